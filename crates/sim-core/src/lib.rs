@@ -1,0 +1,24 @@
+//! incastsim-core: the parts of the simulator that know nothing of TCP or queue disciplines.
+//!
+//! - [`time`]: integer picosecond time; [`units`]: link rates and exact serialization times.
+//! - [`event`]: the deterministic event queue; [`timer`]: lazily cancelled timers.
+//! - [`rng`]: seeded, portable per-component random streams.
+//! - [`packet`]: the `Copy` packet; [`topology`]: nodes, ports, links and ECMP routing.
+//!
+//! Architecture invariant: nothing here reads the wall clock or global state.
+
+pub mod event;
+pub mod packet;
+pub mod rng;
+pub mod time;
+pub mod timer;
+pub mod topology;
+pub mod units;
+
+pub use event::EventQueue;
+pub use packet::{Ecn, FlowId, HostId, Packet, PacketKind};
+pub use rng::{SimRng, Stream};
+pub use time::{Duration, Time};
+pub use timer::{LazyTimer, TimerFire};
+pub use topology::{NodeId, NodeKind, PortId, Routes, Topology};
+pub use units::{BitsPerSec, SerializationRate};

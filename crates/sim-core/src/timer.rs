@@ -1,0 +1,114 @@
+//! Lazily cancelled timers.
+//!
+//! An RTO timer is re-armed on almost every ACK. Removing heap entries would cost O(log n) each and
+//! the heap would fill with timers; instead each timer keeps its current deadline and the generation
+//! of the one event it has in the queue. Re-arming later only moves the deadline; when the queued
+//! event pops early it is re-queued at the deadline. A timer has at most one live event at a time,
+//! and stale events (old generations) fall through when popped.
+
+use crate::time::Time;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LazyTimer {
+    deadline: Option<Time>,
+    /// Time and generation of this timer's live event in the queue, if any.
+    queued: Option<(Time, u32)>,
+    generation: u32,
+}
+
+/// What to do when a timer event pops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerFire {
+    /// The deadline is now: run the timer's action.
+    Fire,
+    /// The deadline moved later: schedule a new event at this time with this generation.
+    Reschedule(Time, u32),
+    /// A stale or cancelled event: ignore it.
+    Stale,
+}
+
+impl LazyTimer {
+    pub fn deadline(&self) -> Option<Time> {
+        self.deadline
+    }
+    pub fn is_armed(&self) -> bool {
+        self.deadline.is_some()
+    }
+
+    /// Sets the deadline. Returns `Some((time, generation))` when the caller must schedule a new
+    /// event (no live event, or the live one is later than the new deadline).
+    #[must_use]
+    pub fn arm(&mut self, deadline: Time) -> Option<(Time, u32)> {
+        self.deadline = Some(deadline);
+        match self.queued {
+            Some((t, _)) if t <= deadline => None,
+            _ => {
+                self.generation = self.generation.wrapping_add(1);
+                self.queued = Some((deadline, self.generation));
+                self.queued
+            }
+        }
+    }
+
+    /// Cancels the timer; its queued event, if any, will be stale.
+    pub fn cancel(&mut self) {
+        self.deadline = None;
+    }
+
+    /// Called when an event of this timer pops at `now` carrying `generation`.
+    pub fn on_event(&mut self, now: Time, generation: u32) -> TimerFire {
+        match self.queued {
+            Some((_, g)) if g == generation => {}
+            _ => return TimerFire::Stale,
+        }
+        self.queued = None;
+        match self.deadline {
+            None => TimerFire::Stale,
+            Some(d) if d <= now => {
+                self.deadline = None;
+                TimerFire::Fire
+            }
+            Some(d) => {
+                self.generation = self.generation.wrapping_add(1);
+                self.queued = Some((d, self.generation));
+                TimerFire::Reschedule(d, self.generation)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rearm_later_reuses_the_queued_event() {
+        let mut t = LazyTimer::default();
+        let (at, g) = t.arm(Time(100)).expect("first arm schedules");
+        assert_eq!(at, Time(100));
+        assert_eq!(t.arm(Time(150)), None, "later deadline needs no new event");
+        assert_eq!(t.on_event(Time(100), g), TimerFire::Reschedule(Time(150), g + 1));
+        assert_eq!(t.on_event(Time(150), g + 1), TimerFire::Fire);
+        assert!(!t.is_armed());
+    }
+
+    #[test]
+    fn rearm_earlier_schedules_and_old_event_goes_stale() {
+        let mut t = LazyTimer::default();
+        let (_, g1) = t.arm(Time(100)).unwrap();
+        let (at, g2) = t.arm(Time(50)).expect("earlier deadline needs a new event");
+        assert_eq!(at, Time(50));
+        assert_eq!(t.on_event(Time(50), g2), TimerFire::Fire);
+        assert_eq!(t.on_event(Time(100), g1), TimerFire::Stale);
+    }
+
+    #[test]
+    fn cancelled_timer_never_fires() {
+        let mut t = LazyTimer::default();
+        let (_, g) = t.arm(Time(10)).unwrap();
+        t.cancel();
+        assert_eq!(t.on_event(Time(10), g), TimerFire::Stale);
+        // Arming again after the stale pop schedules afresh.
+        assert!(t.arm(Time(20)).is_some());
+    }
+}

@@ -1,0 +1,10 @@
+//! incastsim-switch: output-queued ports and their queue disciplines.
+//!
+//! "A packet reaches a switch port" is [`OutputPort::enqueue`]: the discipline ([`QueueDisc`])
+//! admits, marks or drops it, and the port fixes its departure time.
+
+pub mod port;
+pub mod qdisc;
+
+pub use port::{Arrival, Enqueued, OutputPort, PortStats};
+pub use qdisc::{BufferLimit, DropReason, DropTail, Occupancy, QueueDisc, QueueDiscipline, Verdict};

@@ -1,0 +1,272 @@
+//! An output port and the link it drives.
+//!
+//! A port is a FIFO: a packet's departure time is fixed the moment it is admitted
+//! (`tx_end = max(now, previous tx_end) + serialization`), and it reaches the far end at
+//! `tx_end + propagation`. So the port needs exactly one pending event — the arrival of its head
+//! packet at the far end — and the packets behind it wait in this port's own `VecDeque`, never in
+//! the global event heap. Buffer occupancy at any instant is recovered lazily from the stored
+//! departure times: a packet occupies the buffer until its last bit has been transmitted.
+//!
+//! (Disciplines that reorder packets after admission, e.g. strict priority, need departure times
+//! decided at dequeue; they would get a second transmit mode with a per-departure event.)
+
+use crate::qdisc::{BufferLimit, DropReason, Occupancy, QueueDisc, QueueDiscipline, Verdict};
+use incastsim_core::{Duration, Ecn, NodeId, Packet, SerializationRate, SimRng, Time};
+use std::collections::VecDeque;
+
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    packet: Packet,
+    tx_end: Time,
+}
+
+/// Per-port counters. Drops are counted here and only here.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PortStats {
+    pub enqueued_packets: u64,
+    pub enqueued_bytes: u64,
+    pub drops_buffer: u64,
+    pub drops_aqm: u64,
+    pub drops_link_loss: u64,
+    pub ecn_marks: u64,
+    pub delivered_packets: u64,
+    pub max_buffered_bytes: u64,
+    pub max_buffered_packets: u32,
+    /// Total time the transmitter was busy (for utilization).
+    pub busy_ps: u64,
+}
+
+impl PortStats {
+    pub fn drops_total(&self) -> u64 {
+        self.drops_buffer + self.drops_aqm + self.drops_link_loss
+    }
+}
+
+/// What happened to a packet offered to a port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Enqueued {
+    /// Admitted. If the port's FIFO was empty, the caller must schedule the head-arrival event at
+    /// this time.
+    Admitted { schedule_head_at: Option<Time> },
+    Dropped(DropReason),
+}
+
+/// The head packet reached the far end of the link.
+#[derive(Clone, Copy, Debug)]
+pub struct Arrival {
+    /// `None` if the link lost it (already counted as a link-loss drop).
+    pub packet: Option<Packet>,
+    /// When the next packet in the FIFO arrives, if there is one: schedule it.
+    pub next_head_at: Option<Time>,
+}
+
+#[derive(Clone, Debug)]
+pub struct OutputPort {
+    /// The node at the far end of the link.
+    pub to: NodeId,
+    serialization: SerializationRate,
+    /// Propagation delay plus the receiving node's processing delay (constant, so FIFO order holds).
+    latency: Duration,
+    loss_probability: f64,
+    loss_rng: SimRng,
+    qdisc: QueueDisc,
+    fifo: VecDeque<Queued>,
+    /// The first `on_wire` FIFO entries have been fully transmitted and are propagating.
+    on_wire: usize,
+    occupancy: Occupancy,
+    last_tx_end: Time,
+    pub stats: PortStats,
+}
+
+impl OutputPort {
+    pub fn new(
+        to: NodeId,
+        serialization: SerializationRate,
+        latency: Duration,
+        loss_probability: f64,
+        loss_rng: SimRng,
+        qdisc: QueueDisc,
+    ) -> OutputPort {
+        OutputPort {
+            to,
+            serialization,
+            latency,
+            loss_probability,
+            loss_rng,
+            qdisc,
+            fifo: VecDeque::with_capacity(64),
+            on_wire: 0,
+            occupancy: Occupancy::default(),
+            last_tx_end: Time::ZERO,
+            stats: PortStats::default(),
+        }
+    }
+
+    pub fn serialization(&self) -> SerializationRate {
+        self.serialization
+    }
+    pub fn limit(&self) -> BufferLimit {
+        self.qdisc.limit()
+    }
+
+    /// Releases buffer space of every packet fully transmitted by `now`.
+    #[inline]
+    fn release_transmitted(&mut self, now: Time) {
+        while let Some(q) = self.fifo.get(self.on_wire) {
+            if q.tx_end > now {
+                break;
+            }
+            self.occupancy.bytes -= q.packet.wire_bytes() as u64;
+            self.occupancy.packets -= 1;
+            self.on_wire += 1;
+        }
+    }
+
+    /// Buffer occupancy at `now` (packets waiting or being serialized).
+    pub fn occupancy(&mut self, now: Time) -> Occupancy {
+        self.release_transmitted(now);
+        self.occupancy
+    }
+
+    /// Packets in the FIFO, buffered or propagating (for conservation checks).
+    pub fn packets_in_port(&self) -> usize {
+        self.fifo.len()
+    }
+
+    /// Offers a packet to the port at `now`.
+    #[inline]
+    pub fn enqueue(&mut self, now: Time, mut packet: Packet) -> Enqueued {
+        self.release_transmitted(now);
+        match self.qdisc.on_enqueue(&mut packet, self.occupancy, now) {
+            Verdict::Admit => {}
+            Verdict::AdmitMarked => {
+                packet.ecn = Ecn::Ce;
+                self.stats.ecn_marks += 1;
+            }
+            Verdict::Drop(reason) => {
+                match reason {
+                    DropReason::BufferFull => self.stats.drops_buffer += 1,
+                    DropReason::Aqm => self.stats.drops_aqm += 1,
+                    DropReason::LinkLoss => self.stats.drops_link_loss += 1,
+                }
+                return Enqueued::Dropped(reason);
+            }
+        }
+        let wire = packet.wire_bytes() as u64;
+        let tx_time = self.serialization.time_for(wire);
+        let tx_start = if self.last_tx_end > now { self.last_tx_end } else { now };
+        let tx_end = tx_start + tx_time;
+        self.last_tx_end = tx_end;
+        self.stats.busy_ps += tx_time.as_ps();
+        self.occupancy.bytes += wire;
+        self.occupancy.packets += 1;
+        // Invariant: a queue never exceeds its limit.
+        debug_assert!(self.qdisc.limit().holds(self.occupancy), "queue over its limit");
+        self.stats.enqueued_packets += 1;
+        self.stats.enqueued_bytes += wire;
+        self.stats.max_buffered_bytes = self.stats.max_buffered_bytes.max(self.occupancy.bytes);
+        self.stats.max_buffered_packets = self.stats.max_buffered_packets.max(self.occupancy.packets);
+        let was_empty = self.fifo.is_empty();
+        self.fifo.push_back(Queued { packet, tx_end });
+        Enqueued::Admitted { schedule_head_at: was_empty.then_some(tx_end + self.latency) }
+    }
+
+    /// Removes the head packet, which reaches the far end at `now`.
+    #[inline]
+    pub fn pop_arrival(&mut self, now: Time) -> Arrival {
+        self.release_transmitted(now);
+        let head = self.fifo.pop_front().expect("head-arrival event for an empty port");
+        debug_assert_eq!(head.tx_end + self.latency, now, "head arrival at the wrong time");
+        debug_assert!(self.on_wire > 0);
+        self.on_wire -= 1;
+        let next_head_at = self.fifo.front().map(|q| q.tx_end + self.latency);
+        let lost = self.loss_probability > 0.0 && self.loss_rng.bernoulli(self.loss_probability);
+        let packet = if lost {
+            self.stats.drops_link_loss += 1;
+            None
+        } else {
+            self.stats.delivered_packets += 1;
+            Some(head.packet)
+        };
+        Arrival { packet, next_head_at }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qdisc::tests::pkt;
+    use incastsim_core::BitsPerSec;
+
+    fn port(limit: BufferLimit) -> OutputPort {
+        OutputPort::new(
+            1,
+            SerializationRate::new(BitsPerSec::gbps(1)),
+            Duration::from_us(25),
+            0.0,
+            SimRng::new(1),
+            QueueDisc::drop_tail(limit),
+        )
+    }
+
+    #[test]
+    fn back_to_back_packets_leave_one_serialization_apart() {
+        let mut p = port(BufferLimit::Unlimited);
+        let t0 = Time::ZERO;
+        let first = p.enqueue(t0, pkt(1000));
+        // 1040 B at 1 Gbps = 8.32 us, plus 25 us propagation.
+        assert_eq!(first, Enqueued::Admitted { schedule_head_at: Some(Time(33_320_000)) });
+        assert_eq!(p.enqueue(t0, pkt(1000)), Enqueued::Admitted { schedule_head_at: None });
+        let a = p.pop_arrival(Time(33_320_000));
+        assert!(a.packet.is_some());
+        assert_eq!(a.next_head_at, Some(Time(33_320_000 + 8_320_000)));
+    }
+
+    #[test]
+    fn buffer_frees_as_packets_finish_transmission() {
+        let mut p = port(BufferLimit::Bytes(2 * 1040));
+        assert!(matches!(p.enqueue(Time::ZERO, pkt(1000)), Enqueued::Admitted { .. }));
+        assert!(matches!(p.enqueue(Time::ZERO, pkt(1000)), Enqueued::Admitted { .. }));
+        assert_eq!(p.enqueue(Time::ZERO, pkt(1000)), Enqueued::Dropped(DropReason::BufferFull));
+        // After the first frame's last bit leaves (8.32 us), there is room for one more.
+        let t = Time(8_320_000);
+        assert_eq!(p.occupancy(t).packets, 1);
+        assert!(matches!(p.enqueue(t, pkt(1000)), Enqueued::Admitted { .. }));
+        assert_eq!(p.stats.drops_buffer, 1);
+        assert_eq!(p.stats.max_buffered_packets, 2);
+    }
+
+    #[test]
+    fn idle_port_starts_transmitting_at_arrival() {
+        let mut p = port(BufferLimit::Unlimited);
+        let t = Time(1_000_000_000);
+        assert_eq!(
+            p.enqueue(t, pkt(0)),
+            Enqueued::Admitted { schedule_head_at: Some(Time(1_000_000_000 + 320_000 + 25_000_000)) }
+        );
+    }
+
+    #[test]
+    fn lossy_link_drops_about_p() {
+        let mut p = OutputPort::new(
+            1,
+            SerializationRate::new(BitsPerSec::gbps(1)),
+            Duration::ZERO,
+            0.1,
+            SimRng::new(9),
+            QueueDisc::drop_tail(BufferLimit::Unlimited),
+        );
+        let mut lost = 0;
+        let mut t = Time::ZERO;
+        for _ in 0..20_000 {
+            if let Enqueued::Admitted { schedule_head_at: Some(at) } = p.enqueue(t, pkt(0)) {
+                t = at;
+                if p.pop_arrival(t).packet.is_none() {
+                    lost += 1;
+                }
+            }
+        }
+        assert!((1800..2200).contains(&lost), "lost {lost}");
+        assert_eq!(p.stats.drops_link_loss, lost);
+    }
+}

@@ -1,0 +1,26 @@
+//! incastsim-tcp: TCP as pure state machines (no I/O, no clock: time is an input).
+//!
+//! - [`sender`]: NewReno loss recovery (RFC 5681, 6582), limited transmit (RFC 3042) and the
+//!   retransmission timer (RFC 6298). "An RTO fires" is [`TcpSender::on_timeout`].
+//! - [`receiver`]: cumulative ACKs, reassembly, delayed ACKs.
+//! - [`cc`]: the congestion-control trait and NewReno's window growth.
+//! - [`rtt`]: SRTT/RTTVAR/RTO per RFC 6298.
+//! - [`policy`]: the hooks incast schemes use.
+
+pub mod cc;
+pub mod policy;
+pub mod receiver;
+pub mod rtt;
+pub mod sender;
+
+pub use cc::{Cc, CongestionControl, NewReno, Window};
+pub use policy::{AckInfo, ReceiverPolicy, SenderPolicy, SenderView, StandardTcp};
+pub use receiver::{AckOut, DelayedAckConfig, ReceiverConfig, ReceiverStats, TcpReceiver};
+pub use rtt::{RtoConfig, RttEstimator};
+pub use sender::{
+    RecoveryExit, RttSampling, Segment, SendCause, SenderConfig, SenderStats, TcpSender,
+    SUCCESSIVE_TIMEOUT_BINS,
+};
+
+#[cfg(test)]
+mod trace_tests;

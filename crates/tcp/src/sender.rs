@@ -1,0 +1,496 @@
+//! The TCP sender: NewReno loss recovery (RFC 5681, RFC 6582), limited transmit (RFC 3042) and
+//! the retransmission timer (RFC 6298).
+//!
+//! Protocol logic only: it does no I/O and never reads a clock. Time comes in as `now`; segments
+//! to transmit go out through a caller-owned `Vec<Segment>` (reused, so nothing allocates per
+//! packet); the timer the caller must run is [`TcpSender::rto_deadline`].
+//! Sequence numbers are byte offsets from 0 (the connection is established at start).
+
+use crate::cc::{Cc, CongestionControl, Window};
+use crate::policy::{AckInfo, SenderPolicy, SenderView, StandardTcp};
+use crate::rtt::{RtoConfig, RttEstimator};
+use incastsim_core::packet::flags;
+use incastsim_core::{Duration, FlowId, Time};
+
+/// How RTT samples are taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RttSampling {
+    /// Every ACK of new data gives a sample from the echoed timestamp (RFC 7323 §4; Linux).
+    Timestamps,
+    /// One timed segment per round trip, discarded if anything is retransmitted (Karn's
+    /// algorithm, RFC 6298 §3; classic BSD and ns-2 without timestamps).
+    OncePerRtt,
+}
+
+/// cwnd when a full ACK ends NewReno fast recovery (RFC 6582 §3.2 step 3 allows both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryExit {
+    /// cwnd = ssthresh ("deflating the window"; ns-2, ns-3 and Linux do this).
+    Ssthresh,
+    /// cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS), which avoids a burst.
+    MinFlight,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SenderConfig {
+    /// Sender maximum segment size, payload bytes.
+    pub smss: u32,
+    pub initial_cwnd_segments: u32,
+    pub dupack_threshold: u32,
+    pub limited_transmit: bool,
+    pub rto: RtoConfig,
+    pub rtt_sampling: RttSampling,
+    pub recovery_exit: RecoveryExit,
+    /// RFC 5681 §4.1: after an idle period longer than RTO, restart from min(IW, cwnd).
+    pub slow_start_after_idle: bool,
+}
+
+/// Why a segment is being sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendCause {
+    New,
+    LimitedTransmit,
+    FastRetransmit,
+    PartialAck,
+    Timeout,
+    /// Resent after a timeout as the window reopens from snd_una (go-back-N).
+    GoBackN,
+}
+
+/// A segment the caller must put on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub seq: u64,
+    pub len: u32,
+    pub cause: SendCause,
+    /// Packet flag bits (RETX, scheme labels).
+    pub flags: u8,
+}
+
+/// Successive-timeout histogram bins: index k-1 counts episodes of exactly k timeouts in a row
+/// of one segment, for k = 1..7; the last bin counts 8 or more.
+pub const SUCCESSIVE_TIMEOUT_BINS: usize = 8;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
+    pub fast_retransmits: u64,
+    pub partial_ack_retransmits: u64,
+    pub limited_transmit_segments: u64,
+    pub timeouts: u64,
+    /// Sum of the RTO values that expired: time the flow spent waiting on timeouts.
+    pub timeout_wait_ps: u64,
+    pub successive_timeouts: [u64; SUCCESSIVE_TIMEOUT_BINS],
+    pub max_successive_timeouts: u32,
+}
+
+impl SenderStats {
+    fn record_successive(&mut self, k: u32) {
+        let bin = (k as usize).clamp(1, SUCCESSIVE_TIMEOUT_BINS) - 1;
+        self.successive_timeouts[bin] += 1;
+        self.max_successive_timeouts = self.max_successive_timeouts.max(k);
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct TcpSender<P: SenderPolicy = StandardTcp> {
+    cfg: SenderConfig,
+    flow: FlowId,
+    w: Window,
+    cc: Cc,
+    rtt: RttEstimator,
+    /// Oldest unacknowledged byte.
+    snd_una: u64,
+    /// Next byte to send (moves back to snd_una after a timeout: go-back-N).
+    snd_nxt: u64,
+    /// One past the highest byte ever sent.
+    snd_max: u64,
+    /// One past the last byte the application has written.
+    app_limit: u64,
+    peer_window: u64,
+    dupacks: u32,
+    in_recovery: bool,
+    /// RFC 6582 `recover`, stored as one past the highest byte sent when it was recorded.
+    recover: u64,
+    partial_acks: u32,
+    backoff: u32,
+    successive_timeouts: u32,
+    rto_deadline: Option<Time>,
+    armed_rto: Duration,
+    /// (end of the timed segment, its send time) in `OncePerRtt` mode.
+    rtt_timing: Option<(u64, Time)>,
+    last_send: Time,
+    /// The policy's size for the next new segment, once asked.
+    next_new_len: Option<u32>,
+    stats: SenderStats,
+    pub policy: P,
+}
+
+impl<P: SenderPolicy> TcpSender<P> {
+    pub fn new(flow: FlowId, cfg: SenderConfig, cc: Cc, policy: P) -> Self {
+        assert!(cfg.smss > 0 && cfg.initial_cwnd_segments > 0 && cfg.dupack_threshold > 0);
+        let smss = cfg.smss as u64;
+        TcpSender {
+            cfg,
+            flow,
+            w: Window { cwnd: cfg.initial_cwnd_segments as u64 * smss, ssthresh: u64::MAX / 2, smss },
+            cc,
+            rtt: RttEstimator::new(cfg.rto),
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            app_limit: 0,
+            // Until the first ACK, assume the peer's window is unlimited (set by the caller's
+            // configuration through `set_peer_window` at connection setup).
+            peer_window: u64::MAX / 2,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            partial_acks: 0,
+            backoff: 0,
+            successive_timeouts: 0,
+            rto_deadline: None,
+            armed_rto: Duration::ZERO,
+            rtt_timing: None,
+            last_send: Time::ZERO,
+            next_new_len: None,
+            stats: SenderStats::default(),
+            policy,
+        }
+    }
+
+    pub fn flow(&self) -> FlowId {
+        self.flow
+    }
+    pub fn window(&self) -> Window {
+        self.w
+    }
+    pub fn cc(&self) -> &Cc {
+        &self.cc
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
+    pub fn app_limit(&self) -> u64 {
+        self.app_limit
+    }
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+    pub fn dupacks(&self) -> u32 {
+        self.dupacks
+    }
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    pub fn stats(&self) -> &SenderStats {
+        &self.stats
+    }
+    pub fn successive_timeouts(&self) -> u32 {
+        self.successive_timeouts
+    }
+    /// When the retransmission timer expires, if it is running.
+    pub fn rto_deadline(&self) -> Option<Time> {
+        self.rto_deadline
+    }
+    /// The RTO value the running timer was armed with.
+    pub fn armed_rto(&self) -> Duration {
+        self.armed_rto
+    }
+    /// Everything written has been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.snd_una == self.app_limit
+    }
+    /// The receive window advertised at connection setup.
+    pub fn set_peer_window(&mut self, bytes: u64) {
+        self.peer_window = bytes;
+    }
+
+    /// Counts a run of successive timeouts that is still open at the end of a simulation.
+    pub fn close_stats(&mut self) {
+        if self.successive_timeouts > 0 {
+            self.stats.record_successive(self.successive_timeouts);
+            self.successive_timeouts = 0;
+        }
+    }
+
+    pub fn view(&self, now: Time) -> SenderView {
+        SenderView {
+            now,
+            flow: self.flow,
+            cwnd: self.w.cwnd,
+            ssthresh: self.w.ssthresh,
+            smss: self.w.smss,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            snd_max: self.snd_max,
+            app_bytes_written: self.app_limit,
+            successive_timeouts: self.successive_timeouts,
+            srtt: self.rtt.srtt(),
+            in_recovery: self.in_recovery,
+        }
+    }
+
+    /// The application hands `bytes` more bytes to the connection.
+    pub fn write(&mut self, now: Time, bytes: u64, out: &mut Vec<Segment>) {
+        let idle = self.snd_una == self.snd_max;
+        if self.cfg.slow_start_after_idle && idle && now.since(self.last_send) >= self.rtt.rto() {
+            // RFC 5681 §4.1: restart window RW = min(IW, cwnd).
+            let iw = self.cfg.initial_cwnd_segments as u64 * self.w.smss;
+            self.w.cwnd = self.w.cwnd.min(iw);
+        }
+        self.app_limit += bytes;
+        self.send_window(now, out);
+    }
+
+    /// Processes an incoming ACK.
+    pub fn on_ack(&mut self, now: Time, ack: &AckInfo, out: &mut Vec<Segment>) {
+        self.peer_window = ack.window;
+        if ack.ack > self.snd_max {
+            return; // acknowledges data never sent: not acceptable (RFC 9293 §3.10.7.4)
+        }
+        if ack.ack > self.snd_una {
+            self.on_new_ack(now, ack, out);
+        } else if ack.ack == self.snd_una && self.snd_max > self.snd_una {
+            // RFC 5681 §2: a duplicate ACK (no data, same ack, same window, data outstanding).
+            self.on_duplicate_ack(now, out);
+        }
+        let view = self.view(now);
+        self.policy.on_ack(&view, ack);
+    }
+
+    fn on_new_ack(&mut self, now: Time, ack: &AckInfo, out: &mut Vec<Segment>) {
+        let acked = ack.ack - self.snd_una;
+        let sample = match self.cfg.rtt_sampling {
+            // RFC 7323 §4.1: take a sample from TSecr of an ACK that acknowledges new data.
+            RttSampling::Timestamps => Some(now.since(Time(ack.ts_echo_ps))),
+            RttSampling::OncePerRtt => match self.rtt_timing {
+                Some((end, sent)) if ack.ack >= end => {
+                    self.rtt_timing = None;
+                    Some(now.since(sent))
+                }
+                _ => None,
+            },
+        };
+        if let Some(r) = sample {
+            self.rtt.sample(r);
+        }
+        // A new ACK ends exponential backoff (RFC 6298 §5.7 / the source papers' Eq. 2: "whenever
+        // an acknowledgement is received, the backoff parameter is reset").
+        self.backoff = 0;
+        if self.successive_timeouts > 0 {
+            self.stats.record_successive(self.successive_timeouts);
+            self.successive_timeouts = 0;
+        }
+        self.snd_una = ack.ack;
+        if self.snd_nxt < self.snd_una {
+            self.snd_nxt = self.snd_una;
+        }
+        let mut restart_timer = true;
+        if self.in_recovery {
+            if ack.ack >= self.recover {
+                // RFC 6582 §3.2 step 3: a full ACK ends fast recovery.
+                self.in_recovery = false;
+                self.dupacks = 0;
+                self.w.cwnd = match self.cfg.recovery_exit {
+                    RecoveryExit::Ssthresh => self.w.ssthresh,
+                    RecoveryExit::MinFlight => {
+                        let flight = self.snd_nxt - self.snd_una;
+                        self.w.ssthresh.min(flight.max(self.w.smss) + self.w.smss)
+                    }
+                };
+                self.cc.on_recovery_exit(&mut self.w, now);
+            } else {
+                // RFC 6582 §3.2 step 5: a partial ACK. Retransmit the first unacknowledged
+                // segment, deflate cwnd by the amount acknowledged, add back one SMSS if at least
+                // one SMSS was acknowledged, and send new data if the window allows.
+                let len = self.retransmit_len();
+                self.emit(now, self.snd_una, len, SendCause::PartialAck, out);
+                self.w.cwnd = self.w.cwnd.saturating_sub(acked);
+                if acked >= self.w.smss {
+                    self.w.cwnd += self.w.smss;
+                }
+                self.w.cwnd = self.w.cwnd.max(self.w.smss);
+                // RFC 6582 §4 "Impatient" variant: only the first partial ACK resets the timer.
+                restart_timer = self.partial_acks == 0;
+                self.partial_acks += 1;
+            }
+        } else {
+            self.dupacks = 0;
+            self.cc.on_ack(&mut self.w, now, acked, sample);
+        }
+        if self.snd_una == self.snd_max {
+            // RFC 6298 §5.2: all outstanding data acknowledged: stop the timer.
+            self.rto_deadline = None;
+        } else if restart_timer {
+            // RFC 6298 §5.3: an ACK of new data restarts the timer.
+            self.arm_rto(now);
+        }
+        self.send_window(now, out);
+    }
+
+    fn on_duplicate_ack(&mut self, now: Time, out: &mut Vec<Segment>) {
+        self.dupacks += 1;
+        let smss = self.w.smss;
+        if self.in_recovery {
+            // RFC 6582 §3.2 step 4: inflate cwnd by one SMSS per additional duplicate ACK.
+            self.w.cwnd += smss;
+            self.send_window(now, out);
+        } else if self.dupacks == self.cfg.dupack_threshold {
+            // RFC 6582 §3.2 step 2: enter fast retransmit only if the ACK covers more than
+            // `recover` (avoids a second reduction for losses from the same window, and spurious
+            // fast retransmits after a timeout).
+            if self.snd_una >= self.recover {
+                let flight = self.snd_nxt - self.snd_una;
+                // RFC 5681 §3.2 steps 2-4.
+                self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, now, flight);
+                self.recover = self.snd_max;
+                self.in_recovery = true;
+                self.partial_acks = 0;
+                let len = self.retransmit_len();
+                self.emit(now, self.snd_una, len, SendCause::FastRetransmit, out);
+                self.w.cwnd = self.w.ssthresh + self.cfg.dupack_threshold as u64 * smss;
+                self.send_window(now, out);
+            }
+        } else if self.dupacks < self.cfg.dupack_threshold && self.cfg.limited_transmit {
+            // RFC 3042 §2: on each of the first two duplicate ACKs, send one segment of new data
+            // if the receiver's window allows and FlightSize stays within cwnd + 2*SMSS.
+            if self.snd_nxt == self.snd_max && self.snd_nxt < self.app_limit {
+                let allowed = (self.w.cwnd + self.dupacks as u64 * smss).min(self.peer_window);
+                let len = self.next_len(now);
+                if self.snd_nxt + len as u64 <= self.snd_una + allowed {
+                    let seq = self.snd_nxt;
+                    self.emit(now, seq, len, SendCause::LimitedTransmit, out);
+                }
+            }
+        }
+    }
+
+    /// The retransmission timer expired (the caller guarantees `now` is the deadline).
+    pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Segment>) {
+        self.rto_deadline = None;
+        if self.snd_una >= self.snd_max {
+            return;
+        }
+        self.stats.timeouts += 1;
+        self.stats.timeout_wait_ps += self.armed_rto.as_ps();
+        self.successive_timeouts += 1;
+        let flight = self.snd_nxt - self.snd_una;
+        // RFC 5681 §3.1: ssthresh (held on a repeated timeout of the same segment), cwnd = 1 SMSS.
+        self.cc.on_timeout(&mut self.w, now, flight, self.successive_timeouts == 1);
+        // RFC 6582 §3.2: after a timeout, recover = highest sequence sent; leave fast recovery.
+        self.recover = self.snd_max;
+        self.in_recovery = false;
+        self.dupacks = 0;
+        // RFC 6298 §5.5: back off the timer; Karn: no RTT sample from retransmitted data.
+        self.backoff = self.backoff.saturating_add(1);
+        self.rtt_timing = None;
+        // RFC 6298 §5.4: retransmit the earliest unacknowledged segment; then go back N.
+        self.snd_nxt = self.snd_una;
+        let len = self.retransmit_len();
+        let seq = self.snd_una;
+        self.emit(now, seq, len, SendCause::Timeout, out);
+        self.snd_nxt = seq + len as u64;
+        // §5.6: the timer was started by `emit` with the backed-off RTO.
+        let view = self.view(now);
+        self.policy.on_timeout(&view);
+    }
+
+    /// Length of a retransmission starting at snd_una.
+    fn retransmit_len(&self) -> u32 {
+        (self.snd_max - self.snd_una).min(self.w.smss) as u32
+    }
+
+    /// Length of the segment starting at snd_nxt: resent data up to snd_max keeps to snd_max;
+    /// new data is sized by the policy.
+    /// The policy is asked once per new segment; its answer is kept until that segment is sent,
+    /// so a window-limited sender does not redraw a randomized size.
+    fn next_len(&mut self, now: Time) -> u32 {
+        if self.snd_nxt < self.snd_max {
+            (self.snd_max - self.snd_nxt).min(self.w.smss) as u32
+        } else {
+            let max = (self.app_limit - self.snd_nxt).min(self.w.smss) as u32;
+            let chosen = match self.next_new_len {
+                Some(len) => len,
+                None => {
+                    let view = self.view(now);
+                    let len = self.policy.new_segment_payload(&view, max);
+                    self.next_new_len = Some(len);
+                    len
+                }
+            };
+            chosen.clamp(1, max)
+        }
+    }
+
+    /// Sends as much as min(cwnd, rwnd) allows from snd_nxt.
+    fn send_window(&mut self, now: Time, out: &mut Vec<Segment>) {
+        while self.snd_nxt < self.app_limit {
+            let window = self.w.cwnd.min(self.peer_window);
+            let len = self.next_len(now);
+            if self.snd_nxt + len as u64 > self.snd_una + window {
+                break;
+            }
+            let cause = if self.snd_nxt < self.snd_max { SendCause::GoBackN } else { SendCause::New };
+            let seq = self.snd_nxt;
+            self.emit(now, seq, len, cause, out);
+        }
+    }
+
+    fn emit(&mut self, now: Time, seq: u64, len: u32, cause: SendCause, out: &mut Vec<Segment>) {
+        debug_assert!(len > 0 && seq + len as u64 <= self.app_limit);
+        let retransmission = seq < self.snd_max;
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += len as u64;
+        match cause {
+            SendCause::FastRetransmit => self.stats.fast_retransmits += 1,
+            SendCause::PartialAck => self.stats.partial_ack_retransmits += 1,
+            SendCause::LimitedTransmit => self.stats.limited_transmit_segments += 1,
+            _ => {}
+        }
+        if retransmission {
+            self.stats.retransmitted_segments += 1;
+            self.stats.retransmitted_bytes += len as u64;
+            self.rtt_timing = None; // Karn's algorithm
+        } else {
+            self.next_new_len = None;
+            if self.cfg.rtt_sampling == RttSampling::OncePerRtt && self.rtt_timing.is_none() {
+                self.rtt_timing = Some((seq + len as u64, now));
+            }
+        }
+        // Retransmissions of a hole (fast retransmit, partial ACK) do not move snd_nxt.
+        if matches!(cause, SendCause::New | SendCause::LimitedTransmit | SendCause::GoBackN) {
+            self.snd_nxt = seq + len as u64;
+        }
+        self.snd_max = self.snd_max.max(seq + len as u64);
+        let mut segment = Segment { seq, len, cause, flags: if retransmission { flags::RETX } else { 0 } };
+        let view = self.view(now);
+        segment.flags |= self.policy.segment_flags(&view, &segment);
+        out.push(segment);
+        self.last_send = now;
+        // RFC 6298 §5.1: start the timer if it is not running.
+        if self.rto_deadline.is_none() {
+            self.arm_rto(now);
+        }
+    }
+
+    fn arm_rto(&mut self, now: Time) {
+        let rfc = self.rtt.backed_off_rto(self.backoff);
+        let view = self.view(now);
+        let rto = self.policy.retransmission_timeout(&view, rfc);
+        self.armed_rto = rto;
+        let g = self.cfg.rto.granularity;
+        // Timers run on a clock of granularity G: the deadline is rounded up to a tick.
+        let deadline = Time((now + rto).0.div_ceil(g.0.max(1)).saturating_mul(g.0.max(1)));
+        self.rto_deadline = Some(deadline);
+    }
+}
