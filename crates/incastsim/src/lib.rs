@@ -1,1 +1,23 @@
+//! incastsim: a fast, deterministic packet-level simulator for data-center incast.
+//!
+//! This facade re-exports the pieces as one library:
+//! ```no_run
+//! use incastsim::scenario::{Config, run_once};
+//! let cfg = Config::load("configs/incast-classic.yaml".as_ref(), &["senders=32".into()]).unwrap();
+//! let result = run_once(&cfg, cfg.seed).unwrap();
+//! println!("{} Mbps, {} RTOs", result.run.goodput_mbps, result.run.rto_count);
+//! ```
 
+pub use incastsim_core as core;
+pub use incastsim_scenario as scenario;
+pub use incastsim_schemes as schemes;
+pub use incastsim_switch as switch;
+pub use incastsim_tcp as tcp;
+
+pub mod output;
+
+/// The incastsim version, written into every manifest.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The git revision this build came from, if the build could see one.
+pub const GIT_REVISION: Option<&str> = option_env!("INCASTSIM_GIT_REVISION");

@@ -1,1 +1,17 @@
+//! incastsim-scenario: from a YAML config to a finished run.
+//!
+//! - [`config`]: the config schema, defaults, `--set` overrides and validation.
+//! - [`units`]: human units ("25us", "1Gbps", "32KB").
+//! - [`build`]: topologies and host roles.
+//! - [`sim`]: the [`Simulation`] value and its event loop (where packets and timers are handled).
+//! - [`metrics`]: result records (runs, flows, ports), Jain's index, quantiles.
 
+pub mod build;
+pub mod config;
+pub mod metrics;
+pub mod sim;
+pub mod units;
+
+pub use config::{Config, ConfigError};
+pub use metrics::{FlowRecord, PortRecord, RunRecord, RunResult};
+pub use sim::{Outcome, Simulation, run_once};

@@ -82,6 +82,10 @@ mod tests {
 
     #[test]
     fn packet_stays_small() {
-        assert!(std::mem::size_of::<Packet>() <= 56, "{}", std::mem::size_of::<Packet>());
+        assert!(
+            std::mem::size_of::<Packet>() <= 56,
+            "{}",
+            std::mem::size_of::<Packet>()
+        );
     }
 }

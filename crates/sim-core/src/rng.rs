@@ -28,6 +28,7 @@ pub enum Stream {
     Scheme = 3,
     Workload = 4,
     Queue = 5,
+    Ecmp = 6,
 }
 
 /// Derives the seed of stream `stream`, instance `index`, of the run seeded with `run_seed`.

@@ -152,6 +152,9 @@ mod tests {
         assert_eq!(Duration::from_ns(1).round_up_to(g), g);
         assert_eq!(Duration::from_us(3).round_up_to(g), Duration::from_us(3));
         assert_eq!(Duration::from_ns(3001).round_up_to(g), Duration::from_us(4));
-        assert_eq!(Duration::from_ns(3001).round_up_to(Duration::ZERO), Duration::from_ns(3001));
+        assert_eq!(
+            Duration::from_ns(3001).round_up_to(Duration::ZERO),
+            Duration::from_ns(3001)
+        );
     }
 }

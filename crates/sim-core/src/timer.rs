@@ -87,7 +87,10 @@ mod tests {
         let (at, g) = t.arm(Time(100)).expect("first arm schedules");
         assert_eq!(at, Time(100));
         assert_eq!(t.arm(Time(150)), None, "later deadline needs no new event");
-        assert_eq!(t.on_event(Time(100), g), TimerFire::Reschedule(Time(150), g + 1));
+        assert_eq!(
+            t.on_event(Time(100), g),
+            TimerFire::Reschedule(Time(150), g + 1)
+        );
         assert_eq!(t.on_event(Time(150), g + 1), TimerFire::Fire);
         assert!(!t.is_armed());
     }

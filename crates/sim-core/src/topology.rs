@@ -58,14 +58,16 @@ pub enum TopologyError {
     NoHosts,
 }
 
-
 impl std::error::Error for TopologyError {}
 
 impl std::fmt::Display for TopologyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TopologyError::Unreachable { from, to_host } => {
-                write!(f, "node {from} cannot reach host {to_host}: the topology is disconnected")
+                write!(
+                    f,
+                    "node {from} cannot reach host {to_host}: the topology is disconnected"
+                )
             }
             TopologyError::NoHosts => write!(f, "the topology has no hosts"),
         }
@@ -107,8 +109,22 @@ impl Topology {
     ) -> (PortId, PortId) {
         let ab = self.ports.len() as PortId;
         let ba = ab + 1;
-        self.ports.push(PortSpec { from: a, to: b, rate, propagation, loss_probability, reverse: ba });
-        self.ports.push(PortSpec { from: b, to: a, rate, propagation, loss_probability, reverse: ab });
+        self.ports.push(PortSpec {
+            from: a,
+            to: b,
+            rate,
+            propagation,
+            loss_probability,
+            reverse: ba,
+        });
+        self.ports.push(PortSpec {
+            from: b,
+            to: a,
+            rate,
+            propagation,
+            loss_probability,
+            reverse: ab,
+        });
         self.ports_of[a as usize].push(ab);
         self.ports_of[b as usize].push(ba);
         (ab, ba)
@@ -160,13 +176,16 @@ impl Topology {
                     continue;
                 }
                 if dist[v] == u32::MAX {
-                    return Err(TopologyError::Unreachable { from: v as NodeId, to_host: dst as HostId });
+                    return Err(TopologyError::Unreachable {
+                        from: v as NodeId,
+                        to_host: dst as HostId,
+                    });
                 }
                 let start = next_hops.len() as u32;
                 for &p in &self.ports_of[v] {
                     let u = self.ports[p as usize].to as usize;
-                    let transit_ok = u as NodeId == dst_node
-                        || !matches!(self.nodes[u], NodeKind::Host(_));
+                    let transit_ok =
+                        u as NodeId == dst_node || !matches!(self.nodes[u], NodeKind::Host(_));
                     if transit_ok && dist[u] != u32::MAX && dist[u] + 1 == dist[v] {
                         next_hops.push(p);
                     }
@@ -175,7 +194,11 @@ impl Topology {
                 ranges[v * hosts + dst] = (start, len);
             }
         }
-        Ok(Routes { hosts, ranges, next_hops })
+        Ok(Routes {
+            hosts,
+            ranges,
+            next_hops,
+        })
     }
 }
 
@@ -192,7 +215,11 @@ impl Routes {
     pub fn next_hop(&self, node: NodeId, dst: HostId, flow: FlowId, salt: u64) -> PortId {
         let (s, l) = self.ranges[node as usize * self.hosts + dst as usize];
         debug_assert!(l > 0, "no route from node {node} to host {dst}");
-        let i = if l == 1 { 0 } else { (mix64(flow as u64 ^ salt ^ ((node as u64) << 32)) % l as u64) as u32 };
+        let i = if l == 1 {
+            0
+        } else {
+            (mix64(flow as u64 ^ salt ^ ((node as u64) << 32)) % l as u64) as u32
+        };
         self.next_hops[(s + i) as usize]
     }
 }
@@ -249,7 +276,11 @@ mod tests {
         let used: std::collections::BTreeSet<_> =
             (0..64).map(|f| r.next_hop(s[0], 1, f, 0)).collect();
         assert_eq!(used.len(), 2, "ECMP uses both paths");
-        assert_eq!(r.next_hop(s[0], 1, 5, 0), r.next_hop(s[0], 1, 5, 0), "one path per flow");
+        assert_eq!(
+            r.next_hop(s[0], 1, 5, 0),
+            r.next_hop(s[0], 1, 5, 0),
+            "one path per flow"
+        );
     }
 
     #[test]
@@ -257,6 +288,9 @@ mod tests {
         let mut t = Topology::new();
         t.add_host();
         t.add_host();
-        assert!(matches!(t.compute_routes(), Err(TopologyError::Unreachable { .. })));
+        assert!(matches!(
+            t.compute_routes(),
+            Err(TopologyError::Unreachable { .. })
+        ));
     }
 }

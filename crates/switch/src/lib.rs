@@ -7,4 +7,6 @@ pub mod port;
 pub mod qdisc;
 
 pub use port::{Arrival, Enqueued, OutputPort, PortStats};
-pub use qdisc::{BufferLimit, DropReason, DropTail, Occupancy, QueueDisc, QueueDiscipline, Verdict};
+pub use qdisc::{
+    BufferLimit, DropReason, DropTail, Occupancy, QueueDisc, QueueDiscipline, Verdict,
+};

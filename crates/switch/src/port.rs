@@ -47,7 +47,9 @@ impl PortStats {
 pub enum Enqueued {
     /// Admitted. If the port's FIFO was empty, the caller must schedule the head-arrival event at
     /// this time.
-    Admitted { schedule_head_at: Option<Time> },
+    Admitted {
+        schedule_head_at: Option<Time>,
+    },
     Dropped(DropReason),
 }
 
@@ -94,7 +96,7 @@ impl OutputPort {
             loss_probability,
             loss_rng,
             qdisc,
-            fifo: VecDeque::with_capacity(64),
+            fifo: VecDeque::new(),
             on_wire: 0,
             occupancy: Occupancy::default(),
             last_tx_end: Time::ZERO,
@@ -154,29 +156,46 @@ impl OutputPort {
         }
         let wire = packet.wire_bytes() as u64;
         let tx_time = self.serialization.time_for(wire);
-        let tx_start = if self.last_tx_end > now { self.last_tx_end } else { now };
+        let tx_start = if self.last_tx_end > now {
+            self.last_tx_end
+        } else {
+            now
+        };
         let tx_end = tx_start + tx_time;
         self.last_tx_end = tx_end;
         self.stats.busy_ps += tx_time.as_ps();
         self.occupancy.bytes += wire;
         self.occupancy.packets += 1;
         // Invariant: a queue never exceeds its limit.
-        debug_assert!(self.qdisc.limit().holds(self.occupancy), "queue over its limit");
+        debug_assert!(
+            self.qdisc.limit().holds(self.occupancy),
+            "queue over its limit"
+        );
         self.stats.enqueued_packets += 1;
         self.stats.enqueued_bytes += wire;
         self.stats.max_buffered_bytes = self.stats.max_buffered_bytes.max(self.occupancy.bytes);
-        self.stats.max_buffered_packets = self.stats.max_buffered_packets.max(self.occupancy.packets);
+        self.stats.max_buffered_packets =
+            self.stats.max_buffered_packets.max(self.occupancy.packets);
         let was_empty = self.fifo.is_empty();
         self.fifo.push_back(Queued { packet, tx_end });
-        Enqueued::Admitted { schedule_head_at: was_empty.then_some(tx_end + self.latency) }
+        Enqueued::Admitted {
+            schedule_head_at: was_empty.then_some(tx_end + self.latency),
+        }
     }
 
     /// Removes the head packet, which reaches the far end at `now`.
     #[inline]
     pub fn pop_arrival(&mut self, now: Time) -> Arrival {
         self.release_transmitted(now);
-        let head = self.fifo.pop_front().expect("head-arrival event for an empty port");
-        debug_assert_eq!(head.tx_end + self.latency, now, "head arrival at the wrong time");
+        let head = self
+            .fifo
+            .pop_front()
+            .expect("head-arrival event for an empty port");
+        debug_assert_eq!(
+            head.tx_end + self.latency,
+            now,
+            "head arrival at the wrong time"
+        );
         debug_assert!(self.on_wire > 0);
         self.on_wire -= 1;
         let next_head_at = self.fifo.front().map(|q| q.tx_end + self.latency);
@@ -188,7 +207,10 @@ impl OutputPort {
             self.stats.delivered_packets += 1;
             Some(head.packet)
         };
-        Arrival { packet, next_head_at }
+        Arrival {
+            packet,
+            next_head_at,
+        }
     }
 }
 
@@ -215,8 +237,18 @@ mod tests {
         let t0 = Time::ZERO;
         let first = p.enqueue(t0, pkt(1000));
         // 1040 B at 1 Gbps = 8.32 us, plus 25 us propagation.
-        assert_eq!(first, Enqueued::Admitted { schedule_head_at: Some(Time(33_320_000)) });
-        assert_eq!(p.enqueue(t0, pkt(1000)), Enqueued::Admitted { schedule_head_at: None });
+        assert_eq!(
+            first,
+            Enqueued::Admitted {
+                schedule_head_at: Some(Time(33_320_000))
+            }
+        );
+        assert_eq!(
+            p.enqueue(t0, pkt(1000)),
+            Enqueued::Admitted {
+                schedule_head_at: None
+            }
+        );
         let a = p.pop_arrival(Time(33_320_000));
         assert!(a.packet.is_some());
         assert_eq!(a.next_head_at, Some(Time(33_320_000 + 8_320_000)));
@@ -225,9 +257,18 @@ mod tests {
     #[test]
     fn buffer_frees_as_packets_finish_transmission() {
         let mut p = port(BufferLimit::Bytes(2 * 1040));
-        assert!(matches!(p.enqueue(Time::ZERO, pkt(1000)), Enqueued::Admitted { .. }));
-        assert!(matches!(p.enqueue(Time::ZERO, pkt(1000)), Enqueued::Admitted { .. }));
-        assert_eq!(p.enqueue(Time::ZERO, pkt(1000)), Enqueued::Dropped(DropReason::BufferFull));
+        assert!(matches!(
+            p.enqueue(Time::ZERO, pkt(1000)),
+            Enqueued::Admitted { .. }
+        ));
+        assert!(matches!(
+            p.enqueue(Time::ZERO, pkt(1000)),
+            Enqueued::Admitted { .. }
+        ));
+        assert_eq!(
+            p.enqueue(Time::ZERO, pkt(1000)),
+            Enqueued::Dropped(DropReason::BufferFull)
+        );
         // After the first frame's last bit leaves (8.32 us), there is room for one more.
         let t = Time(8_320_000);
         assert_eq!(p.occupancy(t).packets, 1);
@@ -242,7 +283,9 @@ mod tests {
         let t = Time(1_000_000_000);
         assert_eq!(
             p.enqueue(t, pkt(0)),
-            Enqueued::Admitted { schedule_head_at: Some(Time(1_000_000_000 + 320_000 + 25_000_000)) }
+            Enqueued::Admitted {
+                schedule_head_at: Some(Time(1_000_000_000 + 320_000 + 25_000_000))
+            }
         );
     }
 
@@ -259,7 +302,10 @@ mod tests {
         let mut lost = 0;
         let mut t = Time::ZERO;
         for _ in 0..20_000 {
-            if let Enqueued::Admitted { schedule_head_at: Some(at) } = p.enqueue(t, pkt(0)) {
+            if let Enqueued::Admitted {
+                schedule_head_at: Some(at),
+            } = p.enqueue(t, pkt(0))
+            {
                 t = at;
                 if p.pop_arrival(t).packet.is_none() {
                     lost += 1;

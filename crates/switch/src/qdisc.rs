@@ -138,13 +138,24 @@ pub(crate) mod tests {
 
     #[test]
     fn drop_tail_in_bytes_counts_headers() {
-        let mut q = DropTail { limit: BufferLimit::Bytes(32_000) };
+        let mut q = DropTail {
+            limit: BufferLimit::Bytes(32_000),
+        };
         let mut p = pkt(1000);
         // 30 full frames (31,200 B) fit; a 31st (32,240 B) does not.
-        let occ = Occupancy { bytes: 29 * 1040, packets: 29 };
+        let occ = Occupancy {
+            bytes: 29 * 1040,
+            packets: 29,
+        };
         assert_eq!(q.on_enqueue(&mut p, occ, Time::ZERO), Verdict::Admit);
-        let occ = Occupancy { bytes: 30 * 1040, packets: 30 };
-        assert_eq!(q.on_enqueue(&mut p, occ, Time::ZERO), Verdict::Drop(DropReason::BufferFull));
+        let occ = Occupancy {
+            bytes: 30 * 1040,
+            packets: 30,
+        };
+        assert_eq!(
+            q.on_enqueue(&mut p, occ, Time::ZERO),
+            Verdict::Drop(DropReason::BufferFull)
+        );
         // A 40-byte ACK still fits in the remaining 800 bytes.
         let mut ack = pkt(0);
         assert_eq!(q.on_enqueue(&mut ack, occ, Time::ZERO), Verdict::Admit);
@@ -152,11 +163,22 @@ pub(crate) mod tests {
 
     #[test]
     fn drop_tail_in_packets() {
-        let mut q = DropTail { limit: BufferLimit::Packets(100) };
+        let mut q = DropTail {
+            limit: BufferLimit::Packets(100),
+        };
         let mut p = pkt(1460);
-        let occ = Occupancy { bytes: 0, packets: 99 };
+        let occ = Occupancy {
+            bytes: 0,
+            packets: 99,
+        };
         assert_eq!(q.on_enqueue(&mut p, occ, Time::ZERO), Verdict::Admit);
-        let occ = Occupancy { bytes: 0, packets: 100 };
-        assert_eq!(q.on_enqueue(&mut p, occ, Time::ZERO), Verdict::Drop(DropReason::BufferFull));
+        let occ = Occupancy {
+            bytes: 0,
+            packets: 100,
+        };
+        assert_eq!(
+            q.on_enqueue(&mut p, occ, Time::ZERO),
+            Verdict::Drop(DropReason::BufferFull)
+        );
     }
 }

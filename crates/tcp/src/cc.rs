@@ -130,7 +130,11 @@ mod tests {
 
     #[test]
     fn slow_start_grows_one_smss_per_ack() {
-        let mut w = Window { cwnd: 2000, ssthresh: u64::MAX, smss: 1000 };
+        let mut w = Window {
+            cwnd: 2000,
+            ssthresh: u64::MAX,
+            smss: 1000,
+        };
         let mut c = NewReno::default();
         c.on_ack(&mut w, Time::ZERO, 1000, None);
         c.on_ack(&mut w, Time::ZERO, 3000, None); // a stretch ACK still adds only SMSS
@@ -139,7 +143,11 @@ mod tests {
 
     #[test]
     fn congestion_avoidance_adds_one_smss_per_window() {
-        let mut w = Window { cwnd: 10_000, ssthresh: 5000, smss: 1000 };
+        let mut w = Window {
+            cwnd: 10_000,
+            ssthresh: 5000,
+            smss: 1000,
+        };
         let mut c = NewReno::default();
         for _ in 0..9 {
             c.on_ack(&mut w, Time::ZERO, 1000, None);
@@ -151,7 +159,11 @@ mod tests {
 
     #[test]
     fn loss_halves_flight_with_floor() {
-        let w = Window { cwnd: 10_000, ssthresh: u64::MAX, smss: 1000 };
+        let w = Window {
+            cwnd: 10_000,
+            ssthresh: u64::MAX,
+            smss: 1000,
+        };
         let mut c = NewReno::default();
         assert_eq!(c.ssthresh_on_loss(&w, Time::ZERO, 10_000), 5000);
         assert_eq!(c.ssthresh_on_loss(&w, Time::ZERO, 3000), 2000);
@@ -159,7 +171,11 @@ mod tests {
 
     #[test]
     fn timeout_collapses_to_one_segment_and_holds_ssthresh_on_repeat() {
-        let mut w = Window { cwnd: 10_000, ssthresh: u64::MAX, smss: 1000 };
+        let mut w = Window {
+            cwnd: 10_000,
+            ssthresh: u64::MAX,
+            smss: 1000,
+        };
         let mut c = NewReno::default();
         c.on_timeout(&mut w, Time::ZERO, 10_000, true);
         assert_eq!((w.cwnd, w.ssthresh), (1000, 5000));

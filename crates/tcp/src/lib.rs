@@ -18,8 +18,8 @@ pub use policy::{AckInfo, ReceiverPolicy, SenderPolicy, SenderView, StandardTcp}
 pub use receiver::{AckOut, DelayedAckConfig, ReceiverConfig, ReceiverStats, TcpReceiver};
 pub use rtt::{RtoConfig, RttEstimator};
 pub use sender::{
-    RecoveryExit, RttSampling, Segment, SendCause, SenderConfig, SenderStats, TcpSender,
-    SUCCESSIVE_TIMEOUT_BINS,
+    RecoveryExit, RttSampling, SUCCESSIVE_TIMEOUT_BINS, Segment, SendCause, SenderConfig,
+    SenderStats, TcpSender,
 };
 
 #[cfg(test)]

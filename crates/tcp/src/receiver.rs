@@ -136,7 +136,10 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
             }
             _ => self.send_ack(now, out),
         }
-        for _ in 0..self.policy.extra_duplicate_acks(flags, delivered > 0 || seq > before) {
+        for _ in 0..self
+            .policy
+            .extra_duplicate_acks(flags, delivered > 0 || seq > before)
+        {
             self.send_ack(now, out);
         }
         delivered
@@ -155,7 +158,12 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
         self.delack_deadline = None;
         self.stats.acks_sent += 1;
         let window = self.policy.advertised_window(now, self.cfg.window_bytes);
-        out.push(AckOut { ack: self.rcv_nxt, window, ts_echo_ps: self.ts_recent, ece: false });
+        out.push(AckOut {
+            ack: self.rcv_nxt,
+            window,
+            ts_echo_ps: self.ts_recent,
+            ece: false,
+        });
     }
 
     fn insert_out_of_order(&mut self, start: u64, end: u64) {
@@ -183,7 +191,13 @@ mod tests {
     use proptest::prelude::*;
 
     fn rx(delayed: Option<DelayedAckConfig>) -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { window_bytes: 1_000_000, delayed_ack: delayed }, StandardTcp)
+        TcpReceiver::new(
+            ReceiverConfig {
+                window_bytes: 1_000_000,
+                delayed_ack: delayed,
+            },
+            StandardTcp,
+        )
     }
 
     #[test]
@@ -192,7 +206,10 @@ mod tests {
         let mut out = Vec::new();
         assert_eq!(r.on_segment(Time(1), 0, 1000, 1, 0, &mut out), 1000);
         assert_eq!(r.on_segment(Time(2), 1000, 1000, 2, 0, &mut out), 1000);
-        assert_eq!(out.iter().map(|a| a.ack).collect::<Vec<_>>(), vec![1000, 2000]);
+        assert_eq!(
+            out.iter().map(|a| a.ack).collect::<Vec<_>>(),
+            vec![1000, 2000]
+        );
         assert_eq!(out[1].ts_echo_ps, 2);
     }
 
@@ -213,7 +230,10 @@ mod tests {
 
     #[test]
     fn delayed_ack_every_second_segment_and_on_timeout() {
-        let d = DelayedAckConfig { count: 2, timeout: Duration::from_ms(40) };
+        let d = DelayedAckConfig {
+            count: 2,
+            timeout: Duration::from_ms(40),
+        };
         let mut r = rx(Some(d));
         let mut out = Vec::new();
         r.on_segment(Time(0), 0, 1000, 0, 0, &mut out);

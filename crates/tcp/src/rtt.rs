@@ -28,7 +28,13 @@ impl RttEstimator {
     pub fn new(cfg: RtoConfig) -> RttEstimator {
         // §2.1: until a sample is taken, RTO is the initial value.
         let rto = clamp(cfg.initial, cfg);
-        RttEstimator { cfg, srtt: None, rttvar: Duration::ZERO, rto, samples: 0 }
+        RttEstimator {
+            cfg,
+            srtt: None,
+            rttvar: Duration::ZERO,
+            rto,
+            samples: 0,
+        }
     }
 
     pub fn srtt(&self) -> Option<Duration> {
@@ -123,7 +129,11 @@ mod tests {
         let mut e = RttEstimator::new(cfg(200_000)); // RTO_min 200 ms
         assert_eq!(e.rto(), Duration::from_ms(200), "no sample: initial RTO");
         e.sample(Duration::from_us(100));
-        assert_eq!(e.rto(), Duration::from_ms(200), "RTO_min floors a 300 us RTO");
+        assert_eq!(
+            e.rto(),
+            Duration::from_ms(200),
+            "RTO_min floors a 300 us RTO"
+        );
         // With a constant RTT, RTTVAR decays until G dominates: RTO -> SRTT + G.
         let mut e = RttEstimator::new(cfg(1));
         for _ in 0..200 {

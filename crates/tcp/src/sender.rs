@@ -136,7 +136,11 @@ impl<P: SenderPolicy> TcpSender<P> {
         TcpSender {
             cfg,
             flow,
-            w: Window { cwnd: cfg.initial_cwnd_segments as u64 * smss, ssthresh: u64::MAX / 2, smss },
+            w: Window {
+                cwnd: cfg.initial_cwnd_segments as u64 * smss,
+                ssthresh: u64::MAX / 2,
+                smss,
+            },
             cc,
             rtt: RttEstimator::new(cfg.rto),
             snd_una: 0,
@@ -386,7 +390,8 @@ impl<P: SenderPolicy> TcpSender<P> {
         self.successive_timeouts += 1;
         let flight = self.snd_nxt - self.snd_una;
         // RFC 5681 §3.1: ssthresh (held on a repeated timeout of the same segment), cwnd = 1 SMSS.
-        self.cc.on_timeout(&mut self.w, now, flight, self.successive_timeouts == 1);
+        self.cc
+            .on_timeout(&mut self.w, now, flight, self.successive_timeouts == 1);
         // RFC 6582 §3.2: after a timeout, recover = highest sequence sent; leave fast recovery.
         self.recover = self.snd_max;
         self.in_recovery = false;
@@ -440,7 +445,11 @@ impl<P: SenderPolicy> TcpSender<P> {
             if self.snd_nxt + len as u64 > self.snd_una + window {
                 break;
             }
-            let cause = if self.snd_nxt < self.snd_max { SendCause::GoBackN } else { SendCause::New };
+            let cause = if self.snd_nxt < self.snd_max {
+                SendCause::GoBackN
+            } else {
+                SendCause::New
+            };
             let seq = self.snd_nxt;
             self.emit(now, seq, len, cause, out);
         }
@@ -468,11 +477,19 @@ impl<P: SenderPolicy> TcpSender<P> {
             }
         }
         // Retransmissions of a hole (fast retransmit, partial ACK) do not move snd_nxt.
-        if matches!(cause, SendCause::New | SendCause::LimitedTransmit | SendCause::GoBackN) {
+        if matches!(
+            cause,
+            SendCause::New | SendCause::LimitedTransmit | SendCause::GoBackN
+        ) {
             self.snd_nxt = seq + len as u64;
         }
         self.snd_max = self.snd_max.max(seq + len as u64);
-        let mut segment = Segment { seq, len, cause, flags: if retransmission { flags::RETX } else { 0 } };
+        let mut segment = Segment {
+            seq,
+            len,
+            cause,
+            flags: if retransmission { flags::RETX } else { 0 },
+        };
         let view = self.view(now);
         segment.flags |= self.policy.segment_flags(&view, &segment);
         out.push(segment);
@@ -490,7 +507,12 @@ impl<P: SenderPolicy> TcpSender<P> {
         self.armed_rto = rto;
         let g = self.cfg.rto.granularity;
         // Timers run on a clock of granularity G: the deadline is rounded up to a tick.
-        let deadline = Time((now + rto).0.div_ceil(g.0.max(1)).saturating_mul(g.0.max(1)));
+        let deadline = Time(
+            (now + rto)
+                .0
+                .div_ceil(g.0.max(1))
+                .saturating_mul(g.0.max(1)),
+        );
         self.rto_deadline = Some(deadline);
     }
 }

@@ -23,7 +23,12 @@ fn config(initial_cwnd: u32, limited_transmit: bool) -> SenderConfig {
 }
 
 fn sender(initial_cwnd: u32, limited_transmit: bool) -> TcpSender {
-    TcpSender::new(0, config(initial_cwnd, limited_transmit), Cc::NewReno(NewReno::default()), StandardTcp)
+    TcpSender::new(
+        0,
+        config(initial_cwnd, limited_transmit),
+        Cc::NewReno(NewReno::default()),
+        StandardTcp,
+    )
 }
 
 fn us(t: u64) -> Time {
@@ -35,7 +40,12 @@ fn us(t: u64) -> Time {
 fn ack(s: &mut TcpSender, t: u64, ackno: u64) -> Vec<(u64, SendCause)> {
     let mut out = Vec::new();
     let echo = us(t.saturating_sub(100)).0;
-    let info = AckInfo { ack: ackno, window: 1_000_000, ts_echo_ps: echo, ece: false };
+    let info = AckInfo {
+        ack: ackno,
+        window: 1_000_000,
+        ts_echo_ps: echo,
+        ece: false,
+    };
     s.on_ack(us(t), &info, &mut out);
     out.iter().map(|g| (g.seq, g.cause)).collect()
 }
@@ -74,13 +84,20 @@ fn one_loss_in_a_window_of_ten_gives_one_fast_retransmit_and_halves_cwnd() {
         new.extend(ack(&mut s, t, 0));
     }
     assert_eq!(s.window().cwnd, 14_000);
-    assert_eq!(new.iter().map(|x| x.0).collect::<Vec<_>>(), vec![10_000, 11_000, 12_000, 13_000]);
+    assert_eq!(
+        new.iter().map(|x| x.0).collect::<Vec<_>>(),
+        vec![10_000, 11_000, 12_000, 13_000]
+    );
     // The retransmission fills the hole: a full ACK (>= recover = 10000) ends recovery with
     // cwnd = ssthresh.
     let after = ack(&mut s, 200, 10_000);
     assert!(!s.in_recovery());
     assert_eq!(s.window().cwnd, 5000);
-    assert_eq!(after, vec![(14_000, SendCause::New)], "flight 4000 < cwnd 5000: one more");
+    assert_eq!(
+        after,
+        vec![(14_000, SendCause::New)],
+        "flight 4000 < cwnd 5000: one more"
+    );
     assert_eq!(s.stats().fast_retransmits, 1);
     assert_eq!(s.stats().timeouts, 0);
     assert_eq!(s.stats().retransmitted_segments, 1);
@@ -100,7 +117,11 @@ fn partial_ack_retransmits_the_next_hole_and_full_ack_exits() {
     assert_eq!(s.snd_nxt(), 13_000);
     // The retransmission of 0 arrives: ACK 5000 is partial (recover = 10000).
     let sent = ack(&mut s, 200, 5000);
-    assert_eq!(sent[0], (5000, SendCause::PartialAck), "retransmit the next hole at once");
+    assert_eq!(
+        sent[0],
+        (5000, SendCause::PartialAck),
+        "retransmit the next hole at once"
+    );
     assert!(s.in_recovery());
     // Deflate by 5000 acknowledged, add back one SMSS: 13000 - 5000 + 1000.
     assert_eq!(s.window().cwnd, 9000);
@@ -109,7 +130,11 @@ fn partial_ack_retransmits_the_next_hole_and_full_ack_exits() {
     ack(&mut s, 300, 14_000);
     assert!(!s.in_recovery());
     assert_eq!(s.window().cwnd, s.window().ssthresh);
-    assert_eq!(s.stats().fast_retransmits, 1, "one recovery episode, not two");
+    assert_eq!(
+        s.stats().fast_retransmits,
+        1,
+        "one recovery episode, not two"
+    );
     assert_eq!(s.stats().partial_ack_retransmits, 1);
     assert_eq!(s.stats().timeouts, 0);
 }
@@ -118,9 +143,19 @@ fn partial_ack_retransmits_the_next_hole_and_full_ack_exits() {
 fn limited_transmit_sends_new_data_on_the_first_two_dupacks() {
     let mut s = sender(4, true);
     write(&mut s, 0, 20_000);
-    assert_eq!(ack(&mut s, 100, 0), vec![(4000, SendCause::LimitedTransmit)]);
-    assert_eq!(ack(&mut s, 101, 0), vec![(5000, SendCause::LimitedTransmit)]);
-    assert_eq!(s.window().cwnd, 4000, "limited transmit does not change cwnd");
+    assert_eq!(
+        ack(&mut s, 100, 0),
+        vec![(4000, SendCause::LimitedTransmit)]
+    );
+    assert_eq!(
+        ack(&mut s, 101, 0),
+        vec![(5000, SendCause::LimitedTransmit)]
+    );
+    assert_eq!(
+        s.window().cwnd,
+        4000,
+        "limited transmit does not change cwnd"
+    );
     // Third dupack: fast retransmit, with FlightSize = 6000 (including the two new segments).
     assert_eq!(ack(&mut s, 102, 0)[0], (0, SendCause::FastRetransmit));
     assert_eq!(s.window().ssthresh, 3000);
@@ -146,12 +181,20 @@ fn rto_fires_at_rto_min_doubles_and_resets_on_new_ack() {
     assert_eq!(s.rto_deadline(), Some(us(600_000)), "backed off to 400 ms");
     out.clear();
     s.on_timeout(us(600_000), &mut out);
-    assert_eq!(s.rto_deadline(), Some(us(1_400_000)), "backed off to 800 ms");
+    assert_eq!(
+        s.rto_deadline(),
+        Some(us(1_400_000)),
+        "backed off to 800 ms"
+    );
     assert_eq!(s.successive_timeouts(), 2);
     // A new ACK ends the backoff: the next timer uses the un-backed-off RTO again.
     ack(&mut s, 1_400_100, 1000);
     assert_eq!(s.armed_rto(), Duration::from_ms(200));
-    assert_eq!(s.stats().successive_timeouts[1], 1, "one episode of two timeouts in a row");
+    assert_eq!(
+        s.stats().successive_timeouts[1],
+        1,
+        "one episode of two timeouts in a row"
+    );
     assert_eq!(s.stats().timeouts, 2);
 }
 
@@ -164,10 +207,17 @@ fn timeout_goes_back_n_and_slow_starts() {
     assert_eq!(s.snd_nxt(), 1000);
     // ACK of the retransmission: slow start from one segment resends 1000 and 2000.
     let sent = ack(&mut s, 200_100, 1000);
-    assert_eq!(sent, vec![(1000, SendCause::GoBackN), (2000, SendCause::GoBackN)]);
+    assert_eq!(
+        sent,
+        vec![(1000, SendCause::GoBackN), (2000, SendCause::GoBackN)]
+    );
     // Duplicate ACKs below `recover` do not trigger a fast retransmit after a timeout.
     for t in 0..3 {
-        assert!(ack(&mut s, 200_200 + t, 1000).iter().all(|x| x.1 != SendCause::FastRetransmit));
+        assert!(
+            ack(&mut s, 200_200 + t, 1000)
+                .iter()
+                .all(|x| x.1 != SendCause::FastRetransmit)
+        );
     }
 }
 
@@ -184,13 +234,28 @@ fn timer_stops_when_everything_is_acked() {
 fn rtt_samples_feed_the_estimator() {
     let mut s = TcpSender::new(
         0,
-        SenderConfig { rto: RtoConfig { min: Duration::from_us(1), ..config(2, true).rto }, ..config(2, true) },
+        SenderConfig {
+            rto: RtoConfig {
+                min: Duration::from_us(1),
+                ..config(2, true).rto
+            },
+            ..config(2, true)
+        },
         Cc::NewReno(NewReno::default()),
         StandardTcp,
     );
     write(&mut s, 0, 10_000);
     let mut out = Vec::new();
-    s.on_ack(us(100), &AckInfo { ack: 1000, window: 1 << 20, ts_echo_ps: 0, ece: false }, &mut out);
+    s.on_ack(
+        us(100),
+        &AckInfo {
+            ack: 1000,
+            window: 1 << 20,
+            ts_echo_ps: 0,
+            ece: false,
+        },
+        &mut out,
+    );
     assert_eq!(s.rtt().srtt(), Some(Duration::from_us(100)));
     assert_eq!(s.armed_rto(), Duration::from_us(300));
 }

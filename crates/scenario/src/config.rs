@@ -1,0 +1,666 @@
+//! The scenario configuration: YAML in human units → a checked [`Config`].
+//!
+//! Loading goes YAML → generic tree → `--set` overrides → typed structs (unknown keys refused,
+//! errors name the key path) → [`Config::validate`] (cross-field checks). Everything after
+//! `Config::load` can trust its input. Defaults are the incast literature's (benchmark S1), and
+//! [`Config::resolved`] fills every default in so the printed config says exactly what ran.
+
+use crate::units::{Buffer, Bytes, Dur, Rate};
+use incastsim_core::{BitsPerSec, Duration};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A configuration error: which key, what value, what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {message}")]
+    Io { path: String, message: String },
+    #[error("YAML syntax error: {0}")]
+    Syntax(String),
+    #[error("{key}: {message}")]
+    Key { key: String, message: String },
+    #[error("{key} = {value}: {allowed}")]
+    Invalid {
+        key: String,
+        value: String,
+        allowed: String,
+    },
+    #[error("--set {arg:?}: {message}")]
+    Override { arg: String, message: String },
+}
+
+fn invalid(key: &str, value: impl fmt::Display, allowed: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid {
+        key: key.to_string(),
+        value: value.to_string(),
+        allowed: allowed.into(),
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// A label for the scenario, copied into every output row.
+    #[serde(default = "default_name")]
+    pub name: String,
+    /// Base seed of the run. A (config, seed) pair replays bit-identically.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Number of sending servers (N).
+    pub senders: u32,
+    pub topology: TopologyConfig,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    pub workload: WorkloadConfig,
+    #[serde(default)]
+    pub scheme: SchemeConfig,
+    #[serde(default)]
+    pub run: RunConfig,
+}
+
+fn default_name() -> String {
+    "unnamed".into()
+}
+fn default_seed() -> u64 {
+    1
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TopologyConfig {
+    /// N servers and one client on one switch; every link identical.
+    Star(LinkDefaults),
+    /// Senders on a left switch, receivers on a right switch, one bottleneck link between them.
+    Dumbbell(DumbbellConfig),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellConfig {
+    #[serde(default = "default_link_rate")]
+    pub link_rate: Rate,
+    #[serde(default = "default_link_delay")]
+    pub link_delay: Dur,
+    #[serde(default = "default_switch_buffer")]
+    pub switch_buffer: Buffer,
+    #[serde(default = "default_host_buffer")]
+    pub host_buffer: Buffer,
+    #[serde(default)]
+    pub link_loss: f64,
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay: Dur,
+    #[serde(default = "default_one")]
+    pub receivers: u32,
+    /// Rate of the switch-to-switch link (defaults to link_rate).
+    #[serde(default)]
+    pub bottleneck_rate: Option<Rate>,
+    /// Propagation delay of the switch-to-switch link (defaults to link_delay).
+    #[serde(default)]
+    pub bottleneck_delay: Option<Dur>,
+}
+
+fn default_one() -> u32 {
+    1
+}
+
+/// Link and buffer parameters shared by the built-in topologies.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkDefaults {
+    #[serde(default = "default_link_rate")]
+    pub link_rate: Rate,
+    /// One-way propagation delay of every link.
+    #[serde(default = "default_link_delay")]
+    pub link_delay: Dur,
+    /// Per-output-port buffer of every switch port.
+    #[serde(default = "default_switch_buffer")]
+    pub switch_buffer: Buffer,
+    /// The host NIC queue (unlimited by default, as a host's socket buffer backs it).
+    #[serde(default = "default_host_buffer")]
+    pub host_buffer: Buffer,
+    /// Per-direction Bernoulli loss probability of every link.
+    #[serde(default)]
+    pub link_loss: f64,
+    /// Switch processing delay added to every packet a switch receives.
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay: Dur,
+}
+
+fn default_link_rate() -> Rate {
+    Rate(BitsPerSec::gbps(1))
+}
+fn default_link_delay() -> Dur {
+    Dur(Duration::from_us(25))
+}
+fn default_switch_buffer() -> Buffer {
+    Buffer::Bytes(32_000)
+}
+fn default_host_buffer() -> Buffer {
+    Buffer::Unlimited
+}
+fn default_zero_dur() -> Dur {
+    Dur(Duration::ZERO)
+}
+
+impl TopologyConfig {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TopologyConfig::Star(_) => "star",
+            TopologyConfig::Dumbbell(_) => "dumbbell",
+        }
+    }
+    pub fn links(&self) -> LinkDefaults {
+        match self {
+            TopologyConfig::Star(l) => l.clone(),
+            TopologyConfig::Dumbbell(d) => LinkDefaults {
+                link_rate: d.link_rate,
+                link_delay: d.link_delay,
+                switch_buffer: d.switch_buffer,
+                host_buffer: d.host_buffer,
+                link_loss: d.link_loss,
+                switch_delay: d.switch_delay,
+            },
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CongestionControlName {
+    Newreno,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossRecovery {
+    /// RFC 6582 NewReno fast recovery (no SACK).
+    Newreno,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSamplingName {
+    Timestamps,
+    OncePerRtt,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryExitName {
+    Ssthresh,
+    MinFlight,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DelayedAckConfig {
+    #[serde(default)]
+    pub enabled: bool,
+    /// ACK every this many full segments.
+    #[serde(default = "default_delack_count")]
+    pub count: u32,
+    #[serde(default = "default_delack_timeout")]
+    pub timeout: Dur,
+}
+
+impl Default for DelayedAckConfig {
+    fn default() -> Self {
+        DelayedAckConfig {
+            enabled: false,
+            count: default_delack_count(),
+            timeout: default_delack_timeout(),
+        }
+    }
+}
+fn default_delack_count() -> u32 {
+    2
+}
+fn default_delack_timeout() -> Dur {
+    Dur(Duration::from_ms(40))
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpConfig {
+    #[serde(default = "default_cc")]
+    pub congestion_control: CongestionControlName,
+    #[serde(default = "default_recovery")]
+    pub loss_recovery: LossRecovery,
+    /// Maximum segment size: payload bytes per full segment.
+    #[serde(default = "default_mss")]
+    pub mss: Bytes,
+    /// TCP/IP header bytes on every packet.
+    #[serde(default = "default_header")]
+    pub header: Bytes,
+    /// Initial congestion window, in segments.
+    #[serde(default = "default_initial_cwnd")]
+    pub initial_cwnd: u32,
+    /// Receiver's advertised window, in segments of `mss` bytes.
+    #[serde(default = "default_rwnd")]
+    pub receive_window_segments: u32,
+    #[serde(default = "default_dupthresh")]
+    pub dupack_threshold: u32,
+    /// RFC 3042 limited transmit.
+    #[serde(default = "default_true")]
+    pub limited_transmit: bool,
+    #[serde(default = "default_rto_min")]
+    pub rto_min: Dur,
+    #[serde(default = "default_rto_max")]
+    pub rto_max: Dur,
+    /// RTO before the first RTT sample; defaults to `rto_min` (see ARCHITECTURE.md).
+    #[serde(default)]
+    pub rto_initial: Option<Dur>,
+    /// Timer/clock granularity G of RFC 6298.
+    #[serde(default = "default_granularity")]
+    pub clock_granularity: Dur,
+    #[serde(default = "default_rtt_sampling")]
+    pub rtt_sampling: RttSamplingName,
+    /// cwnd when NewReno recovery ends (RFC 6582 §3.2 step 3 option).
+    #[serde(default = "default_recovery_exit")]
+    pub recovery_exit_cwnd: RecoveryExitName,
+    #[serde(default)]
+    pub delayed_ack: DelayedAckConfig,
+    /// RFC 5681 §4.1 restart window after idle. Off: cwnd is kept across blocks.
+    #[serde(default)]
+    pub slow_start_after_idle: bool,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        serde_json::from_value(serde_json::json!({})).expect("all TCP fields have defaults")
+    }
+}
+
+fn default_cc() -> CongestionControlName {
+    CongestionControlName::Newreno
+}
+fn default_recovery() -> LossRecovery {
+    LossRecovery::Newreno
+}
+fn default_mss() -> Bytes {
+    Bytes(1000)
+}
+fn default_header() -> Bytes {
+    Bytes(40)
+}
+fn default_initial_cwnd() -> u32 {
+    2
+}
+fn default_rwnd() -> u32 {
+    1000
+}
+fn default_dupthresh() -> u32 {
+    3
+}
+fn default_true() -> bool {
+    true
+}
+fn default_rto_min() -> Dur {
+    Dur(Duration::from_ms(200))
+}
+fn default_rto_max() -> Dur {
+    Dur(Duration::from_secs(60))
+}
+fn default_granularity() -> Dur {
+    Dur(Duration::from_us(1))
+}
+fn default_rtt_sampling() -> RttSamplingName {
+    RttSamplingName::Timestamps
+}
+fn default_recovery_exit() -> RecoveryExitName {
+    RecoveryExitName::Ssthresh
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum WorkloadConfig {
+    /// The client requests a block from every server and asks for the next block only when all
+    /// servers' responses have arrived. Give `sru` (fixed bytes per server) or `block` (fixed
+    /// bytes per block, striped over the servers).
+    SynchronizedReads {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sru: Option<Bytes>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        block: Option<Bytes>,
+        #[serde(default = "default_one")]
+        blocks: u32,
+        /// Size of a request packet on the wire.
+        #[serde(default = "default_request_size")]
+        request_size: Bytes,
+        /// Each server delays each response by U[0, start_jitter].
+        #[serde(default = "default_jitter")]
+        start_jitter: Dur,
+        /// A request with no response data after this long is sent again (only link loss can
+        /// drop one); defaults to the TCP initial RTO.
+        #[serde(default)]
+        request_timeout: Option<Dur>,
+    },
+    /// Long-lived flows from every sender, each always having data to send.
+    Bulk {
+        duration: Dur,
+        #[serde(default = "default_zero_dur")]
+        start_jitter: Dur,
+    },
+}
+
+fn default_request_size() -> Bytes {
+    Bytes(40)
+}
+fn default_jitter() -> Dur {
+    Dur(Duration::from_us(20))
+}
+
+impl WorkloadConfig {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WorkloadConfig::SynchronizedReads { .. } => "synchronized_reads",
+            WorkloadConfig::Bulk { .. } => "bulk",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchemeConfig {
+    /// Plain TCP.
+    #[default]
+    None,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// A run that has not finished by this simulated time stops and is reported incomplete.
+    #[serde(default = "default_max_sim_time")]
+    pub max_sim_time: Dur,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            max_sim_time: default_max_sim_time(),
+        }
+    }
+}
+fn default_max_sim_time() -> Dur {
+    Dur(Duration::from_secs(3600))
+}
+
+/// Applies one `--set key.path=value` to a YAML tree. The value is read as a YAML scalar
+/// (so `senders=32` is a number and `tcp.rto_min=1ms` a string).
+pub fn apply_override(tree: &mut serde_json::Value, arg: &str) -> Result<(), ConfigError> {
+    let err = |message: &str| ConfigError::Override {
+        arg: arg.to_string(),
+        message: message.to_string(),
+    };
+    let (path, raw) = arg
+        .split_once('=')
+        .ok_or_else(|| err("expected key.path=value"))?;
+    let keys: Vec<&str> = path.trim().split('.').collect();
+    if keys.iter().any(|k| k.is_empty()) {
+        return Err(err("empty key in the path"));
+    }
+    let value: serde_json::Value = match serde_saphyr::from_str::<serde_json::Value>(raw) {
+        Ok(serde_json::Value::Null)
+            if !raw.trim().is_empty() && raw.trim() != "null" && raw.trim() != "~" =>
+        {
+            serde_json::Value::String(raw.to_string())
+        }
+        Ok(v) => v,
+        Err(_) => serde_json::Value::String(raw.to_string()),
+    };
+    let mut node = tree;
+    for (i, key) in keys.iter().enumerate() {
+        let map = match node {
+            serde_json::Value::Object(m) => m,
+            serde_json::Value::Null => {
+                *node = serde_json::Value::Object(Default::default());
+                node.as_object_mut().expect("just made an object")
+            }
+            _ => return Err(err(&format!("{} is not a section", keys[..i].join(".")))),
+        };
+        if i + 1 == keys.len() {
+            map.insert(key.to_string(), value);
+            return Ok(());
+        }
+        node = map
+            .entry(key.to_string())
+            .or_insert(serde_json::Value::Null);
+    }
+    unreachable!("the loop returns at the last key")
+}
+
+impl Config {
+    /// Reads, overrides, type-checks and validates a config file.
+    pub fn load(path: &std::path::Path, overrides: &[String]) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        Config::from_yaml(&text, overrides)
+    }
+
+    pub fn from_yaml(text: &str, overrides: &[String]) -> Result<Config, ConfigError> {
+        let mut tree: serde_json::Value =
+            serde_saphyr::from_str(text).map_err(|e| ConfigError::Syntax(e.to_string()))?;
+        if tree.is_null() {
+            tree = serde_json::Value::Object(Default::default());
+        }
+        if !tree.is_object() {
+            return Err(ConfigError::Syntax(
+                "the config must be a mapping of keys to values".into(),
+            ));
+        }
+        for o in overrides {
+            apply_override(&mut tree, o)?;
+        }
+        let cfg: Config = serde_path_to_error::deserialize(tree).map_err(|e| {
+            let key = e.path().to_string();
+            ConfigError::Key {
+                key: if key == "." { "config".into() } else { key },
+                message: e.into_inner().to_string(),
+            }
+        })?;
+        let cfg = cfg.resolved();
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Fills in defaults that depend on other keys, so the config says exactly what runs.
+    pub fn resolved(mut self) -> Config {
+        if let TopologyConfig::Dumbbell(d) = &mut self.topology {
+            d.bottleneck_rate.get_or_insert(d.link_rate);
+            d.bottleneck_delay.get_or_insert(d.link_delay);
+        }
+        let rto_initial = *self.tcp.rto_initial.get_or_insert(self.tcp.rto_min);
+        if let WorkloadConfig::SynchronizedReads {
+            request_timeout, ..
+        } = &mut self.workload
+        {
+            request_timeout.get_or_insert(rto_initial);
+        }
+        self
+    }
+
+    pub fn to_yaml(&self) -> String {
+        serde_saphyr::to_string(self).expect("a config always serializes")
+    }
+
+    /// Wire size of a full data packet.
+    pub fn full_packet_bytes(&self) -> u64 {
+        self.tcp.mss.0 + self.tcp.header.0
+    }
+
+    /// Cross-field checks: refuses scenarios that cannot run, naming the key and what is allowed.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        const MAX_SENDERS: u32 = 1_000_000;
+        if self.senders == 0 || self.senders > MAX_SENDERS {
+            return Err(invalid(
+                "senders",
+                self.senders,
+                format!("between 1 and {MAX_SENDERS}"),
+            ));
+        }
+        let l = self.topology.links();
+        check_rate("topology.link_rate", l.link_rate)?;
+        if !(0.0..1.0).contains(&l.link_loss) || l.link_loss.is_nan() {
+            return Err(invalid(
+                "topology.link_loss",
+                l.link_loss,
+                "a probability in [0, 1)",
+            ));
+        }
+        let t = &self.tcp;
+        if t.mss.0 == 0 || t.mss.0 > 1_000_000 {
+            return Err(invalid("tcp.mss", t.mss.0, "between 1 B and 1 MB"));
+        }
+        if t.header.0 > 65_535 {
+            return Err(invalid("tcp.header", t.header.0, "at most 65535 bytes"));
+        }
+        let full = self.full_packet_bytes();
+        for (key, buf) in [
+            ("topology.switch_buffer", l.switch_buffer),
+            ("topology.host_buffer", l.host_buffer),
+        ] {
+            match buf {
+                Buffer::Bytes(b) if b < full => {
+                    return Err(invalid(
+                        key,
+                        buf,
+                        format!(
+                            "room for at least one full packet: tcp.mss + tcp.header = {full} B"
+                        ),
+                    ));
+                }
+                Buffer::Packets(0) => return Err(invalid(key, buf, "at least 1 packet")),
+                _ => {}
+            }
+        }
+        if let TopologyConfig::Dumbbell(d) = &self.topology {
+            if let Some(r) = d.bottleneck_rate {
+                check_rate("topology.bottleneck_rate", r)?;
+            }
+            if d.receivers == 0 || d.receivers > MAX_SENDERS {
+                return Err(invalid(
+                    "topology.receivers",
+                    d.receivers,
+                    format!("between 1 and {MAX_SENDERS}"),
+                ));
+            }
+        }
+        if t.initial_cwnd == 0 || t.initial_cwnd > 1_000_000 {
+            return Err(invalid(
+                "tcp.initial_cwnd",
+                t.initial_cwnd,
+                "between 1 and 1000000 segments",
+            ));
+        }
+        if t.receive_window_segments == 0
+            || t.receive_window_segments as u64 * t.mss.0 > u32::MAX as u64
+        {
+            return Err(invalid(
+                "tcp.receive_window_segments",
+                t.receive_window_segments,
+                "at least 1, and receive_window_segments * mss below 4 GiB",
+            ));
+        }
+        if t.dupack_threshold == 0 || t.dupack_threshold > 1000 {
+            return Err(invalid(
+                "tcp.dupack_threshold",
+                t.dupack_threshold,
+                "between 1 and 1000",
+            ));
+        }
+        if t.rto_min.0 == Duration::ZERO {
+            return Err(invalid("tcp.rto_min", t.rto_min.0, "a positive duration"));
+        }
+        if t.rto_max.0 < t.rto_min.0 {
+            return Err(invalid(
+                "tcp.rto_max",
+                t.rto_max.0,
+                format!("at least tcp.rto_min ({})", t.rto_min.0),
+            ));
+        }
+        if let Some(init) = t.rto_initial {
+            if init.0 == Duration::ZERO {
+                return Err(invalid("tcp.rto_initial", init.0, "a positive duration"));
+            }
+        }
+        if t.delayed_ack.enabled {
+            if t.delayed_ack.count == 0 {
+                return Err(invalid("tcp.delayed_ack.count", 0, "at least 1 segment"));
+            }
+            if t.delayed_ack.timeout.0 == Duration::ZERO {
+                return Err(invalid(
+                    "tcp.delayed_ack.timeout",
+                    t.delayed_ack.timeout.0,
+                    "a positive duration",
+                ));
+            }
+        }
+        match &self.workload {
+            WorkloadConfig::SynchronizedReads {
+                sru,
+                block,
+                blocks,
+                request_size,
+                ..
+            } => {
+                match (sru, block) {
+                    (Some(_), Some(_)) | (None, None) => {
+                        return Err(invalid(
+                            "workload.sru / workload.block",
+                            "both or neither",
+                            "exactly one: sru (bytes per server per block) or block (bytes per block, striped over the senders)",
+                        ));
+                    }
+                    (Some(s), None) if s.0 == 0 => {
+                        return Err(invalid("workload.sru", s.0, "at least 1 byte"));
+                    }
+                    (None, Some(b)) if b.0 < self.senders as u64 => {
+                        return Err(invalid(
+                            "workload.block",
+                            b.0,
+                            format!("at least one byte per sender ({} B)", self.senders),
+                        ));
+                    }
+                    _ => {}
+                }
+                if *blocks == 0 {
+                    return Err(invalid("workload.blocks", 0, "at least 1"));
+                }
+                if request_size.0 == 0 || request_size.0 > full {
+                    return Err(invalid(
+                        "workload.request_size",
+                        request_size.0,
+                        format!("between 1 and {full} bytes"),
+                    ));
+                }
+            }
+            WorkloadConfig::Bulk { duration, .. } => {
+                if duration.0 == Duration::ZERO {
+                    return Err(invalid(
+                        "workload.duration",
+                        duration.0,
+                        "a positive duration",
+                    ));
+                }
+            }
+        }
+        if self.run.max_sim_time.0 == Duration::ZERO {
+            return Err(invalid(
+                "run.max_sim_time",
+                self.run.max_sim_time.0,
+                "a positive duration",
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn check_rate(key: &str, r: Rate) -> Result<(), ConfigError> {
+    if r.0.0 == 0 {
+        return Err(invalid(key, "0bps", "a positive rate"));
+    }
+    Ok(())
+}

@@ -1,0 +1,1016 @@
+//! The simulation: one value holding the whole network, its connections and its workload, and
+//! the event loop that drives them. No global state: many simulations run on many threads.
+//!
+//! Where things happen:
+//! - a packet reaches the far end of a link: [`Simulation::on_port_head_arrival`];
+//! - a switch forwards it to an output port: [`Simulation::forward`] → `OutputPort::enqueue`;
+//! - a host receives it: [`Simulation::deliver_to_host`];
+//! - an RTO fires: the `Event::Rto` arm of [`Simulation::dispatch`] → `TcpSender::on_timeout`.
+
+use crate::build::{BuiltTopology, buffer_limit, build_topology};
+use crate::config::{Config, RecoveryExitName, RttSamplingName, SchemeConfig, WorkloadConfig};
+use crate::metrics::{FlowRecord, PortRecord, RunRecord, RunResult, jain_fairness, quantile};
+use incastsim_core::packet::flags;
+use incastsim_core::rng::{Stream, derive_seed};
+use incastsim_core::{
+    Duration, Ecn, EventQueue, FlowId, HostId, LazyTimer, NodeId, NodeKind, Packet, PacketKind,
+    Routes, SimRng, Time, TimerFire,
+};
+use incastsim_schemes::{ReceiverScheme, SenderScheme};
+use incastsim_switch::{Enqueued, OutputPort, QueueDisc};
+use incastsim_tcp::{
+    AckInfo, AckOut, Cc, DelayedAckConfig, NewReno, ReceiverConfig, RecoveryExit, RtoConfig,
+    RttSampling, SUCCESSIVE_TIMEOUT_BINS, Segment, SenderConfig, StandardTcp, TcpReceiver,
+    TcpSender,
+};
+
+/// A pending event: small and `Copy`. Timer events carry their timer's generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The head packet of an output port reaches the far end of its link.
+    PortHead {
+        port: u32,
+    },
+    Rto {
+        flow: u32,
+        generation: u32,
+    },
+    DelayedAck {
+        flow: u32,
+        generation: u32,
+    },
+    /// A server starts answering a request (after its start jitter).
+    ServerStart {
+        flow: u32,
+    },
+    /// Re-requests, from every server that has sent nothing yet, the block started at `block`.
+    RequestCheck {
+        block: u32,
+    },
+    /// The end of a fixed-duration workload.
+    End,
+}
+
+/// Counters for the conservation invariant: sent = delivered + dropped + in flight.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PacketCounters {
+    /// Packets hosts handed to their NIC.
+    pub sent: u64,
+    /// Packets that reached their destination host.
+    pub delivered: u64,
+    /// Packets switches handed to an output port.
+    pub forwarded: u64,
+}
+
+/// State of the synchronized-reads application (client + servers).
+struct SyncReads {
+    client: HostId,
+    /// Bytes flow f sends per block.
+    per_flow_bytes: Vec<u64>,
+    blocks_total: u32,
+    /// Current block, 0-based.
+    block: u32,
+    block_start: Time,
+    flows_pending: u32,
+    /// Cumulative bytes flow f must have delivered for the current block to be complete.
+    target: Vec<u64>,
+    delivered: Vec<u64>,
+    done: Vec<bool>,
+    /// Next block each server will serve (deduplicates retried requests).
+    next_to_serve: Vec<u32>,
+    /// Data segments the client had received from each server when it sent the request.
+    segments_at_request: Vec<u64>,
+    jitter_rngs: Vec<SimRng>,
+    start_jitter: Duration,
+    request_bytes: u32,
+    request_timeout: Duration,
+    block_times: Vec<Duration>,
+}
+
+struct Bulk {
+    duration: Duration,
+    start_jitter: Duration,
+    jitter_rngs: Vec<SimRng>,
+}
+
+enum Workload {
+    SyncReads(SyncReads),
+    Bulk(Bulk),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct FlowEnds {
+    src: HostId,
+    dst: HostId,
+}
+
+/// Why a run stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The workload finished (all blocks, or the fixed duration).
+    Completed,
+    /// `run.max_sim_time` was reached first.
+    TimeLimit,
+    /// Nothing left to do but the workload is not finished (should not happen; reported).
+    Stalled,
+}
+
+pub struct Simulation {
+    cfg: Config,
+    seed: u64,
+    events: EventQueue<Event>,
+    nodes: Vec<NodeKind>,
+    node_names: Vec<String>,
+    ports: Vec<OutputPort>,
+    port_from: Vec<NodeId>,
+    routes: Routes,
+    ecmp_salt: u64,
+    host_port: Vec<u32>,
+    flows: Vec<FlowEnds>,
+    senders: Vec<TcpSender<SenderScheme>>,
+    receivers: Vec<TcpReceiver<ReceiverScheme>>,
+    rto_timers: Vec<LazyTimer>,
+    delack_timers: Vec<LazyTimer>,
+    workload: Workload,
+    header_bytes: u16,
+    segments: Vec<Segment>,
+    acks: Vec<AckOut>,
+    counters: PacketCounters,
+    events_processed: u64,
+    finished_at: Option<Time>,
+    outcome: Option<Outcome>,
+}
+
+impl Simulation {
+    /// Builds a simulation of `cfg` (already validated) with the config's seed.
+    pub fn new(cfg: &Config) -> Simulation {
+        Simulation::with_seed(cfg, cfg.seed)
+    }
+
+    pub fn with_seed(cfg: &Config, seed: u64) -> Simulation {
+        let BuiltTopology {
+            topology,
+            servers,
+            clients,
+        } = build_topology(cfg);
+        let routes = topology
+            .compute_routes()
+            .expect("built-in topologies are connected");
+        let links = cfg.topology.links();
+        let ports: Vec<OutputPort> = topology
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let from_host = matches!(topology.nodes[spec.from as usize], NodeKind::Host(_));
+                let to_switch = matches!(topology.nodes[spec.to as usize], NodeKind::Switch(_));
+                let limit = buffer_limit(if from_host {
+                    links.host_buffer
+                } else {
+                    links.switch_buffer
+                });
+                let latency = spec.propagation
+                    + if to_switch {
+                        links.switch_delay.0
+                    } else {
+                        Duration::ZERO
+                    };
+                OutputPort::new(
+                    spec.to,
+                    incastsim_core::SerializationRate::new(spec.rate),
+                    latency,
+                    spec.loss_probability,
+                    SimRng::for_stream(seed, Stream::LinkLoss, i as u64),
+                    QueueDisc::drop_tail(limit),
+                )
+            })
+            .collect();
+        let port_from = topology.ports.iter().map(|p| p.from).collect();
+        let node_names = topology
+            .nodes
+            .iter()
+            .map(|n| match n {
+                NodeKind::Host(h) => format!("host{h}"),
+                NodeKind::Switch(s) => format!("switch{s}"),
+            })
+            .collect();
+        let host_node: Vec<NodeId> = (0..topology.host_count() as u32)
+            .map(|h| topology.node_of_host(h))
+            .collect();
+        let host_port: Vec<u32> = host_node
+            .iter()
+            .map(|&n| topology.ports_of[n as usize][0])
+            .collect();
+
+        let t = &cfg.tcp;
+        let mss = t.mss.0 as u32;
+        let rto = RtoConfig {
+            min: t.rto_min.0,
+            max: t.rto_max.0,
+            initial: t.rto_initial.map_or(t.rto_min.0, |d| d.0),
+            granularity: t.clock_granularity.0,
+        };
+        let sender_cfg = SenderConfig {
+            smss: mss,
+            initial_cwnd_segments: t.initial_cwnd,
+            dupack_threshold: t.dupack_threshold,
+            limited_transmit: t.limited_transmit,
+            rto,
+            rtt_sampling: match t.rtt_sampling {
+                RttSamplingName::Timestamps => RttSampling::Timestamps,
+                RttSamplingName::OncePerRtt => RttSampling::OncePerRtt,
+            },
+            recovery_exit: match t.recovery_exit_cwnd {
+                RecoveryExitName::Ssthresh => RecoveryExit::Ssthresh,
+                RecoveryExitName::MinFlight => RecoveryExit::MinFlight,
+            },
+            slow_start_after_idle: t.slow_start_after_idle,
+        };
+        let window_bytes = (t.receive_window_segments as u64 * mss as u64) as u32;
+        let receiver_cfg = ReceiverConfig {
+            window_bytes,
+            delayed_ack: t.delayed_ack.enabled.then_some(DelayedAckConfig {
+                count: t.delayed_ack.count,
+                timeout: t.delayed_ack.timeout.0,
+            }),
+        };
+
+        let flows: Vec<FlowEnds> = servers
+            .iter()
+            .enumerate()
+            .map(|(i, &src)| FlowEnds {
+                src,
+                dst: clients[i % clients.len()],
+            })
+            .collect();
+        let n = flows.len();
+        let senders = (0..n)
+            .map(|f| {
+                let scheme = match cfg.scheme {
+                    SchemeConfig::None => SenderScheme::None(StandardTcp),
+                };
+                let mut s = TcpSender::new(
+                    f as FlowId,
+                    sender_cfg,
+                    Cc::NewReno(NewReno::default()),
+                    scheme,
+                );
+                s.set_peer_window(window_bytes as u64);
+                s
+            })
+            .collect();
+        let receivers = (0..n)
+            .map(|_| {
+                let scheme = match cfg.scheme {
+                    SchemeConfig::None => ReceiverScheme::None(StandardTcp),
+                };
+                TcpReceiver::new(receiver_cfg, scheme)
+            })
+            .collect();
+        let jitter_rngs = |seed| {
+            (0..n as u64)
+                .map(|i| SimRng::for_stream(seed, Stream::StartJitter, i))
+                .collect()
+        };
+        let workload = match &cfg.workload {
+            WorkloadConfig::SynchronizedReads {
+                sru,
+                block,
+                blocks,
+                request_size,
+                start_jitter,
+                request_timeout,
+            } => {
+                let per_flow_bytes: Vec<u64> = match (sru, block) {
+                    (Some(s), _) => vec![s.0; n],
+                    (None, Some(b)) => {
+                        // Stripe the block: the first (block mod N) servers carry one extra byte.
+                        let (q, r) = (b.0 / n as u64, b.0 % n as u64);
+                        (0..n as u64).map(|i| q + u64::from(i < r)).collect()
+                    }
+                    (None, None) => unreachable!("validated: sru or block"),
+                };
+                Workload::SyncReads(SyncReads {
+                    client: clients[0],
+                    target: vec![0; n],
+                    delivered: vec![0; n],
+                    done: vec![false; n],
+                    per_flow_bytes,
+                    blocks_total: *blocks,
+                    block: 0,
+                    block_start: Time::ZERO,
+                    flows_pending: 0,
+                    next_to_serve: vec![0; n],
+                    segments_at_request: vec![0; n],
+                    jitter_rngs: jitter_rngs(seed),
+                    start_jitter: start_jitter.0,
+                    request_bytes: request_size.0 as u32,
+                    request_timeout: request_timeout.map_or(rto.initial, |d| d.0),
+                    block_times: Vec::with_capacity(*blocks as usize),
+                })
+            }
+            WorkloadConfig::Bulk {
+                duration,
+                start_jitter,
+            } => Workload::Bulk(Bulk {
+                duration: duration.0,
+                start_jitter: start_jitter.0,
+                jitter_rngs: jitter_rngs(seed),
+            }),
+        };
+
+        let mut sim = Simulation {
+            cfg: cfg.clone(),
+            seed,
+            events: EventQueue::new(),
+            nodes: topology.nodes.clone(),
+            node_names,
+            ports,
+            port_from,
+            routes,
+            ecmp_salt: derive_seed(seed, Stream::Ecmp, 0),
+            host_port,
+            flows,
+            senders,
+            receivers,
+            rto_timers: vec![LazyTimer::default(); n],
+            delack_timers: vec![LazyTimer::default(); n],
+            workload,
+            header_bytes: t.header.0 as u16,
+            segments: Vec::with_capacity(64),
+            acks: Vec::with_capacity(8),
+            counters: PacketCounters::default(),
+            events_processed: 0,
+            finished_at: None,
+            outcome: None,
+        };
+        sim.start();
+        sim
+    }
+
+    fn start(&mut self) {
+        let now = Time::ZERO;
+        match &mut self.workload {
+            Workload::SyncReads(_) => self.start_block(now),
+            Workload::Bulk(b) => {
+                for f in 0..self.flows.len() {
+                    let at = now + b.jitter_rngs[f].duration_up_to(b.start_jitter);
+                    self.events
+                        .schedule(at, Event::ServerStart { flow: f as u32 });
+                }
+                let end = now + b.duration;
+                self.events.schedule(end, Event::End);
+            }
+        }
+    }
+
+    /// Runs until the workload finishes or the time limit; returns why it stopped.
+    pub fn run(&mut self) -> Outcome {
+        let limit = Time::ZERO + self.cfg.run.max_sim_time.0;
+        while self.outcome.is_none() {
+            let Some(t) = self.events.peek_time() else {
+                self.outcome = Some(Outcome::Stalled);
+                break;
+            };
+            if t > limit {
+                self.outcome = Some(Outcome::TimeLimit);
+                self.finished_at = Some(limit);
+                break;
+            }
+            let (now, ev) = self.events.pop().expect("peeked");
+            self.events_processed += 1;
+            self.dispatch(now, ev);
+        }
+        self.outcome.expect("set above")
+    }
+
+    #[inline]
+    fn dispatch(&mut self, now: Time, ev: Event) {
+        match ev {
+            Event::PortHead { port } => self.on_port_head_arrival(now, port),
+            Event::Rto { flow, generation } => {
+                match self.rto_timers[flow as usize].on_event(now, generation) {
+                    TimerFire::Fire => {
+                        let f = flow as usize;
+                        self.segments.clear();
+                        self.senders[f].on_timeout(now, &mut self.segments);
+                        self.transmit_segments(now, f);
+                        self.sync_rto_timer(f);
+                    }
+                    TimerFire::Reschedule(at, g) => self.events.schedule(
+                        at,
+                        Event::Rto {
+                            flow,
+                            generation: g,
+                        },
+                    ),
+                    TimerFire::Stale => {}
+                }
+            }
+            Event::DelayedAck { flow, generation } => {
+                match self.delack_timers[flow as usize].on_event(now, generation) {
+                    TimerFire::Fire => {
+                        let f = flow as usize;
+                        self.acks.clear();
+                        self.receivers[f].on_delack_timeout(now, &mut self.acks);
+                        self.transmit_acks(now, f);
+                        self.sync_delack_timer(f);
+                    }
+                    TimerFire::Reschedule(at, g) => self.events.schedule(
+                        at,
+                        Event::DelayedAck {
+                            flow,
+                            generation: g,
+                        },
+                    ),
+                    TimerFire::Stale => {}
+                }
+            }
+            Event::ServerStart { flow } => self.server_start(now, flow as usize),
+            Event::RequestCheck { block } => self.on_request_check(now, block),
+            Event::End => self.finish(now),
+        }
+    }
+
+    /// The head packet of `port` reaches the node at the far end of the link.
+    #[inline]
+    fn on_port_head_arrival(&mut self, now: Time, port: u32) {
+        let p = &mut self.ports[port as usize];
+        let to = p.to;
+        let arrival = p.pop_arrival(now);
+        if let Some(at) = arrival.next_head_at {
+            self.events.schedule(at, Event::PortHead { port });
+        }
+        let Some(packet) = arrival.packet else { return };
+        match self.nodes[to as usize] {
+            NodeKind::Switch(_) => self.forward(now, to, packet),
+            NodeKind::Host(h) => {
+                debug_assert_eq!(packet.dst, h, "packet delivered to the wrong host");
+                self.counters.delivered += 1;
+                self.deliver_to_host(now, packet);
+            }
+        }
+    }
+
+    /// A switch picks the output port (ECMP per flow) and offers the packet to it.
+    #[inline]
+    fn forward(&mut self, now: Time, node: NodeId, packet: Packet) {
+        let port = self
+            .routes
+            .next_hop(node, packet.dst, packet.flow, self.ecmp_salt);
+        self.counters.forwarded += 1;
+        self.enqueue(now, port, packet);
+    }
+
+    #[inline]
+    fn enqueue(&mut self, now: Time, port: u32, packet: Packet) {
+        if let Enqueued::Admitted {
+            schedule_head_at: Some(at),
+        } = self.ports[port as usize].enqueue(now, packet)
+        {
+            self.events.schedule(at, Event::PortHead { port });
+        }
+    }
+
+    /// A host hands a packet to its NIC.
+    #[inline]
+    fn send_from_host(&mut self, now: Time, host: HostId, packet: Packet) {
+        self.counters.sent += 1;
+        let port = self.host_port[host as usize];
+        self.enqueue(now, port, packet);
+    }
+
+    fn deliver_to_host(&mut self, now: Time, packet: Packet) {
+        let f = packet.flow as usize;
+        match packet.kind {
+            PacketKind::Data => {
+                self.acks.clear();
+                let delivered = self.receivers[f].on_segment(
+                    now,
+                    packet.seq,
+                    packet.payload_bytes,
+                    packet.timestamp_ps,
+                    packet.flags,
+                    &mut self.acks,
+                );
+                self.transmit_acks(now, f);
+                self.sync_delack_timer(f);
+                if delivered > 0 {
+                    self.on_app_delivery(now, f, delivered);
+                }
+            }
+            PacketKind::Ack => {
+                let info = AckInfo {
+                    ack: packet.ack,
+                    window: packet.window_bytes as u64,
+                    ts_echo_ps: packet.timestamp_ps,
+                    ece: packet.has_flag(flags::ECE),
+                };
+                self.segments.clear();
+                self.senders[f].on_ack(now, &info, &mut self.segments);
+                self.transmit_segments(now, f);
+                self.sync_rto_timer(f);
+            }
+            PacketKind::Request => self.on_request(now, f, packet.seq as u32),
+        }
+    }
+
+    fn transmit_segments(&mut self, now: Time, f: usize) {
+        let FlowEnds { src, dst } = self.flows[f];
+        for i in 0..self.segments.len() {
+            let s = self.segments[i];
+            let packet = Packet {
+                seq: s.seq,
+                ack: 0,
+                timestamp_ps: now.as_ps(),
+                flow: f as FlowId,
+                src,
+                dst,
+                payload_bytes: s.len,
+                window_bytes: 0,
+                header_bytes: self.header_bytes,
+                kind: PacketKind::Data,
+                flags: s.flags,
+                ecn: Ecn::NotEct,
+                dscp: 0,
+            };
+            self.send_from_host(now, src, packet);
+        }
+    }
+
+    fn transmit_acks(&mut self, now: Time, f: usize) {
+        let FlowEnds { src, dst } = self.flows[f];
+        for i in 0..self.acks.len() {
+            let a = self.acks[i];
+            let packet = Packet {
+                seq: 0,
+                ack: a.ack,
+                timestamp_ps: a.ts_echo_ps,
+                flow: f as FlowId,
+                src: dst,
+                dst: src,
+                payload_bytes: 0,
+                window_bytes: a.window,
+                header_bytes: self.header_bytes,
+                kind: PacketKind::Ack,
+                flags: if a.ece { flags::ECE } else { 0 },
+                ecn: Ecn::NotEct,
+                dscp: 0,
+            };
+            self.send_from_host(now, dst, packet);
+        }
+    }
+
+    /// Mirrors the sender's retransmission deadline into its lazy timer.
+    #[inline]
+    fn sync_rto_timer(&mut self, f: usize) {
+        let want = self.senders[f].rto_deadline();
+        let timer = &mut self.rto_timers[f];
+        if timer.deadline() == want {
+            return;
+        }
+        match want {
+            Some(d) => {
+                if let Some((at, g)) = timer.arm(d) {
+                    self.events.schedule(
+                        at,
+                        Event::Rto {
+                            flow: f as u32,
+                            generation: g,
+                        },
+                    );
+                }
+            }
+            None => timer.cancel(),
+        }
+    }
+
+    #[inline]
+    fn sync_delack_timer(&mut self, f: usize) {
+        let want = self.receivers[f].delack_deadline();
+        let timer = &mut self.delack_timers[f];
+        if timer.deadline() == want {
+            return;
+        }
+        match want {
+            Some(d) => {
+                if let Some((at, g)) = timer.arm(d) {
+                    self.events.schedule(
+                        at,
+                        Event::DelayedAck {
+                            flow: f as u32,
+                            generation: g,
+                        },
+                    );
+                }
+            }
+            None => timer.cancel(),
+        }
+    }
+
+    // ----- the synchronized-reads application -----
+
+    /// The client requests the current block from every server.
+    fn start_block(&mut self, now: Time) {
+        let Workload::SyncReads(w) = &mut self.workload else {
+            return;
+        };
+        w.block_start = now;
+        w.flows_pending = w.per_flow_bytes.len() as u32;
+        for f in 0..w.per_flow_bytes.len() {
+            w.target[f] += w.per_flow_bytes[f];
+            w.done[f] = false;
+        }
+        for f in 0..self.flows.len() {
+            self.send_request(now, f);
+        }
+        let Workload::SyncReads(w) = &mut self.workload else {
+            return;
+        };
+        // One check per block (not one timer per server) keeps the event heap small.
+        self.events.schedule(
+            now + w.request_timeout,
+            Event::RequestCheck { block: w.block },
+        );
+    }
+
+    fn send_request(&mut self, now: Time, f: usize) {
+        let Workload::SyncReads(w) = &mut self.workload else {
+            return;
+        };
+        let header = (self.header_bytes as u32).min(w.request_bytes);
+        let FlowEnds {
+            src: server,
+            dst: client,
+        } = self.flows[f];
+        debug_assert_eq!(client, w.client);
+        let packet = Packet {
+            seq: w.block as u64,
+            ack: 0,
+            timestamp_ps: now.as_ps(),
+            flow: f as FlowId,
+            src: client,
+            dst: server,
+            payload_bytes: w.request_bytes - header,
+            window_bytes: 0,
+            header_bytes: header as u16,
+            kind: PacketKind::Request,
+            flags: 0,
+            ecn: Ecn::NotEct,
+            dscp: 0,
+        };
+        w.segments_at_request[f] = self.receivers[f].stats().segments;
+        self.send_from_host(now, client, packet);
+    }
+
+    /// A request is only lost to link loss (or an overfull buffer): re-request from every server
+    /// that has sent nothing since its request, and check again later.
+    fn on_request_check(&mut self, now: Time, block: u32) {
+        let Workload::SyncReads(w) = &mut self.workload else {
+            return;
+        };
+        if block != w.block || w.block >= w.blocks_total {
+            return; // that block is complete
+        }
+        let silent: Vec<usize> = (0..self.flows.len())
+            .filter(|&f| {
+                !w.done[f] && self.receivers[f].stats().segments == w.segments_at_request[f]
+            })
+            .collect();
+        for f in silent {
+            self.send_request(now, f);
+        }
+        let Workload::SyncReads(w) = &mut self.workload else {
+            return;
+        };
+        self.events
+            .schedule(now + w.request_timeout, Event::RequestCheck { block });
+    }
+
+    /// A server receives a request for `block`; it answers after its start jitter.
+    fn on_request(&mut self, now: Time, f: usize, block: u32) {
+        let Workload::SyncReads(w) = &mut self.workload else {
+            return;
+        };
+        if block != w.next_to_serve[f] {
+            return; // a duplicate of a request already being served
+        }
+        w.next_to_serve[f] += 1;
+        let at = now + w.jitter_rngs[f].duration_up_to(w.start_jitter);
+        self.events
+            .schedule(at, Event::ServerStart { flow: f as u32 });
+    }
+
+    /// A server writes its response (or a bulk sender starts).
+    fn server_start(&mut self, now: Time, f: usize) {
+        let bytes = match &self.workload {
+            Workload::SyncReads(w) => w.per_flow_bytes[f],
+            // "Always has data": far more than any run can send.
+            Workload::Bulk(_) => u64::MAX / 4,
+        };
+        self.segments.clear();
+        self.senders[f].write(now, bytes, &mut self.segments);
+        self.transmit_segments(now, f);
+        self.sync_rto_timer(f);
+    }
+
+    fn on_app_delivery(&mut self, now: Time, f: usize, bytes: u64) {
+        let Workload::SyncReads(w) = &mut self.workload else {
+            return;
+        };
+        w.delivered[f] += bytes;
+        if w.done[f] || w.delivered[f] < w.target[f] {
+            return;
+        }
+        debug_assert_eq!(
+            w.delivered[f], w.target[f],
+            "a server sent more than it was asked for"
+        );
+        w.done[f] = true;
+        w.flows_pending -= 1;
+        if w.flows_pending > 0 {
+            return;
+        }
+        w.block_times.push(now.since(w.block_start));
+        w.block += 1;
+        if w.block < w.blocks_total {
+            self.start_block(now);
+        } else {
+            self.finish(now);
+        }
+    }
+
+    fn finish(&mut self, now: Time) {
+        self.finished_at = Some(now);
+        self.outcome = Some(Outcome::Completed);
+    }
+
+    // ----- results and invariants -----
+
+    pub fn now(&self) -> Time {
+        self.events.now()
+    }
+    pub fn counters(&self) -> PacketCounters {
+        self.counters
+    }
+    pub fn events_processed(&self) -> u64 {
+        self.events_processed
+    }
+    pub fn senders(&self) -> &[TcpSender<SenderScheme>] {
+        &self.senders
+    }
+    pub fn receivers(&self) -> &[TcpReceiver<ReceiverScheme>] {
+        &self.receivers
+    }
+    pub fn ports(&self) -> &[OutputPort] {
+        &self.ports
+    }
+
+    /// Packets dropped anywhere (every reason).
+    pub fn packets_dropped(&self) -> u64 {
+        self.ports.iter().map(|p| p.stats.drops_total()).sum()
+    }
+
+    /// Packets in port FIFOs (queued or propagating).
+    pub fn packets_in_flight(&self) -> u64 {
+        self.ports.iter().map(|p| p.packets_in_port() as u64).sum()
+    }
+
+    /// Checks the end-of-run invariants; returns a description of the first violation.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let c = self.counters;
+        let (dropped, in_flight) = (self.packets_dropped(), self.packets_in_flight());
+        if c.sent != c.delivered + dropped + in_flight {
+            return Err(format!(
+                "packet conservation: sent {} != delivered {} + dropped {} + in flight {}",
+                c.sent, c.delivered, dropped, in_flight
+            ));
+        }
+        for (f, (s, r)) in self.senders.iter().zip(&self.receivers).enumerate() {
+            // Every byte delivered exactly once and in order: the receiver's in-order point is the
+            // count of delivered bytes, and it never passes what the application wrote.
+            if r.stats().delivered_bytes != r.rcv_nxt() || r.rcv_nxt() > s.app_limit() {
+                return Err(format!(
+                    "flow {f}: delivered {} B, rcv_nxt {}, written {}",
+                    r.stats().delivered_bytes,
+                    r.rcv_nxt(),
+                    s.app_limit()
+                ));
+            }
+            if s.snd_una() > r.rcv_nxt() {
+                return Err(format!(
+                    "flow {f}: sender saw ACK {} beyond receiver {}",
+                    s.snd_una(),
+                    r.rcv_nxt()
+                ));
+            }
+        }
+        if let Workload::SyncReads(w) = &self.workload {
+            if self.outcome == Some(Outcome::Completed) {
+                for (f, r) in self.receivers.iter().enumerate() {
+                    let expected = w.per_flow_bytes[f] * w.blocks_total as u64;
+                    if r.stats().delivered_bytes != expected {
+                        return Err(format!(
+                            "flow {f}: delivered {} of {expected} B",
+                            r.stats().delivered_bytes
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Collects the run's results. Call after [`Simulation::run`].
+    pub fn results(&mut self) -> RunResult {
+        for s in &mut self.senders {
+            s.close_stats();
+        }
+        let cfg = &self.cfg;
+        let end = self.finished_at.unwrap_or(self.events.now());
+        let secs = end.as_secs_f64();
+        let delivered: Vec<u64> = self
+            .receivers
+            .iter()
+            .map(|r| r.stats().delivered_bytes)
+            .collect();
+        let app_bytes: u64 = delivered.iter().sum();
+        let mbps = |bytes: u64| {
+            if secs > 0.0 {
+                bytes as f64 * 8.0 / secs / 1e6
+            } else {
+                0.0
+            }
+        };
+        let flow_goodputs: Vec<f64> = delivered.iter().map(|&b| mbps(b)).collect();
+
+        let (block_times_ms, per_flow_mean) = match &self.workload {
+            Workload::SyncReads(w) => (
+                w.block_times
+                    .iter()
+                    .map(|d| d.as_ms_f64())
+                    .collect::<Vec<_>>(),
+                w.per_flow_bytes.iter().sum::<u64>() as f64 / w.per_flow_bytes.len() as f64,
+            ),
+            Workload::Bulk(_) => (Vec::new(), 0.0),
+        };
+        let mut sorted = block_times_ms.clone();
+        sorted.sort_by(f64::total_cmp);
+        let mean = if sorted.is_empty() {
+            f64::NAN
+        } else {
+            sorted.iter().sum::<f64>() / sorted.len() as f64
+        };
+
+        let mut hist = [0u64; SUCCESSIVE_TIMEOUT_BINS];
+        let mut rto_count = 0;
+        let mut flows_with_rto = 0;
+        let mut max_succ = 0;
+        let mut wait_ps = 0u64;
+        let mut fast = 0;
+        let mut retx = 0;
+        let mut segs = 0;
+        for s in &self.senders {
+            let st = s.stats();
+            for (h, v) in hist.iter_mut().zip(&st.successive_timeouts) {
+                *h += v;
+            }
+            rto_count += st.timeouts;
+            flows_with_rto += u32::from(st.timeouts > 0);
+            max_succ = max_succ.max(st.max_successive_timeouts);
+            wait_ps += st.timeout_wait_ps;
+            fast += st.fast_retransmits;
+            retx += st.retransmitted_segments;
+            segs += st.segments_sent;
+        }
+        let links = cfg.topology.links();
+        let (blocks, blocks_completed) = match (&cfg.workload, &self.workload) {
+            (WorkloadConfig::SynchronizedReads { blocks, .. }, Workload::SyncReads(w)) => {
+                (*blocks, w.block_times.len() as u32)
+            }
+            _ => (0, 0),
+        };
+        let mut run = RunRecord {
+            scenario: cfg.name.clone(),
+            seed: self.seed,
+            topology: cfg.topology.kind().into(),
+            senders: cfg.senders,
+            workload: cfg.workload.kind().into(),
+            scheme: "none".into(),
+            congestion_control: self
+                .senders
+                .first()
+                .map_or("newreno", |s| s.cc().name())
+                .into(),
+            link_rate_bps: links.link_rate.0.0,
+            switch_buffer: links.switch_buffer.to_string(),
+            mss_bytes: cfg.tcp.mss.0,
+            header_bytes: cfg.tcp.header.0,
+            rto_min_us: cfg.tcp.rto_min.0.as_us_f64(),
+            sru_bytes: per_flow_mean,
+            blocks,
+            completed: self.outcome == Some(Outcome::Completed),
+            sim_time_s: secs,
+            app_bytes,
+            goodput_mbps: mbps(app_bytes),
+            jain_fairness: jain_fairness(&flow_goodputs),
+            blocks_completed,
+            bct_mean_ms: mean,
+            bct_p50_ms: quantile(&sorted, 0.5),
+            bct_p99_ms: quantile(&sorted, 0.99),
+            bct_max_ms: sorted.last().copied().unwrap_or(f64::NAN),
+            rto_count,
+            flows_with_rto,
+            rto_run_1: 0,
+            rto_run_2: 0,
+            rto_run_3: 0,
+            rto_run_4: 0,
+            rto_run_5: 0,
+            rto_run_6: 0,
+            rto_run_7: 0,
+            rto_run_8plus: 0,
+            max_successive_rto: max_succ,
+            timeout_wait_s: wait_ps as f64 / 1e12,
+            fast_retransmits: fast,
+            retransmitted_segments: retx,
+            data_segments_sent: segs,
+            drops_total: self.packets_dropped(),
+            drops_buffer: self.ports.iter().map(|p| p.stats.drops_buffer).sum(),
+            drops_link_loss: self.ports.iter().map(|p| p.stats.drops_link_loss).sum(),
+            max_port_drops: self
+                .ports
+                .iter()
+                .map(|p| p.stats.drops_total())
+                .max()
+                .unwrap_or(0),
+            packets_sent: self.counters.sent,
+            packets_forwarded: self.counters.forwarded,
+            events: self.events_processed,
+        };
+        run.set_successive(&hist);
+
+        let flows = self
+            .senders
+            .iter()
+            .enumerate()
+            .map(|(f, s)| {
+                let st = s.stats();
+                FlowRecord {
+                    scenario: cfg.name.clone(),
+                    seed: self.seed,
+                    senders: cfg.senders,
+                    flow: f as u32,
+                    src_host: self.flows[f].src,
+                    dst_host: self.flows[f].dst,
+                    bytes_delivered: delivered[f],
+                    goodput_mbps: flow_goodputs[f],
+                    rto_count: st.timeouts,
+                    max_successive_rto: st.max_successive_timeouts,
+                    timeout_wait_s: st.timeout_wait_ps as f64 / 1e12,
+                    fast_retransmits: st.fast_retransmits,
+                    retransmitted_segments: st.retransmitted_segments,
+                    segments_sent: st.segments_sent,
+                    final_cwnd_bytes: s.window().cwnd,
+                    final_ssthresh_bytes: s.window().ssthresh.min(u32::MAX as u64 * 1000),
+                    srtt_us: s.rtt().srtt().map_or(f64::NAN, |d| d.as_us_f64()),
+                }
+            })
+            .collect();
+        let end_ps = end.as_ps().max(1) as f64;
+        let ports = self
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| PortRecord {
+                scenario: cfg.name.clone(),
+                seed: self.seed,
+                senders: cfg.senders,
+                port: i as u32,
+                from_node: self.node_names[self.port_from[i] as usize].clone(),
+                to_node: self.node_names[p.to as usize].clone(),
+                packets_enqueued: p.stats.enqueued_packets,
+                drops_buffer: p.stats.drops_buffer,
+                drops_aqm: p.stats.drops_aqm,
+                drops_link_loss: p.stats.drops_link_loss,
+                ecn_marks: p.stats.ecn_marks,
+                max_queue_bytes: p.stats.max_buffered_bytes,
+                max_queue_packets: p.stats.max_buffered_packets,
+                utilization: (p.stats.busy_ps as f64 / end_ps).min(1.0),
+            })
+            .collect();
+        RunResult {
+            run,
+            flows,
+            ports,
+            block_times_ms,
+        }
+    }
+}
+
+/// Runs one (config, seed) to completion and checks its invariants.
+pub fn run_once(cfg: &Config, seed: u64) -> Result<RunResult, String> {
+    let mut sim = Simulation::with_seed(cfg, seed);
+    sim.run();
+    sim.check_invariants()?;
+    Ok(sim.results())
+}
