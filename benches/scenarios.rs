@@ -1,1 +1,46 @@
-fn main() {}
+//! Criterion benchmarks on the standard scenarios (../shared/benchmarks.md).
+//!
+//! `cargo bench -p incastsim-benches` — each iteration is one whole run, single-threaded:
+//! - S3 `bulk-dumbbell`: 16 NewReno flows at 10 Gbps for 1 s simulated (~2.4 M packets);
+//! - S1 `incast-classic` at N = 64 (100 blocks of 256 KB, RTO_min 200 ms) and N = 16.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use incastsim::scenario::{Config, Simulation};
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn config(name: &str, overrides: &[&str]) -> Config {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../configs")
+        .join(name);
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    Config::load(&path, &o).expect("shipped config")
+}
+
+fn run(cfg: &Config) -> u64 {
+    let mut sim = Simulation::new(cfg);
+    sim.run();
+    sim.events_processed()
+}
+
+fn scenarios(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scenarios");
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    let s3 = config("bulk-dumbbell.yaml", &[]);
+    g.bench_function("S3 bulk-dumbbell 16x10G 1s", |b| {
+        b.iter(|| black_box(run(&s3)))
+    });
+    let s1_64 = config("incast-classic.yaml", &["senders=64"]);
+    g.bench_function("S1 incast-classic N=64", |b| {
+        b.iter(|| black_box(run(&s1_64)))
+    });
+    let s1_16 = config("incast-classic.yaml", &["senders=16"]);
+    g.bench_function("S1 incast-classic N=16", |b| {
+        b.iter(|| black_box(run(&s1_16)))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, scenarios);
+criterion_main!(benches);

@@ -64,7 +64,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn load(config: &PathBuf, overrides: &[String]) -> Result<Config> {
+fn load(config: &std::path::Path, overrides: &[String]) -> Result<Config> {
     Config::load(config, overrides).with_context(|| format!("invalid config {}", config.display()))
 }
 

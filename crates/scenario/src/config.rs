@@ -581,10 +581,10 @@ impl Config {
                 format!("at least tcp.rto_min ({})", t.rto_min.0),
             ));
         }
-        if let Some(init) = t.rto_initial {
-            if init.0 == Duration::ZERO {
-                return Err(invalid("tcp.rto_initial", init.0, "a positive duration"));
-            }
+        if let Some(init) = t.rto_initial
+            && init.0 == Duration::ZERO
+        {
+            return Err(invalid("tcp.rto_initial", init.0, "a positive duration"));
         }
         if t.delayed_ack.enabled {
             if t.delayed_ack.count == 0 {

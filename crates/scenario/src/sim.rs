@@ -78,8 +78,6 @@ struct SyncReads {
     done: Vec<bool>,
     /// Next block each server will serve (deduplicates retried requests).
     next_to_serve: Vec<u32>,
-    /// Data segments the client had received from each server when it sent the request.
-    segments_at_request: Vec<u64>,
     jitter_rngs: Vec<SimRng>,
     start_jitter: Duration,
     request_bytes: u32,
@@ -301,7 +299,6 @@ impl Simulation {
                     block_start: Time::ZERO,
                     flows_pending: 0,
                     next_to_serve: vec![0; n],
-                    segments_at_request: vec![0; n],
                     jitter_rngs: jitter_rngs(seed),
                     start_jitter: start_jitter.0,
                     request_bytes: request_size.0 as u32,
@@ -659,12 +656,12 @@ impl Simulation {
             ecn: Ecn::NotEct,
             dscp: 0,
         };
-        w.segments_at_request[f] = self.receivers[f].stats().segments;
         self.send_from_host(now, client, packet);
     }
 
     /// A request is only lost to link loss (or an overfull buffer): re-request from every server
-    /// that has sent nothing since its request, and check again later.
+    /// from which no byte of the current block has arrived, and check again later. (Late
+    /// duplicates of the previous block do not count as an answer.)
     fn on_request_check(&mut self, now: Time, block: u32) {
         let Workload::SyncReads(w) = &mut self.workload else {
             return;
@@ -674,7 +671,8 @@ impl Simulation {
         }
         let silent: Vec<usize> = (0..self.flows.len())
             .filter(|&f| {
-                !w.done[f] && self.receivers[f].stats().segments == w.segments_at_request[f]
+                let block_start = w.target[f] - w.per_flow_bytes[f];
+                !w.done[f] && self.receivers[f].highest_received() <= block_start
             })
             .collect();
         for f in silent {
@@ -805,16 +803,16 @@ impl Simulation {
                 ));
             }
         }
-        if let Workload::SyncReads(w) = &self.workload {
-            if self.outcome == Some(Outcome::Completed) {
-                for (f, r) in self.receivers.iter().enumerate() {
-                    let expected = w.per_flow_bytes[f] * w.blocks_total as u64;
-                    if r.stats().delivered_bytes != expected {
-                        return Err(format!(
-                            "flow {f}: delivered {} of {expected} B",
-                            r.stats().delivered_bytes
-                        ));
-                    }
+        if let Workload::SyncReads(w) = &self.workload
+            && self.outcome == Some(Outcome::Completed)
+        {
+            for (f, r) in self.receivers.iter().enumerate() {
+                let expected = w.per_flow_bytes[f] * w.blocks_total as u64;
+                if r.stats().delivered_bytes != expected {
+                    return Err(format!(
+                        "flow {f}: delivered {} of {expected} B",
+                        r.stats().delivered_bytes
+                    ));
                 }
             }
         }

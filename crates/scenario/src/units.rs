@@ -89,7 +89,11 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     scaled(n, scale).ok_or_else(|| format!("invalid size {s:?}: not a whole number of bytes"))
 }
 
+/// Writes a size back in the largest exact unit; sizes under 10 KB stay in bytes ("1000B").
 pub fn format_bytes(b: u64) -> String {
+    if b < 10_000 {
+        return format!("{b}B");
+    }
     const UNITS: [(u64, &str); 6] = [
         (1_000_000_000, "GB"),
         (1 << 30, "GiB"),
@@ -99,7 +103,7 @@ pub fn format_bytes(b: u64) -> String {
         (1 << 10, "KiB"),
     ];
     for (scale, unit) in UNITS {
-        if b >= scale && b % scale == 0 {
+        if b >= scale && b.is_multiple_of(scale) {
             return format!("{}{}", b / scale, unit);
         }
     }
@@ -114,7 +118,7 @@ pub fn format_rate(r: BitsPerSec) -> String {
         (1_000, "Kbps"),
     ];
     for (scale, unit) in UNITS {
-        if r.0 >= scale && r.0 % scale == 0 {
+        if r.0 >= scale && r.0.is_multiple_of(scale) {
             return format!("{}{}", r.0 / scale, unit);
         }
     }

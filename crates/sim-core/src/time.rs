@@ -115,7 +115,7 @@ pub fn format_ps(ps: u64) -> String {
         return "0s".to_string();
     }
     for (scale, unit) in UNITS {
-        if ps % scale == 0 {
+        if ps.is_multiple_of(scale) {
             return format!("{}{}", ps / scale, unit);
         }
     }

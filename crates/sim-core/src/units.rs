@@ -33,7 +33,7 @@ impl SerializationRate {
     pub fn new(rate: BitsPerSec) -> SerializationRate {
         assert!(rate.0 > 0, "link rate must be positive");
         let bits_ps = 8 * PS_PER_S;
-        let ps_per_byte = (bits_ps % rate.0 == 0).then(|| bits_ps / rate.0);
+        let ps_per_byte = bits_ps.is_multiple_of(rate.0).then(|| bits_ps / rate.0);
         SerializationRate { rate, ps_per_byte }
     }
     pub fn rate(&self) -> BitsPerSec {

@@ -78,6 +78,12 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
     pub fn out_of_order_ranges(&self) -> &[(u64, u64)] {
         &self.ooo
     }
+    /// One past the highest byte received, in order or not.
+    pub fn highest_received(&self) -> u64 {
+        self.ooo
+            .last()
+            .map_or(self.rcv_nxt, |&(_, e)| e.max(self.rcv_nxt))
+    }
     pub fn delack_deadline(&self) -> Option<Time> {
         self.delack_deadline
     }

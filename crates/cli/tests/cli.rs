@@ -1,0 +1,178 @@
+//! End-to-end tests of the `incastsim` binary.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_incastsim"))
+}
+
+fn config(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../configs")
+        .join(name)
+}
+
+fn tempdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("incastsim-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn run_s1(out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut c = bin();
+    c.args(["run"]).arg(config("incast-classic.yaml"));
+    c.args(["--set", "senders=8", "--set", "workload.blocks=20", "--out"])
+        .arg(out);
+    c.args(extra);
+    c.output().unwrap()
+}
+
+#[test]
+fn help_on_every_command() {
+    for args in [
+        vec!["--help"],
+        vec!["run", "--help"],
+        vec!["check", "--help"],
+    ] {
+        let o = bin().args(&args).output().unwrap();
+        assert!(o.status.success(), "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stdout).contains("Usage"));
+    }
+}
+
+#[test]
+fn same_config_and_seed_give_byte_identical_csvs() {
+    let (a, b) = (tempdir("det-a"), tempdir("det-b"));
+    assert!(run_s1(&a, &["--seed", "11"]).status.success());
+    assert!(run_s1(&b, &["--seed", "11"]).status.success());
+    for f in [
+        "runs.csv",
+        "flows.csv",
+        "ports.csv",
+        "blocks.csv",
+        "config.resolved.yaml",
+    ] {
+        let (x, y) = (
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+        );
+        assert!(!x.is_empty());
+        assert_eq!(x, y, "{f} differs between identical runs");
+    }
+    let c = tempdir("det-c");
+    assert!(run_s1(&c, &["--seed", "12"]).status.success());
+    assert_ne!(
+        std::fs::read(a.join("runs.csv")).unwrap(),
+        std::fs::read(c.join("runs.csv")).unwrap()
+    );
+}
+
+#[test]
+fn outputs_have_the_documented_columns() {
+    let out = tempdir("cols");
+    let o = run_s1(&out, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("goodput") && stdout.contains("events/s"),
+        "{stdout}"
+    );
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    let header = runs.lines().next().unwrap();
+    for col in [
+        "scenario",
+        "seed",
+        "senders",
+        "goodput_mbps",
+        "jain_fairness",
+        "rto_count",
+        "rto_run_1",
+        "bct_p99_ms",
+        "drops_total",
+        "events",
+    ] {
+        assert!(
+            header.split(',').any(|c| c == col),
+            "runs.csv lacks {col}: {header}"
+        );
+    }
+    assert_eq!(runs.lines().count(), 2);
+    let flows = std::fs::read_to_string(out.join("flows.csv")).unwrap();
+    assert_eq!(flows.lines().count(), 9, "one row per flow");
+    assert_eq!(
+        std::fs::read_to_string(out.join("blocks.csv"))
+            .unwrap()
+            .lines()
+            .count(),
+        21
+    );
+    // The resolved config is complete and loads again to the same scenario.
+    let resolved = std::fs::read_to_string(out.join("config.resolved.yaml")).unwrap();
+    for key in [
+        "rto_initial",
+        "clock_granularity",
+        "limited_transmit",
+        "request_timeout",
+        "host_buffer",
+    ] {
+        assert!(resolved.contains(key), "resolved config lacks {key}");
+    }
+    let again = tempdir("cols-again");
+    let o2 = bin()
+        .arg("run")
+        .arg(out.join("config.resolved.yaml"))
+        .arg("--out")
+        .arg(&again)
+        .output()
+        .unwrap();
+    assert!(
+        o2.status.success(),
+        "{}",
+        String::from_utf8_lossy(&o2.stderr)
+    );
+    assert_eq!(
+        std::fs::read(out.join("runs.csv")).unwrap(),
+        std::fs::read(again.join("runs.csv")).unwrap(),
+        "rerunning the resolved config reproduces the results"
+    );
+    let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
+    assert!(manifest.contains("events_per_s") && manifest.contains("incastsim_version"));
+}
+
+#[test]
+fn bad_config_is_refused_with_a_clear_message() {
+    let out = tempdir("bad");
+    let o = run_s1(&out, &["--set", "tcp.rto_min=200xs"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("tcp.rto_min") && err.contains("200xs"),
+        "{err}"
+    );
+    assert!(
+        !out.join("runs.csv").exists(),
+        "nothing is written for a refused config"
+    );
+    let o = bin()
+        .args(["run", "/nonexistent/config.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/config.yaml"));
+}
+
+#[test]
+fn check_prints_the_resolved_config() {
+    let o = bin()
+        .arg("check")
+        .arg(config("bulk-dumbbell.yaml"))
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        s.contains("rto_min: 10ms") && s.contains("link_rate: 10Gbps"),
+        "{s}"
+    );
+}
