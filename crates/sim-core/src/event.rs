@@ -139,19 +139,39 @@ impl<E: Copy> EventQueue<E> {
         let n = self.heap.len();
         loop {
             let first = i * ARITY + 1;
-            if first >= n {
-                break;
-            }
-            let last = (first + ARITY).min(n);
-            let mut best = first;
-            let mut best_key = self.heap[first].key;
-            for c in first + 1..last {
-                let k = self.heap[c].key;
-                if k < best_key {
-                    best = c;
-                    best_key = k;
+            let (best, best_key) = if first + ARITY <= n {
+                // Full set of children: a fixed-size slice lets the compiler drop bounds checks.
+                let c: &[Entry<E>; ARITY] = self.heap[first..first + ARITY]
+                    .try_into()
+                    .expect("ARITY children");
+                let (a, ka) = if c[1].key < c[0].key {
+                    (1, c[1].key)
+                } else {
+                    (0, c[0].key)
+                };
+                let (b, kb) = if c[3].key < c[2].key {
+                    (3, c[3].key)
+                } else {
+                    (2, c[2].key)
+                };
+                if kb < ka {
+                    (first + b, kb)
+                } else {
+                    (first + a, ka)
                 }
-            }
+            } else if first < n {
+                let mut best = first;
+                let mut best_key = self.heap[first].key;
+                for c in first + 1..n {
+                    if self.heap[c].key < best_key {
+                        best = c;
+                        best_key = self.heap[c].key;
+                    }
+                }
+                (best, best_key)
+            } else {
+                break;
+            };
             if best_key >= entry.key {
                 break;
             }
