@@ -1,9 +1,11 @@
 //! The `incastsim` command-line tool.
 
+mod sweep_cmd;
+
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use incastsim::output::{Manifest, write_run_outputs};
-use incastsim::scenario::{Config, Outcome, Simulation};
+use incastsim::scenario::{Config, ConfigError, Outcome, Simulation};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -21,6 +23,12 @@ enum Command {
     /// Run one scenario and write runs.csv, flows.csv, ports.csv, blocks.csv, the resolved config
     /// and a manifest.
     Run(RunArgs),
+    /// Run every point of a config's `sweep:` section with every seed, in parallel; resumable.
+    Sweep(sweep_cmd::SweepArgs),
+    /// Combine the output folders of sweep shards into the files one machine would have written.
+    Merge(sweep_cmd::MergeArgs),
+    /// Plot a metric of a sweep's summary against a swept key (PNG and SVG, mean with 95% CI).
+    Plot(sweep_cmd::PlotArgs),
     /// Check a config (with overrides) and print it fully resolved, without running it.
     Check(CheckArgs),
 }
@@ -53,6 +61,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run(args),
+        Command::Sweep(args) => sweep_cmd::sweep(args),
+        Command::Merge(args) => sweep_cmd::merge(args),
+        Command::Plot(args) => sweep_cmd::plot(args),
         Command::Check(args) => check(args),
     };
     match result {
@@ -69,9 +80,26 @@ fn load(config: &std::path::Path, overrides: &[String]) -> Result<Config> {
 }
 
 fn check(args: CheckArgs) -> Result<()> {
-    let cfg = load(&args.config, &args.overrides)?;
-    print!("{}", cfg.to_yaml());
-    Ok(())
+    match Config::load(&args.config, &args.overrides) {
+        Err(ConfigError::HasSweep) => {
+            let sweep = incastsim::sweep::Sweep::load(&args.config, &args.overrides)
+                .with_context(|| format!("invalid config {}", args.config.display()))?;
+            print!("{}", sweep.input_yaml());
+            println!(
+                "# {} points x {} seeds = {} runs; swept keys: {}",
+                sweep.points.len(),
+                sweep.seeds,
+                sweep.runs_total(),
+                sweep.keys.join(", ")
+            );
+            Ok(())
+        }
+        other => {
+            let cfg = other.with_context(|| format!("invalid config {}", args.config.display()))?;
+            print!("{}", cfg.to_yaml());
+            Ok(())
+        }
+    }
 }
 
 fn run(args: RunArgs) -> Result<()> {

@@ -9,8 +9,10 @@
 //! ```
 
 pub use incastsim_core as core;
+pub use incastsim_plot as plot;
 pub use incastsim_scenario as scenario;
 pub use incastsim_schemes as schemes;
+pub use incastsim_sweep as sweep;
 pub use incastsim_switch as switch;
 pub use incastsim_tcp as tcp;
 

@@ -107,3 +107,11 @@ pub fn write_run_outputs(
     writeln!(f).map_err(io_err(&mpath))?;
     f.flush().map_err(io_err(&mpath))
 }
+
+/// Writes any serializable value as pretty JSON (manifests).
+pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), OutputError> {
+    let mut f = BufWriter::new(File::create(path).map_err(io_err(path))?);
+    serde_json::to_writer_pretty(&mut f, value).map_err(|e| io_err(path)(e.into()))?;
+    writeln!(f).map_err(io_err(path))?;
+    f.flush().map_err(io_err(path))
+}

@@ -27,6 +27,10 @@ pub enum ConfigError {
     },
     #[error("--set {arg:?}: {message}")]
     Override { arg: String, message: String },
+    #[error(
+        "this config has a `sweep:` section: run it with `incastsim sweep` (`incastsim run` runs one scenario)"
+    )]
+    HasSweep,
 }
 
 fn invalid(key: &str, value: impl fmt::Display, allowed: impl Into<String>) -> ConfigError {
@@ -386,29 +390,16 @@ fn default_max_sim_time() -> Dur {
     Dur(Duration::from_secs(3600))
 }
 
-/// Applies one `--set key.path=value` to a YAML tree. The value is read as a YAML scalar
-/// (so `senders=32` is a number and `tcp.rto_min=1ms` a string).
-pub fn apply_override(tree: &mut serde_json::Value, arg: &str) -> Result<(), ConfigError> {
-    let err = |message: &str| ConfigError::Override {
-        arg: arg.to_string(),
-        message: message.to_string(),
-    };
-    let (path, raw) = arg
-        .split_once('=')
-        .ok_or_else(|| err("expected key.path=value"))?;
+/// Sets `path` (dot-separated keys) in a YAML tree to `value`, creating sections as needed.
+pub fn set_path(
+    tree: &mut serde_json::Value,
+    path: &str,
+    value: serde_json::Value,
+) -> Result<(), String> {
     let keys: Vec<&str> = path.trim().split('.').collect();
     if keys.iter().any(|k| k.is_empty()) {
-        return Err(err("empty key in the path"));
+        return Err("empty key in the path".into());
     }
-    let value: serde_json::Value = match serde_saphyr::from_str::<serde_json::Value>(raw) {
-        Ok(serde_json::Value::Null)
-            if !raw.trim().is_empty() && raw.trim() != "null" && raw.trim() != "~" =>
-        {
-            serde_json::Value::String(raw.to_string())
-        }
-        Ok(v) => v,
-        Err(_) => serde_json::Value::String(raw.to_string()),
-    };
     let mut node = tree;
     for (i, key) in keys.iter().enumerate() {
         let map = match node {
@@ -417,7 +408,7 @@ pub fn apply_override(tree: &mut serde_json::Value, arg: &str) -> Result<(), Con
                 *node = serde_json::Value::Object(Default::default());
                 node.as_object_mut().expect("just made an object")
             }
-            _ => return Err(err(&format!("{} is not a section", keys[..i].join(".")))),
+            _ => return Err(format!("{} is not a section", keys[..i].join("."))),
         };
         if i + 1 == keys.len() {
             map.insert(key.to_string(), value);
@@ -428,6 +419,45 @@ pub fn apply_override(tree: &mut serde_json::Value, arg: &str) -> Result<(), Con
             .or_insert(serde_json::Value::Null);
     }
     unreachable!("the loop returns at the last key")
+}
+
+/// Reads a command-line value as a YAML scalar (`32` is a number, `1ms` a string, `[1, 2]` a list).
+pub fn parse_value(raw: &str) -> serde_json::Value {
+    let t = raw.trim();
+    match serde_saphyr::from_str::<serde_json::Value>(raw) {
+        Ok(serde_json::Value::Null) if !t.is_empty() && t != "null" && t != "~" => {
+            serde_json::Value::String(raw.to_string())
+        }
+        Ok(v) => v,
+        Err(_) => serde_json::Value::String(raw.to_string()),
+    }
+}
+
+/// Applies one `--set key.path=value` to a YAML tree.
+pub fn apply_override(tree: &mut serde_json::Value, arg: &str) -> Result<(), ConfigError> {
+    let err = |message: String| ConfigError::Override {
+        arg: arg.to_string(),
+        message,
+    };
+    let (path, raw) = arg
+        .split_once('=')
+        .ok_or_else(|| err("expected key.path=value".into()))?;
+    set_path(tree, path, parse_value(raw)).map_err(err)
+}
+
+/// Parses YAML text into a tree (a mapping at the top).
+pub fn parse_tree(text: &str) -> Result<serde_json::Value, ConfigError> {
+    let mut tree: serde_json::Value =
+        serde_saphyr::from_str(text).map_err(|e| ConfigError::Syntax(e.to_string()))?;
+    if tree.is_null() {
+        tree = serde_json::Value::Object(Default::default());
+    }
+    if !tree.is_object() {
+        return Err(ConfigError::Syntax(
+            "the config must be a mapping of keys to values".into(),
+        ));
+    }
+    Ok(tree)
 }
 
 impl Config {
@@ -441,19 +471,18 @@ impl Config {
     }
 
     pub fn from_yaml(text: &str, overrides: &[String]) -> Result<Config, ConfigError> {
-        let mut tree: serde_json::Value =
-            serde_saphyr::from_str(text).map_err(|e| ConfigError::Syntax(e.to_string()))?;
-        if tree.is_null() {
-            tree = serde_json::Value::Object(Default::default());
-        }
-        if !tree.is_object() {
-            return Err(ConfigError::Syntax(
-                "the config must be a mapping of keys to values".into(),
-            ));
-        }
+        let mut tree = parse_tree(text)?;
         for o in overrides {
             apply_override(&mut tree, o)?;
         }
+        if tree.get("sweep").is_some() {
+            return Err(ConfigError::HasSweep);
+        }
+        Config::from_tree(tree)
+    }
+
+    /// Type-checks, resolves and validates a config tree (with any overrides already applied).
+    pub fn from_tree(tree: serde_json::Value) -> Result<Config, ConfigError> {
         let cfg: Config = serde_path_to_error::deserialize(tree).map_err(|e| {
             let key = e.path().to_string();
             ConfigError::Key {

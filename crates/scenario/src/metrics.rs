@@ -32,7 +32,7 @@ pub fn quantile(sorted: &[f64], q: f64) -> f64 {
 }
 
 /// One row of runs.csv.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct RunRecord {
     pub scenario: String,
     pub seed: u64,
@@ -105,7 +105,7 @@ impl RunRecord {
 }
 
 /// One row of flows.csv.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct FlowRecord {
     pub scenario: String,
     pub seed: u64,

@@ -1,0 +1,270 @@
+//! `incastsim sweep`, `merge` and `plot`.
+
+use anyhow::{Context, Result};
+use incastsim::output::write_json;
+use incastsim::plot::{PlotRequest, plot_sweep};
+use incastsim::sweep::{Progress, Shard, Sweep, run_sweep};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use std::cell::Cell;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+#[derive(clap::Args, Debug)]
+pub struct SweepArgs {
+    /// A config with a `sweep:` section.
+    config: PathBuf,
+    /// Worker threads [default: all cores]. Results do not depend on it.
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Output directory [default: out/<scenario name>]. Rerunning into it resumes.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Run only shard i of n (1 <= i <= n), e.g. --shard 3/8; combine with `incastsim merge`.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<Shard>,
+    /// Override a config key, e.g. --set sweep.seeds=50 (repeatable).
+    #[arg(long = "set", value_name = "KEY.PATH=VALUE")]
+    overrides: Vec<String>,
+    /// Do not draw the plots listed in the config.
+    #[arg(long)]
+    no_plots: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// Output folders of the shards.
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
+    /// Where to write the merged results.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct PlotArgs {
+    /// A sweep output folder (with summary.csv).
+    dir: PathBuf,
+    /// Swept key on the x axis (numeric), e.g. senders.
+    #[arg(long)]
+    x: String,
+    /// Metric on the y axis, e.g. goodput_mbps.
+    #[arg(long)]
+    y: String,
+    /// Swept key whose values become separate lines, e.g. rto_min.
+    #[arg(long)]
+    series: Option<String>,
+    /// Logarithmic y axis.
+    #[arg(long)]
+    log_y: bool,
+    /// File name without extension [default: <y>-vs-<x>[-by-<series>]].
+    #[arg(long)]
+    name: Option<String>,
+}
+
+/// A progress bar on a terminal; a plain line every 10 s otherwise (CI logs).
+struct CliProgress {
+    bar: Option<ProgressBar>,
+    started: Instant,
+    last_line: Cell<Instant>,
+    total: Cell<u64>,
+    first_done: Cell<u64>,
+}
+
+impl CliProgress {
+    fn new() -> CliProgress {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let b = ProgressBar::new(0);
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{bar:40} {pos}/{len} runs  {per_sec}  ETA {eta}  {elapsed}",
+                )
+                .expect("valid template"),
+            );
+            b
+        });
+        let now = Instant::now();
+        CliProgress {
+            bar,
+            started: now,
+            last_line: Cell::new(now),
+            total: Cell::new(0),
+            first_done: Cell::new(0),
+        }
+    }
+}
+
+impl Progress for CliProgress {
+    fn begin(&self, total: u64, already: u64) {
+        self.total.set(total);
+        self.first_done.set(already);
+        if already > 0 {
+            eprintln!("resuming: {already} of {total} runs already done");
+        }
+        if let Some(b) = &self.bar {
+            b.set_length(total);
+            b.set_position(already);
+            b.reset_eta();
+        }
+    }
+    fn advance(&self, done: u64) {
+        if let Some(b) = &self.bar {
+            b.set_position(done);
+            return;
+        }
+        let now = Instant::now();
+        if now.duration_since(self.last_line.get()).as_secs() >= 10 || done == self.total.get() {
+            self.last_line.set(now);
+            let secs = now.duration_since(self.started).as_secs_f64();
+            let rate = (done - self.first_done.get()) as f64 / secs.max(1e-9);
+            let left = self.total.get() - done;
+            eprintln!(
+                "sweep: {done}/{} runs ({:.1}%), {rate:.2} runs/s, ETA {:.0} s",
+                self.total.get(),
+                100.0 * done as f64 / self.total.get().max(1) as f64,
+                left as f64 / rate.max(1e-9)
+            );
+        }
+    }
+    fn end(&self) {
+        if let Some(b) = &self.bar {
+            b.finish();
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct SweepManifest {
+    incastsim_version: String,
+    git_revision: Option<String>,
+    config_path: String,
+    overrides: Vec<String>,
+    swept_keys: Vec<String>,
+    points: usize,
+    seeds_per_point: u32,
+    base_seed: u64,
+    shard: Option<String>,
+    jobs: usize,
+    runs_in_shard: u64,
+    runs_already_done: u64,
+    runs_computed: u64,
+    started_unix_s: u64,
+    finished_unix_s: u64,
+    wall_time_s: f64,
+    runs_per_s: f64,
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn draw(dir: &Path, plots: &[incastsim::sweep::PlotSpec]) -> Result<()> {
+    for p in plots {
+        let req = PlotRequest {
+            x: p.x.clone(),
+            y: p.y.clone(),
+            series: p.series.clone(),
+            log_y: p.log_y,
+            name: p.name.clone(),
+        };
+        let files = plot_sweep(dir, &req)?;
+        println!(
+            "  plot {}",
+            files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(())
+}
+
+pub fn sweep(args: SweepArgs) -> Result<()> {
+    let sweep = Sweep::load(&args.config, &args.overrides)
+        .with_context(|| format!("invalid sweep config {}", args.config.display()))?;
+    let name = sweep.points[0].config.name.clone();
+    let out = args.out.unwrap_or_else(|| PathBuf::from("out").join(&name));
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if jobs == 0 {
+        anyhow::bail!("--jobs 0: at least 1 worker thread is needed");
+    }
+    let started_unix_s = unix_now();
+    let wall = Instant::now();
+    let progress = CliProgress::new();
+    let report = run_sweep(&sweep, &out, jobs, args.shard, &progress)?;
+    let wall_s = wall.elapsed().as_secs_f64();
+    let manifest = SweepManifest {
+        incastsim_version: incastsim::VERSION.into(),
+        git_revision: incastsim::GIT_REVISION.map(Into::into),
+        config_path: args.config.display().to_string(),
+        overrides: args.overrides,
+        swept_keys: sweep.keys.clone(),
+        points: report.points,
+        seeds_per_point: sweep.seeds,
+        base_seed: sweep.points[0].config.seed,
+        shard: args.shard.map(|s| format!("{}/{}", s.index, s.count)),
+        jobs,
+        runs_in_shard: report.runs_in_shard,
+        runs_already_done: report.runs_already_done,
+        runs_computed: report.runs_computed,
+        started_unix_s,
+        finished_unix_s: unix_now(),
+        wall_time_s: wall_s,
+        runs_per_s: report.runs_computed as f64 / wall_s,
+    };
+    write_json(&out.join("manifest.json"), &manifest)?;
+    println!(
+        "{name}: {} points x {} seeds; {} runs computed, {} already done, in {:.1} s ({:.2} runs/s, {jobs} jobs)",
+        report.points,
+        sweep.seeds,
+        report.runs_computed,
+        report.runs_already_done,
+        wall_s,
+        report.runs_computed as f64 / wall_s
+    );
+    println!(
+        "  results in {} (runs.csv, flows.csv, summary.csv)",
+        out.display()
+    );
+    if !args.no_plots && args.shard.is_none() {
+        draw(&out, &sweep.plots)?;
+    }
+    Ok(())
+}
+
+pub fn merge(args: MergeArgs) -> Result<()> {
+    let runs = incastsim::sweep::merge(&args.dirs, &args.out)?;
+    println!(
+        "merged {} folders: {runs} runs into {}",
+        args.dirs.len(),
+        args.out.display()
+    );
+    let spec = args.out.join("sweep.yaml");
+    if spec.exists() {
+        let sweep =
+            Sweep::load(&spec, &[]).with_context(|| format!("reading {}", spec.display()))?;
+        draw(&args.out, &sweep.plots)?;
+    }
+    Ok(())
+}
+
+pub fn plot(args: PlotArgs) -> Result<()> {
+    let req = PlotRequest {
+        x: args.x,
+        y: args.y,
+        series: args.series,
+        log_y: args.log_y,
+        name: args.name,
+    };
+    let files = plot_sweep(&args.dir, &req)?;
+    for f in files {
+        println!("{}", f.display());
+    }
+    Ok(())
+}

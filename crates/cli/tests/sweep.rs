@@ -1,0 +1,350 @@
+//! End-to-end tests of `incastsim sweep`, `merge` and `plot`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SWEEP: &str = r#"
+name: small-sweep
+seed: 3
+senders: 1
+topology: {kind: star, link_rate: 1Gbps, link_delay: 25us, switch_buffer: 32KB}
+tcp: {rto_min: 1ms}
+workload: {kind: synchronized_reads, sru: 64KB, blocks: 5}
+sweep:
+  seeds: 3
+  grid:
+    senders: [1, 4, 8]
+    tcp.rto_min: [1ms, 200us]
+  plots:
+    - {x: senders, y: goodput_mbps, series: rto_min}
+"#;
+
+const RESULT_FILES: [&str; 3] = ["runs.csv", "flows.csv", "summary.csv"];
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_incastsim"))
+}
+
+fn tempdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("incastsim-sweep-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write_config(dir: &Path, text: &str) -> PathBuf {
+    let p = dir.join("sweep-config.yaml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn sweep(config: &Path, out: &Path, extra: &[&str]) -> Output {
+    let o = bin()
+        .arg("sweep")
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap();
+    o
+}
+
+fn ok(o: Output) -> Output {
+    assert!(
+        o.status.success(),
+        "failed: {}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+fn assert_same_results(a: &Path, b: &Path) {
+    for f in RESULT_FILES {
+        let (x, y) = (
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+        );
+        assert!(x.len() > 100, "{} is nearly empty", a.join(f).display());
+        assert!(
+            x == y,
+            "{f} differs between {} and {}",
+            a.display(),
+            b.display()
+        );
+    }
+}
+
+#[test]
+fn results_do_not_depend_on_jobs() {
+    let d = tempdir("jobs");
+    let cfg = write_config(&d, SWEEP);
+    ok(sweep(&cfg, &d.join("one"), &["--jobs", "1"]));
+    ok(sweep(&cfg, &d.join("two"), &["--jobs", "2"]));
+    ok(sweep(&cfg, &d.join("four"), &["--jobs", "4"]));
+    assert_same_results(&d.join("one"), &d.join("two"));
+    assert_same_results(&d.join("one"), &d.join("four"));
+    let runs = std::fs::read_to_string(d.join("one/runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 1 + 6 * 3, "6 points x 3 seeds");
+    let header = runs.lines().next().unwrap();
+    assert!(
+        header.starts_with("point,replicate,senders,tcp.rto_min,scenario,seed,"),
+        "{header}"
+    );
+    assert_eq!(
+        header.split(',').filter(|c| *c == "senders").count(),
+        1,
+        "no duplicate columns"
+    );
+    assert!(
+        d.join("one/plots/goodput_mbps-vs-senders-by-rto_min.png")
+            .exists()
+    );
+    assert!(
+        d.join("one/plots/goodput_mbps-vs-senders-by-rto_min.svg")
+            .exists()
+    );
+}
+
+#[test]
+fn adding_seeds_keeps_earlier_results() {
+    let d = tempdir("more-seeds");
+    let cfg = write_config(&d, SWEEP);
+    let out = d.join("out");
+    ok(sweep(&cfg, &out, &["--set", "sweep.seeds=2"]));
+    let before = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    let o = ok(sweep(&cfg, &out, &[]));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("6 runs computed, 12 already done"));
+    let after = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    for line in before.lines() {
+        assert!(after.contains(line), "an earlier run changed: {line}");
+    }
+    ok(sweep(&cfg, &d.join("fresh"), &[]));
+    assert_same_results(&out, &d.join("fresh"));
+}
+
+#[test]
+fn resume_after_a_simulated_crash_gives_identical_files() {
+    let d = tempdir("crash");
+    let cfg = write_config(&d, SWEEP);
+    let full = d.join("full");
+    ok(sweep(&cfg, &full, &[]));
+    // A crash after 7 runs, in the middle of writing the 8th run's flow rows and a run row:
+    // completion order, half-written lines, no summary.
+    let crashed = d.join("crashed");
+    std::fs::create_dir_all(&crashed).unwrap();
+    for f in ["sweep.lock.json", "sweep.yaml"] {
+        std::fs::copy(full.join(f), crashed.join(f)).unwrap();
+    }
+    let runs = std::fs::read_to_string(full.join("runs.csv")).unwrap();
+    let mut lines: Vec<&str> = runs.lines().collect();
+    let header = lines.remove(0);
+    lines.reverse(); // not the final order
+    let kept: Vec<&str> = lines[..7].to_vec();
+    let partial = &lines[7][..lines[7].len() / 2];
+    std::fs::write(
+        crashed.join("runs.csv"),
+        format!("{header}\n{}\n{partial}", kept.join("\n")),
+    )
+    .unwrap();
+    let flows = std::fs::read_to_string(full.join("flows.csv")).unwrap();
+    let mut flow_lines: Vec<&str> = flows.lines().collect();
+    let fheader = flow_lines.remove(0);
+    let id = |l: &str| l.split(',').take(2).collect::<Vec<_>>().join(",");
+    let kept_ids: Vec<String> = kept.iter().map(|l| id(l)).collect();
+    let mut fl: Vec<&str> = flow_lines
+        .iter()
+        .copied()
+        .filter(|l| kept_ids.contains(&id(l)))
+        .collect();
+    let orphan = flow_lines
+        .iter()
+        .copied()
+        .find(|l| !kept_ids.contains(&id(l)))
+        .unwrap();
+    fl.push(orphan); // flow rows of a run whose run row never made it
+    std::fs::write(
+        crashed.join("flows.csv"),
+        format!("{fheader}\n{}\n{}", fl.join("\n"), &orphan[..10]),
+    )
+    .unwrap();
+    let o = ok(sweep(&cfg, &crashed, &[]));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("11 runs computed, 7 already done"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert_same_results(&full, &crashed);
+}
+
+#[test]
+fn resume_after_kill_9_gives_identical_files() {
+    let d = tempdir("kill");
+    // Long enough (~2 s of work) that the kills land mid-sweep.
+    let cfg = write_config(
+        &d,
+        &SWEEP
+            .replace("seeds: 3", "seeds: 30")
+            .replace("blocks: 5", "blocks: 60"),
+    );
+    let full = d.join("full");
+    ok(sweep(&cfg, &full, &[]));
+    let killed = d.join("killed");
+    let rows = |dir: &Path| {
+        std::fs::read_to_string(dir.join("runs.csv"))
+            .map_or(0, |s| s.lines().count().saturating_sub(1))
+    };
+    let mut interrupted = 0;
+    for delay_ms in [200, 400, 600] {
+        let mut child = bin()
+            .arg("sweep")
+            .arg(&cfg)
+            .arg("--out")
+            .arg(&killed)
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        if rows(&killed) < 180 {
+            interrupted += 1;
+        }
+    }
+    assert!(
+        interrupted > 0,
+        "no kill landed mid-sweep: the test sweep is too short"
+    );
+    ok(sweep(&cfg, &killed, &[]));
+    assert_same_results(&full, &killed);
+}
+
+#[test]
+fn merged_shards_equal_one_machine() {
+    let d = tempdir("shards");
+    let cfg = write_config(&d, SWEEP);
+    ok(sweep(&cfg, &d.join("single"), &[]));
+    let mut shard_dirs = Vec::new();
+    for i in 1..=3 {
+        let dir = d.join(format!("shard{i}"));
+        ok(sweep(&cfg, &dir, &["--shard", &format!("{i}/3")]));
+        shard_dirs.push(dir);
+    }
+    let total: usize = shard_dirs
+        .iter()
+        .map(|s| {
+            std::fs::read_to_string(s.join("runs.csv"))
+                .unwrap()
+                .lines()
+                .count()
+                - 1
+        })
+        .sum();
+    assert_eq!(total, 18, "shards partition the runs");
+    let merged = d.join("merged");
+    ok(bin()
+        .arg("merge")
+        .args(&shard_dirs)
+        .arg("--out")
+        .arg(&merged)
+        .output()
+        .unwrap());
+    assert_same_results(&d.join("single"), &merged);
+    assert!(
+        merged
+            .join("plots/goodput_mbps-vs-senders-by-rto_min.png")
+            .exists()
+    );
+}
+
+#[test]
+fn changed_config_in_the_same_folder_is_refused() {
+    let d = tempdir("changed");
+    let cfg = write_config(&d, SWEEP);
+    let out = d.join("out");
+    ok(sweep(&cfg, &out, &[]));
+    let o = sweep(&cfg, &out, &["--set", "workload.blocks=6"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("different sweep configuration"));
+    let other = write_config(&tempdir("changed-2"), &SWEEP.replace("32KB", "64KB"));
+    ok(sweep(&other, &d.join("elsewhere"), &[]));
+    let o = bin()
+        .arg("merge")
+        .arg(&out)
+        .arg(d.join("elsewhere"))
+        .arg("--out")
+        .arg(d.join("m"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("different sweep configuration"));
+}
+
+#[test]
+fn bad_sweeps_are_refused_before_running() {
+    let d = tempdir("bad");
+    let cases = [
+        (
+            SWEEP.replace("tcp.rto_min: [1ms, 200us]", "tcp.rto_mni: [1ms]"),
+            vec![],
+            "rto_mni",
+        ),
+        (
+            SWEEP.replace("[1, 4, 8]", "[]"),
+            vec![],
+            "sweep.grid.senders: empty list",
+        ),
+        (SWEEP.replace("seeds: 3", "seeds: 0"), vec![], "sweep.seeds"),
+        (SWEEP.to_string(), vec!["--shard", "3/2"], "1 <= i <= n"),
+        (SWEEP.replace("[1, 4, 8]", "[1, 0]"), vec![], "senders=0"),
+    ];
+    for (i, (text, extra, expect)) in cases.iter().enumerate() {
+        let cfg = write_config(&d, text);
+        let out = d.join(format!("out{i}"));
+        let o = sweep(&cfg, &out, extra);
+        assert_eq!(o.status.code(), Some(2), "case {i} should fail");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(expect), "case {i}: {err:?} lacks {expect:?}");
+        assert!(
+            !out.join("runs.csv").exists(),
+            "case {i}: nothing may be written"
+        );
+    }
+    // `run` on a sweep config says to use `sweep`.
+    let cfg = write_config(&d, SWEEP);
+    let o = bin().arg("run").arg(&cfg).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("incastsim sweep"));
+}
+
+#[test]
+fn plot_command_draws_from_a_sweep_folder() {
+    let d = tempdir("plot");
+    let cfg = write_config(&d, SWEEP);
+    let out = d.join("out");
+    ok(sweep(&cfg, &out, &["--no-plots"]));
+    let o = ok(bin()
+        .arg("plot")
+        .arg(&out)
+        .args([
+            "--x",
+            "senders",
+            "--y",
+            "rto_count",
+            "--log-y",
+            "--name",
+            "rtos",
+        ])
+        .output()
+        .unwrap());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("rtos.png"));
+    assert!(out.join("plots/rtos.svg").exists());
+    let o = bin()
+        .arg("plot")
+        .arg(&out)
+        .args(["--x", "tcp.rto_min", "--y", "goodput_mbps"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("non-numeric"));
+}

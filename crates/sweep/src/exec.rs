@@ -1,0 +1,168 @@
+//! Running a sweep: every (point, replicate) of a shard, in parallel, into a resumable store.
+
+use crate::spec::{Sweep, SweepError, run_seed, stable_hash};
+use crate::store::{Store, finalize};
+use incastsim_core::rng::mix64;
+use incastsim_scenario::run_once;
+use rayon::prelude::*;
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// `--shard i/n`: this machine runs the i-th of n disjoint parts (1 ≤ i ≤ n).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("invalid shard {s:?}: expected i/n with 1 <= i <= n, e.g. 2/8");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count): (u32, u32) = (
+            i.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if count == 0 || index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl Shard {
+    /// Whether a run belongs to this shard: a stable hash of (point, replicate), so adding
+    /// seeds or points never moves an existing run to another shard.
+    pub fn contains(&self, label: &str, replicate: u32) -> bool {
+        mix64(stable_hash(label) ^ replicate as u64) % self.count as u64 == (self.index - 1) as u64
+    }
+}
+
+/// Receives progress as runs finish (called from one thread).
+pub trait Progress {
+    fn begin(&self, _runs_in_shard: u64, _already_done: u64) {}
+    fn advance(&self, _done: u64) {}
+    fn end(&self) {}
+}
+
+/// No progress output.
+pub struct Silent;
+impl Progress for Silent {}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SweepReport {
+    pub points: usize,
+    pub runs_in_shard: u64,
+    pub runs_already_done: u64,
+    pub runs_computed: u64,
+}
+
+/// Runs the sweep into `dir` with `jobs` threads. Results are identical for any `jobs`.
+pub fn run_sweep(
+    sweep: &Sweep,
+    dir: &Path,
+    jobs: usize,
+    shard: Option<Shard>,
+    progress: &dyn Progress,
+) -> Result<SweepReport, SweepError> {
+    let mut store = Store::open(dir, &sweep.fingerprint, &sweep.keys, sweep.seeds)?;
+    crate::store::write_descriptions(dir, sweep)?;
+    let mine: Vec<(u32, u32)> = sweep
+        .points
+        .iter()
+        .flat_map(|p| (0..sweep.seeds).map(move |r| (p.index, r)))
+        .filter(|&(p, r)| shard.is_none_or(|s| s.contains(&sweep.points[p as usize].label, r)))
+        .collect();
+    let pending: Vec<(u32, u32)> = mine
+        .iter()
+        .copied()
+        .filter(|&(p, r)| !store.is_done(p, r))
+        .collect();
+    let already = (mine.len() - pending.len()) as u64;
+    progress.begin(mine.len() as u64, already);
+
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| SweepError::Store(format!("cannot start {jobs} worker threads: {e}")))?;
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut failure: Option<SweepError> = None;
+    let mut computed = 0u64;
+    std::thread::scope(|scope| {
+        let (stop, pending) = (&stop, &pending);
+        scope.spawn(move || {
+            pool.install(|| {
+                pending.par_iter().for_each_with(tx, |tx, &(p, r)| {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let point = &sweep.points[p as usize];
+                    let seed = run_seed(point.config.seed, &point.label, r);
+                    let _ = tx.send((p, r, seed, run_once(&point.config, seed)));
+                })
+            })
+        });
+        for (p, r, seed, outcome) in rx {
+            let point = &sweep.points[p as usize];
+            let written = match outcome {
+                Ok(result) => store.append(point, r, &result),
+                Err(message) => Err(SweepError::Run {
+                    label: point.label.clone(),
+                    replicate: r,
+                    seed,
+                    message,
+                }),
+            };
+            match written {
+                Ok(()) => {
+                    computed += 1;
+                    progress.advance(already + computed);
+                }
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    failure.get_or_insert(e);
+                }
+            }
+        }
+    });
+    progress.end();
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    drop(store);
+    finalize(dir, &sweep.keys)?;
+    Ok(SweepReport {
+        points: sweep.points.len(),
+        runs_in_shard: mine.len() as u64,
+        runs_already_done: already,
+        runs_computed: computed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_specs() {
+        assert_eq!("2/8".parse::<Shard>(), Ok(Shard { index: 2, count: 8 }));
+        assert!("3/2".parse::<Shard>().unwrap_err().contains("1 <= i <= n"));
+        assert!("0/2".parse::<Shard>().is_err());
+        assert!("1/0".parse::<Shard>().is_err());
+        assert!("x".parse::<Shard>().is_err());
+    }
+
+    #[test]
+    fn shards_partition_the_runs() {
+        let shards: Vec<Shard> = (1..=3).map(|i| Shard { index: i, count: 3 }).collect();
+        for p in 0..20 {
+            let label = format!("senders={p}");
+            for r in 0..10 {
+                assert_eq!(shards.iter().filter(|s| s.contains(&label, r)).count(), 1);
+            }
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! `incastsim merge`: combines shard folders into the files one machine would have written.
+
+use crate::spec::SweepError;
+use crate::store::{
+    FLOWS_FILE, RUNS_FILE, flow_header, read_lock, read_rows, run_header, write_final, write_lock,
+};
+use std::path::{Path, PathBuf};
+
+/// Files copied from the first shard (identical in every shard of one sweep).
+const SHARED_FILES: [&str; 2] = ["sweep.yaml", "points.resolved.yaml"];
+
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<usize, SweepError> {
+    let first = dirs
+        .first()
+        .ok_or_else(|| SweepError::Store("merge needs at least one folder".into()))?;
+    let lock = read_lock(first)?.ok_or_else(|| {
+        SweepError::Store(format!(
+            "{} is not a sweep folder (no sweep.lock.json)",
+            first.display()
+        ))
+    })?;
+    let (rh, fh) = (run_header(&lock.keys), flow_header(&lock.keys));
+    let (mut runs, mut flows) = (Vec::new(), Vec::new());
+    for d in dirs {
+        match read_lock(d)? {
+            Some(l) if l == lock => {}
+            Some(_) => {
+                return Err(SweepError::Store(format!(
+                    "{} comes from a different sweep configuration than {}: refusing to merge",
+                    d.display(),
+                    first.display()
+                )));
+            }
+            None => {
+                return Err(SweepError::Store(format!(
+                    "{} is not a sweep folder (no sweep.lock.json)",
+                    d.display()
+                )));
+            }
+        }
+        runs.extend(read_rows(&d.join(RUNS_FILE), Some(&rh), false)?.1);
+        flows.extend(read_rows(&d.join(FLOWS_FILE), Some(&fh), false)?.1);
+    }
+    std::fs::create_dir_all(out)
+        .map_err(|e| SweepError::Store(format!("{}: {e}", out.display())))?;
+    if let Some(existing) = read_lock(out)?
+        && existing != lock
+    {
+        return Err(SweepError::Store(format!(
+            "{} holds results of a different sweep",
+            out.display()
+        )));
+    }
+    write_lock(out, &lock)?;
+    for f in SHARED_FILES {
+        let src = first.join(f);
+        if src.exists() && src != out.join(f) {
+            std::fs::copy(&src, out.join(f))
+                .map_err(|e| SweepError::Store(format!("{}: {e}", src.display())))?;
+        }
+    }
+    write_final(out, &lock.keys, runs, flows)
+}

@@ -1,0 +1,429 @@
+//! The `sweep:` section of a config: which keys vary, over which values, with how many seeds.
+//!
+//! ```yaml
+//! sweep:
+//!   seeds: 20                     # replicates per point
+//!   grid:                         # cartesian product, first key outermost
+//!     senders: [1, 2, 4, 8]
+//!     tcp.rto_min: [200ms, 1ms]
+//!   zip:                          # keys that vary together: one more dimension
+//!     topology.switch_buffer: [32KB, 64KB]
+//!     workload.sru: [256KB, 128KB]
+//!   plots:                        # drawn when the sweep finishes
+//!     - {x: senders, y: goodput_mbps, series: tcp.rto_min}
+//! ```
+
+use incastsim_core::rng::mix64;
+use incastsim_scenario::config::{Config, ConfigError, apply_override, parse_tree, set_path};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("{key}: {message}")]
+    Spec { key: String, message: String },
+    #[error("sweep point {label}: {source}")]
+    Point { label: String, source: ConfigError },
+    #[error("{0}")]
+    Store(String),
+    #[error("run of point {label}, replicate {replicate} (seed {seed}): {message}")]
+    Run {
+        label: String,
+        replicate: u32,
+        seed: u64,
+        message: String,
+    },
+}
+
+fn spec_err(key: impl Into<String>, message: impl Into<String>) -> SweepError {
+    SweepError::Spec {
+        key: key.into(),
+        message: message.into(),
+    }
+}
+
+/// A plot to draw from summary.csv when the sweep finishes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlotSpec {
+    /// A swept key (numeric), e.g. `senders`.
+    pub x: String,
+    /// A metric column of runs.csv, e.g. `goodput_mbps`.
+    pub y: String,
+    /// A swept key whose values become separate lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<String>,
+    #[serde(default)]
+    pub log_y: bool,
+    /// File name without extension (default: `<y>-vs-<x>[-by-<series>]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SweepSection {
+    #[serde(default = "one")]
+    seeds: u64,
+    #[serde(default)]
+    grid: serde_json::Map<String, Value>,
+    #[serde(default)]
+    zip: serde_json::Map<String, Value>,
+    #[serde(default)]
+    plots: Vec<PlotSpec>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// One grid point: a value for every swept key, and the config that results.
+#[derive(Clone, Debug)]
+pub struct Point {
+    pub index: u32,
+    /// Canonical "key=value,key=value" form; it names the point in seeds and messages.
+    pub label: String,
+    /// The value of each swept key (in `Sweep::keys` order), as written in outputs.
+    pub values: Vec<String>,
+    pub config: Config,
+}
+
+/// A validated sweep: every point's config has been checked before anything runs.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    pub seeds: u32,
+    /// Swept keys, in column order.
+    pub keys: Vec<String>,
+    pub points: Vec<Point>,
+    pub plots: Vec<PlotSpec>,
+    /// The config (after `--set`) as given, sweep section included: rerunning it reproduces the sweep.
+    pub input: Value,
+    /// What must match for results in an output folder to be reused: the input with the seed
+    /// count and plots removed (adding seeds keeps earlier results), plus the version.
+    pub fingerprint: String,
+}
+
+/// Writes a YAML value the way outputs show it ("1ms", "32", "true").
+pub fn display_value(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// FNV-1a: a stable hash of a point label (independent of the Rust version and platform).
+pub fn stable_hash(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The seed of replicate `replicate` of the point labelled `label`, from the config's base seed.
+/// It depends on nothing else, so adding points or seeds never changes an existing run.
+pub fn run_seed(base_seed: u64, label: &str, replicate: u32) -> u64 {
+    mix64(mix64(mix64(base_seed) ^ stable_hash(label)) ^ replicate as u64)
+}
+
+impl Sweep {
+    pub fn load(path: &std::path::Path, overrides: &[String]) -> Result<Sweep, SweepError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        Sweep::from_yaml(&text, overrides)
+    }
+
+    pub fn from_yaml(text: &str, overrides: &[String]) -> Result<Sweep, SweepError> {
+        let mut tree = parse_tree(text)?;
+        for o in overrides {
+            apply_override(&mut tree, o)?;
+        }
+        let input = tree.clone();
+        let section = tree
+            .as_object_mut()
+            .and_then(|m| m.shift_remove("sweep"))
+            .ok_or_else(|| spec_err("sweep", "this config has no `sweep:` section (use `incastsim run`, or add `sweep: {seeds: K}`)"))?;
+        let section: SweepSection = serde_path_to_error::deserialize(section).map_err(|e| {
+            let p = e.path().to_string();
+            spec_err(
+                if p == "." {
+                    "sweep".into()
+                } else {
+                    format!("sweep.{p}")
+                },
+                e.into_inner().to_string(),
+            )
+        })?;
+        if section.seeds == 0 || section.seeds > 10_000_000 {
+            return Err(spec_err(
+                "sweep.seeds",
+                format!("{} is not allowed: between 1 and 10000000", section.seeds),
+            ));
+        }
+
+        // Dimensions: each grid key is one; all zip keys together are one.
+        let mut keys = Vec::new();
+        let mut dims: Vec<Vec<Vec<Value>>> = Vec::new(); // dim -> step -> value per key of the dim
+        let mut dim_keys: Vec<Vec<usize>> = Vec::new();
+        let list = |section: &str, key: &str, v: &Value| -> Result<Vec<Value>, SweepError> {
+            let path = format!("sweep.{section}.{key}");
+            match v {
+                Value::Array(a) if a.is_empty() => {
+                    Err(spec_err(path, "empty list of values: give at least one"))
+                }
+                Value::Array(a) => Ok(a.clone()),
+                other => Err(spec_err(
+                    path,
+                    format!("{other} is not a list: write [{other}] for a single value"),
+                )),
+            }
+        };
+        for (key, v) in &section.grid {
+            let values = list("grid", key, v)?;
+            dim_keys.push(vec![keys.len()]);
+            keys.push(key.clone());
+            dims.push(values.into_iter().map(|x| vec![x]).collect());
+        }
+        if !section.zip.is_empty() {
+            let mut columns = Vec::new();
+            for (key, v) in &section.zip {
+                columns.push(list("zip", key, v)?);
+            }
+            let len = columns[0].len();
+            if let Some((k, c)) = section
+                .zip
+                .keys()
+                .zip(&columns)
+                .find(|(_, c)| c.len() != len)
+            {
+                return Err(spec_err(
+                    format!("sweep.zip.{k}"),
+                    format!(
+                        "{} values, but the first zipped key has {len}: zipped lists must have equal length",
+                        c.len()
+                    ),
+                ));
+            }
+            let first = keys.len();
+            keys.extend(section.zip.keys().cloned());
+            dim_keys.push((first..keys.len()).collect());
+            dims.push(
+                (0..len)
+                    .map(|i| columns.iter().map(|c| c[i].clone()).collect())
+                    .collect(),
+            );
+        }
+        for (i, k) in keys.iter().enumerate() {
+            if keys[..i].contains(k) {
+                return Err(spec_err(
+                    format!("sweep.zip.{k}"),
+                    "swept twice (in grid and zip)",
+                ));
+            }
+            if k == "seed" || k.starts_with("sweep") {
+                return Err(spec_err(
+                    format!("sweep.grid.{k}"),
+                    "cannot be swept: use sweep.seeds for replicates",
+                ));
+            }
+        }
+        let total: u64 = dims.iter().map(|d| d.len() as u64).product();
+        if total > 1_000_000 {
+            return Err(spec_err(
+                "sweep",
+                format!("{total} points: at most 1000000"),
+            ));
+        }
+
+        // Expand the grid (odometer, last dimension fastest) and check every point's config.
+        let mut points = Vec::with_capacity(total as usize);
+        let mut step = vec![0usize; dims.len()];
+        for index in 0..total as u32 {
+            let mut point_tree = tree.clone();
+            let mut values = vec![String::new(); keys.len()];
+            for (d, s) in step.iter().enumerate() {
+                for (j, &k) in dim_keys[d].iter().enumerate() {
+                    let v = &dims[d][*s][j];
+                    values[k] = display_value(v);
+                    set_path(&mut point_tree, &keys[k], v.clone())
+                        .map_err(|m| spec_err(format!("sweep key {}", keys[k]), m))?;
+                }
+            }
+            let label = keys
+                .iter()
+                .zip(&values)
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(",");
+            let config = Config::from_tree(point_tree).map_err(|source| SweepError::Point {
+                label: if label.is_empty() {
+                    "(the base config)".into()
+                } else {
+                    label.clone()
+                },
+                source,
+            })?;
+            points.push(Point {
+                index,
+                label,
+                values,
+                config,
+            });
+            for d in (0..dims.len()).rev() {
+                step[d] += 1;
+                if step[d] < dims[d].len() {
+                    break;
+                }
+                step[d] = 0;
+            }
+        }
+        for p in &section.plots {
+            // A key by its full path or, when unambiguous, its last part ("rto_min").
+            let known = |k: &str| {
+                keys.iter().any(|x| x == k)
+                    || keys
+                        .iter()
+                        .filter(|x| x.rsplit('.').next() == Some(k))
+                        .count()
+                        == 1
+            };
+            if !known(&p.x) {
+                return Err(spec_err(
+                    "sweep.plots.x",
+                    format!("{} is not a swept key (swept: {})", p.x, keys.join(", ")),
+                ));
+            }
+            if let Some(s) = &p.series
+                && !known(s)
+            {
+                return Err(spec_err(
+                    "sweep.plots.series",
+                    format!("{s} is not a swept key (swept: {})", keys.join(", ")),
+                ));
+            }
+        }
+
+        let mut fp = input.clone();
+        if let Some(s) = fp.get_mut("sweep").and_then(Value::as_object_mut) {
+            s.shift_remove("seeds");
+            s.shift_remove("plots");
+        }
+        let fingerprint =
+            serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "config": fp }).to_string();
+        Ok(Sweep {
+            seeds: section.seeds as u32,
+            keys,
+            points,
+            plots: section.plots,
+            input,
+            fingerprint,
+        })
+    }
+
+    pub fn runs_total(&self) -> u64 {
+        self.points.len() as u64 * self.seeds as u64
+    }
+
+    /// The config as given (sweep section included), as YAML.
+    pub fn input_yaml(&self) -> String {
+        serde_saphyr::to_string(&self.input).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"
+senders: 4
+topology: {kind: star}
+workload: {kind: synchronized_reads, sru: 64KB, blocks: 2}
+"#;
+
+    fn sweep(section: &str) -> Result<Sweep, SweepError> {
+        Sweep::from_yaml(&format!("{BASE}\nsweep: {section}\n"), &[])
+    }
+
+    #[test]
+    fn grid_is_a_cartesian_product_with_the_first_key_outermost() {
+        let s = sweep("{seeds: 3, grid: {senders: [1, 2], tcp.rto_min: [200ms, 1ms]}}").unwrap();
+        let labels: Vec<&str> = s.points.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "senders=1,tcp.rto_min=200ms",
+                "senders=1,tcp.rto_min=1ms",
+                "senders=2,tcp.rto_min=200ms",
+                "senders=2,tcp.rto_min=1ms"
+            ]
+        );
+        assert_eq!(s.points[3].config.senders, 2);
+        assert_eq!(
+            s.points[3].config.tcp.rto_min.0,
+            incastsim_core::Duration::from_ms(1)
+        );
+        // Dependent defaults follow the swept value.
+        assert_eq!(
+            s.points[3].config.tcp.rto_initial.unwrap().0,
+            incastsim_core::Duration::from_ms(1)
+        );
+        assert_eq!(s.runs_total(), 12);
+    }
+
+    #[test]
+    fn zip_varies_keys_together() {
+        let s = sweep("{grid: {senders: [1, 2]}, zip: {topology.switch_buffer: [32KB, 64KB], workload.sru: [64KB, 128KB]}}").unwrap();
+        assert_eq!(s.points.len(), 4);
+        assert_eq!(
+            s.keys,
+            ["senders", "topology.switch_buffer", "workload.sru"]
+        );
+        assert_eq!(s.points[1].values, ["1", "64KB", "128KB"]);
+    }
+
+    #[test]
+    fn seeds_depend_only_on_base_point_and_replicate() {
+        assert_eq!(run_seed(1, "senders=4", 0), run_seed(1, "senders=4", 0));
+        assert_ne!(run_seed(1, "senders=4", 0), run_seed(1, "senders=4", 1));
+        assert_ne!(run_seed(1, "senders=4", 0), run_seed(1, "senders=8", 0));
+        assert_ne!(run_seed(1, "senders=4", 0), run_seed(2, "senders=4", 0));
+    }
+
+    #[test]
+    fn bad_sweeps_are_refused_with_the_key() {
+        let msg = |s: &str| sweep(s).unwrap_err().to_string();
+        assert!(msg("{grid: {tcp.rto_mni: [1ms]}}").contains("rto_mni"));
+        assert!(msg("{grid: {senders: []}}").contains("sweep.grid.senders: empty list"));
+        assert!(msg("{seeds: 0}").contains("sweep.seeds"));
+        assert!(msg("{grid: {senders: 4}}").contains("not a list"));
+        assert!(msg("{grid: {senders: [1, 0]}}").contains("senders=0"));
+        assert!(msg("{zip: {senders: [1, 2], workload.sru: [1KB]}}").contains("equal length"));
+        assert!(msg("{grid: {seed: [1, 2]}}").contains("sweep.seeds"));
+        assert!(msg("{seeds: 2, bogus: 1}").contains("bogus"));
+        assert!(
+            msg("{grid: {senders: [1]}, plots: [{x: rto, y: goodput_mbps}]}")
+                .contains("not a swept key")
+        );
+        assert!(
+            Sweep::from_yaml(BASE, &[])
+                .unwrap_err()
+                .to_string()
+                .contains("no `sweep:` section")
+        );
+    }
+
+    #[test]
+    fn fingerprint_ignores_seeds_and_plots_only() {
+        let a = sweep("{seeds: 2, grid: {senders: [1, 2]}}").unwrap();
+        let b =
+            sweep("{seeds: 5, grid: {senders: [1, 2]}, plots: [{x: senders, y: goodput_mbps}]}")
+                .unwrap();
+        let c = sweep("{seeds: 2, grid: {senders: [1, 3]}}").unwrap();
+        assert_eq!(a.fingerprint, b.fingerprint);
+        assert_ne!(a.fingerprint, c.fingerprint);
+    }
+}
