@@ -39,15 +39,14 @@ fn write_config(dir: &Path, text: &str) -> PathBuf {
 }
 
 fn sweep(config: &Path, out: &Path, extra: &[&str]) -> Output {
-    let o = bin()
+    bin()
         .arg("sweep")
         .arg(config)
         .arg("--out")
         .arg(out)
         .args(extra)
         .output()
-        .unwrap();
-    o
+        .unwrap()
 }
 
 fn ok(o: Output) -> Output {
