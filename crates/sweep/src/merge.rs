@@ -1,15 +1,13 @@
 //! `incastsim merge`: combines shard folders into the files one machine would have written.
 
 use crate::spec::SweepError;
-use crate::store::{
-    FLOWS_FILE, RUNS_FILE, flow_header, read_lock, read_rows, run_header, write_final, write_lock,
-};
+use crate::store::{read_lock, write_final, write_lock};
 use std::path::{Path, PathBuf};
 
 /// Files copied from the first shard (identical in every shard of one sweep).
 const SHARED_FILES: [&str; 2] = ["sweep.yaml", "points.resolved.yaml"];
 
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<usize, SweepError> {
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<u64, SweepError> {
     let first = dirs
         .first()
         .ok_or_else(|| SweepError::Store("merge needs at least one folder".into()))?;
@@ -19,8 +17,6 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<usize, SweepError> {
             first.display()
         ))
     })?;
-    let (rh, fh) = (run_header(&lock.keys), flow_header(&lock.keys));
-    let (mut runs, mut flows) = (Vec::new(), Vec::new());
     for d in dirs {
         match read_lock(d)? {
             Some(l) if l == lock => {}
@@ -38,8 +34,6 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<usize, SweepError> {
                 )));
             }
         }
-        runs.extend(read_rows(&d.join(RUNS_FILE), Some(&rh), false)?.1);
-        flows.extend(read_rows(&d.join(FLOWS_FILE), Some(&fh), false)?.1);
     }
     std::fs::create_dir_all(out)
         .map_err(|e| SweepError::Store(format!("{}: {e}", out.display())))?;
@@ -59,5 +53,5 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<usize, SweepError> {
                 .map_err(|e| SweepError::Store(format!("{}: {e}", src.display())))?;
         }
     }
-    write_final(out, &lock.keys, runs, flows)
+    write_final(dirs, out, &lock.keys)
 }

@@ -2,10 +2,14 @@
 //!
 //! While the sweep runs, each finished run appends its flow rows to `flows.csv` and then its row
 //! to `runs.csv` (flushed each time), so a run counts as done exactly when its `runs.csv` row is
-//! complete. Restarting reads `runs.csv`, drops a half-written last line, discards flow rows of
-//! runs without a run row, and runs only what is missing. At the end both files are rewritten in
-//! a deterministic order (point, replicate[, flow]) and `summary.csv` is computed from them, so a
-//! resumed, a sharded-and-merged and an uninterrupted sweep end with the same files.
+//! complete. Restarting cuts a half-written last line, discards flow rows of runs without a run
+//! row, and runs only what is missing. At the end both files are rewritten in a deterministic
+//! order (point, replicate[, flow]) and `summary.csv` is computed from them, so a resumed, a
+//! sharded-and-merged and an uninterrupted sweep end with the same files.
+//!
+//! Sorting holds only a 32-byte reference per row (key, file, byte offset) and copies rows by
+//! seeking; the summary streams over the sorted runs one point at a time. So memory does not grow
+//! with the number of runs beyond those references.
 //!
 //! `sweep.lock.json` records the config fingerprint; a different config in the same folder is
 //! refused instead of mixing results.
@@ -15,7 +19,7 @@ use crate::stats::summarize;
 use csv::StringRecord;
 use incastsim_scenario::{FlowRecord, RunRecord, RunResult};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -79,83 +83,170 @@ fn parse_id(rec: &StringRecord, path: &Path) -> Result<(u32, u32), SweepError> {
     let p = rec.get(0).and_then(|s| s.parse().ok());
     let r = rec.get(1).and_then(|s| s.parse().ok());
     p.zip(r)
-        .ok_or_else(|| store_err(path, format!("malformed row {:?}", rec)))
+        .ok_or_else(|| store_err(path, format!("malformed row {rec:?}")))
 }
 
-/// Reads a results CSV. A last line without its newline (a crash mid-write) is ignored, and cut
-/// off the file when `repair` is set. A header different from `expected` is refused.
-pub fn read_rows(
-    path: &Path,
-    expected: Option<&[String]>,
-    repair: bool,
-) -> Result<(Vec<String>, Vec<StringRecord>), SweepError> {
-    if !path.exists() {
-        return Ok((
-            expected.map(<[String]>::to_vec).unwrap_or_default(),
-            Vec::new(),
-        ));
-    }
-    let mut bytes = std::fs::read(path).map_err(|e| store_err(path, e))?;
-    if !bytes.is_empty() && !bytes.ends_with(b"\n") {
-        let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        bytes.truncate(keep);
-        if repair {
-            let f = OpenOptions::new()
-                .write(true)
-                .open(path)
-                .map_err(|e| store_err(path, e))?;
-            f.set_len(keep as u64).map_err(|e| store_err(path, e))?;
+fn run_key(r: &StringRecord) -> Option<(u32, u32, u64)> {
+    Some((r.get(0)?.parse().ok()?, r.get(1)?.parse().ok()?, 0))
+}
+
+fn flow_key(r: &StringRecord, flow_col: usize) -> Option<(u32, u32, u64)> {
+    Some((
+        r.get(0)?.parse().ok()?,
+        r.get(1)?.parse().ok()?,
+        r.get(flow_col)?.parse().ok()?,
+    ))
+}
+
+fn flow_column(fh: &[String]) -> usize {
+    fh.iter()
+        .position(|c| c == "flow")
+        .expect("flows have a flow column")
+}
+
+/// Cuts a half-written last line (a crash mid-write) off a results file.
+fn repair(path: &Path) -> Result<(), SweepError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = OpenOptions::new().read(true).write(true).open(path) else {
+        return Ok(());
+    };
+    let len = f.metadata().map_err(|e| store_err(path, e))?.len();
+    let mut end = len;
+    let mut buf = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(buf.len() as u64);
+        let n = (end - start) as usize;
+        f.seek(SeekFrom::Start(start))
+            .map_err(|e| store_err(path, e))?;
+        f.read_exact(&mut buf[..n])
+            .map_err(|e| store_err(path, e))?;
+        if let Some(i) = buf[..n].iter().rposition(|&b| b == b'\n') {
+            let keep = start + i as u64 + 1;
+            if keep != len {
+                f.set_len(keep).map_err(|e| store_err(path, e))?;
+            }
+            return Ok(());
         }
+        end = start;
     }
-    if bytes.is_empty() {
-        return Ok((
-            expected.map(<[String]>::to_vec).unwrap_or_default(),
-            Vec::new(),
-        ));
+    f.set_len(0).map_err(|e| store_err(path, e))
+}
+
+/// Streams the rows of a results file with each row's byte offset, checking its header.
+pub fn for_each_row(
+    path: &Path,
+    expected: &[String],
+    mut f: impl FnMut(&StringRecord, u64) -> Result<(), SweepError>,
+) -> Result<(), SweepError> {
+    if !path.exists()
+        || std::fs::metadata(path)
+            .map_err(|e| store_err(path, e))?
+            .len()
+            == 0
+    {
+        return Ok(());
     }
+    let file = File::open(path).map_err(|e| store_err(path, e))?;
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
-        .from_reader(bytes.as_slice());
+        .from_reader(std::io::BufReader::new(file));
     let header: Vec<String> = rdr
         .headers()
         .map_err(|e| store_err(path, e))?
         .iter()
         .map(String::from)
         .collect();
-    if let Some(exp) = expected
-        && header != exp
-    {
+    if header != expected {
         return Err(store_err(
             path,
             "its columns differ from what this sweep writes (another incastsim version or config?): use another --out folder",
         ));
     }
-    let mut rows = Vec::new();
-    for r in rdr.records() {
-        let r = r.map_err(|e| store_err(path, e))?;
-        if r.len() != header.len() {
-            return Err(store_err(
-                path,
-                format!("a row has {} fields, the header {}", r.len(), header.len()),
-            ));
+    let mut rec = StringRecord::new();
+    loop {
+        let pos = rdr.position().byte();
+        match rdr.read_record(&mut rec) {
+            Ok(false) => return Ok(()),
+            Ok(true) if rec.len() == header.len() => f(&rec, pos)?,
+            Ok(true) => {
+                return Err(store_err(
+                    path,
+                    format!(
+                        "a row has {} fields, the header {}",
+                        rec.len(),
+                        header.len()
+                    ),
+                ));
+            }
+            Err(e) => return Err(store_err(path, e)),
         }
-        rows.push(r);
     }
-    Ok((header, rows))
 }
 
-fn write_rows(path: &Path, header: &[String], rows: &[StringRecord]) -> Result<(), SweepError> {
-    // Write a temporary file and rename it: a crash leaves either the old or the new file.
-    let tmp = path.with_extension("csv.tmp");
-    let file = File::create(&tmp).map_err(|e| store_err(&tmp, e))?;
-    let mut w = csv::Writer::from_writer(BufWriter::new(file));
+fn write_header(path: &Path, header: &[String]) -> Result<(), SweepError> {
+    let mut w = csv::Writer::from_path(path).map_err(|e| store_err(path, e))?;
+    w.write_record(header).map_err(|e| store_err(path, e))?;
+    w.flush().map_err(|e| store_err(path, e))
+}
+
+/// Sort key of a row, and where the row is.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct RowRef {
+    key: (u32, u32, u64),
+    source: u32,
+    offset: u64,
+}
+
+/// Writes the rows of `sources` that `keep` accepts to `dest`, sorted by `key`, keeping one row
+/// per key. `dest` may be one of the sources: it is replaced atomically at the end.
+fn sort_rows(
+    sources: &[PathBuf],
+    dest: &Path,
+    header: &[String],
+    key: impl Fn(&StringRecord) -> Option<(u32, u32, u64)>,
+    keep: impl Fn(&(u32, u32, u64)) -> bool,
+) -> Result<u64, SweepError> {
+    let mut refs = Vec::new();
+    for (i, src) in sources.iter().enumerate() {
+        for_each_row(src, header, |rec, offset| {
+            let k = key(rec).ok_or_else(|| store_err(src, format!("malformed row {rec:?}")))?;
+            if keep(&k) {
+                refs.push(RowRef {
+                    key: k,
+                    source: i as u32,
+                    offset,
+                });
+            }
+            Ok(())
+        })?;
+    }
+    refs.sort_unstable();
+    refs.dedup_by_key(|r| r.key);
+    let tmp = dest.with_extension("csv.tmp");
+    let mut w = csv::Writer::from_writer(BufWriter::new(
+        File::create(&tmp).map_err(|e| store_err(&tmp, e))?,
+    ));
     w.write_record(header).map_err(|e| store_err(&tmp, e))?;
-    for r in rows {
-        w.write_record(r).map_err(|e| store_err(&tmp, e))?;
+    let mut readers = Vec::new();
+    for src in sources {
+        let f = File::open(src).map_err(|e| store_err(src, e))?;
+        readers.push(csv::ReaderBuilder::new().has_headers(false).from_reader(f));
+    }
+    let mut rec = StringRecord::new();
+    for r in &refs {
+        let src = &sources[r.source as usize];
+        let rdr = &mut readers[r.source as usize];
+        let mut pos = csv::Position::new();
+        pos.set_byte(r.offset);
+        rdr.seek(pos).map_err(|e| store_err(src, e))?;
+        rdr.read_record(&mut rec).map_err(|e| store_err(src, e))?;
+        w.write_record(&rec).map_err(|e| store_err(&tmp, e))?;
     }
     w.flush().map_err(|e| store_err(&tmp, e))?;
-    drop(w);
-    std::fs::rename(&tmp, path).map_err(|e| store_err(path, e))
+    drop((w, readers));
+    // Rename over the destination: a crash leaves either the old or the new file.
+    std::fs::rename(&tmp, dest).map_err(|e| store_err(dest, e))?;
+    Ok(refs.len() as u64)
 }
 
 pub fn read_lock(dir: &Path) -> Result<Option<Lock>, SweepError> {
@@ -214,9 +305,10 @@ impl Store {
         let (rh, fh) = (run_header(keys), flow_header(keys));
         let runs_path = dir.join(RUNS_FILE);
         let flows_path = dir.join(FLOWS_FILE);
-        let (_, run_rows) = read_rows(&runs_path, Some(&rh), true)?;
+        repair(&runs_path)?;
+        repair(&flows_path)?;
         let mut completed = HashSet::new();
-        for r in &run_rows {
+        for_each_row(&runs_path, &rh, |r, _| {
             let id = parse_id(r, &runs_path)?;
             if id.1 >= seeds {
                 return Err(SweepError::Store(format!(
@@ -225,25 +317,23 @@ impl Store {
                 )));
             }
             completed.insert(id);
+            Ok(())
+        })?;
+        if completed.is_empty() {
+            write_header(&runs_path, &rh)?;
         }
         // Keep flow rows only of complete runs (a crash may have left some of an unfinished one).
-        let (_, flow_rows) = read_rows(&flows_path, Some(&fh), true)?;
-        let mut seen = HashSet::new();
-        let flow_col = fh
-            .iter()
-            .position(|c| c == "flow")
-            .expect("flows have a flow column");
-        let mut kept = Vec::with_capacity(flow_rows.len());
-        for r in flow_rows {
-            let id = parse_id(&r, &flows_path)?;
-            let flow = r.get(flow_col).unwrap_or_default().to_string();
-            if completed.contains(&id) && seen.insert((id, flow)) {
-                kept.push(r);
-            }
-        }
-        write_rows(&flows_path, &fh, &kept)?;
-        if run_rows.is_empty() {
-            write_rows(&runs_path, &rh, &[])?;
+        if flows_path.exists() {
+            let fc = flow_column(&fh);
+            sort_rows(
+                std::slice::from_ref(&flows_path),
+                &flows_path,
+                &fh,
+                |r| flow_key(r, fc),
+                |k| completed.contains(&(k.0, k.1)),
+            )?;
+        } else {
+            write_header(&flows_path, &fh)?;
         }
         let append = |p: &Path| -> Result<csv::Writer<File>, SweepError> {
             let f = OpenOptions::new()
@@ -280,17 +370,17 @@ impl Store {
             row.push(replicate.to_string());
             row.extend(point.values.iter().cloned());
         };
+        let flows_path = self.dir.join(FLOWS_FILE);
         for f in &result.flows {
             let mut row = Vec::new();
             prefix(&mut row);
             row.extend(own_fields(f, &self.keys).into_iter().map(|(_, v)| v));
             self.flows
                 .write_record(&row)
-                .map_err(|e| store_err(&self.dir.join(FLOWS_FILE), e))?;
+                .map_err(|e| store_err(&flows_path, e))?;
         }
-        self.flows
-            .flush()
-            .map_err(|e| store_err(&self.dir.join(FLOWS_FILE), e))?;
+        self.flows.flush().map_err(|e| store_err(&flows_path, e))?;
+        let runs_path = self.dir.join(RUNS_FILE);
         let mut row = Vec::new();
         prefix(&mut row);
         row.extend(
@@ -300,10 +390,8 @@ impl Store {
         );
         self.runs
             .write_record(&row)
-            .map_err(|e| store_err(&self.dir.join(RUNS_FILE), e))?;
-        self.runs
-            .flush()
-            .map_err(|e| store_err(&self.dir.join(RUNS_FILE), e))?;
+            .map_err(|e| store_err(&runs_path, e))?;
+        self.runs.flush().map_err(|e| store_err(&runs_path, e))?;
         self.completed.insert((point.index, replicate));
         Ok(())
     }
@@ -311,53 +399,35 @@ impl Store {
 
 /// Rewrites runs.csv and flows.csv of `dir` in (point, replicate[, flow]) order and writes
 /// summary.csv. Returns the number of runs.
-pub fn finalize(dir: &Path, keys: &[String]) -> Result<usize, SweepError> {
-    let (rh, fh) = (run_header(keys), flow_header(keys));
-    let (_, runs) = read_rows(&dir.join(RUNS_FILE), Some(&rh), true)?;
-    let (_, flows) = read_rows(&dir.join(FLOWS_FILE), Some(&fh), true)?;
-    write_final(dir, keys, runs, flows)
+pub fn finalize(dir: &Path, keys: &[String]) -> Result<u64, SweepError> {
+    repair(&dir.join(RUNS_FILE))?;
+    repair(&dir.join(FLOWS_FILE))?;
+    write_final(&[dir.to_path_buf()], dir, keys)
 }
 
-/// Writes the final, sorted files and the summary from rows.
-pub fn write_final(
-    dir: &Path,
-    keys: &[String],
-    runs: Vec<StringRecord>,
-    flows: Vec<StringRecord>,
-) -> Result<usize, SweepError> {
+/// Writes `out`'s sorted runs.csv and flows.csv from the rows of the `sources` folders (a run
+/// present in two sources is kept once) and computes summary.csv.
+pub fn write_final(sources: &[PathBuf], out: &Path, keys: &[String]) -> Result<u64, SweepError> {
     let (rh, fh) = (run_header(keys), flow_header(keys));
-    let runs_path = dir.join(RUNS_FILE);
-    let mut by_id: BTreeMap<(u32, u32), StringRecord> = BTreeMap::new();
-    for r in runs {
-        let id = parse_id(&r, &runs_path)?;
-        if let Some(prev) = by_id.get(&id)
-            && prev != &r
-        {
-            return Err(store_err(
-                &runs_path,
-                format!(
-                    "point {} replicate {} has two different results",
-                    id.0, id.1
-                ),
-            ));
-        }
-        by_id.insert(id, r);
-    }
-    let flow_col = fh.iter().position(|c| c == "flow").expect("flow column");
-    let mut flow_by_id: BTreeMap<(u32, u32, u64), StringRecord> = BTreeMap::new();
-    for r in flows {
-        let (p, rep) = parse_id(&r, &dir.join(FLOWS_FILE))?;
-        let f: u64 = r.get(flow_col).and_then(|s| s.parse().ok()).unwrap_or(0);
-        if by_id.contains_key(&(p, rep)) {
-            flow_by_id.insert((p, rep, f), r);
-        }
-    }
-    let runs: Vec<StringRecord> = by_id.into_values().collect();
-    write_rows(&runs_path, &rh, &runs)?;
-    let flows: Vec<StringRecord> = flow_by_id.into_values().collect();
-    write_rows(&dir.join(FLOWS_FILE), &fh, &flows)?;
-    write_summary(&dir.join(SUMMARY_FILE), keys, &rh, &runs)?;
-    Ok(runs.len())
+    let runs_out = out.join(RUNS_FILE);
+    let run_files: Vec<PathBuf> = sources.iter().map(|d| d.join(RUNS_FILE)).collect();
+    let n = sort_rows(&run_files, &runs_out, &rh, run_key, |_| true)?;
+    let mut complete = HashSet::new();
+    for_each_row(&runs_out, &rh, |r, _| {
+        complete.insert(parse_id(r, &runs_out)?);
+        Ok(())
+    })?;
+    let flow_files: Vec<PathBuf> = sources.iter().map(|d| d.join(FLOWS_FILE)).collect();
+    let fc = flow_column(&fh);
+    sort_rows(
+        &flow_files,
+        &out.join(FLOWS_FILE),
+        &fh,
+        |r| flow_key(r, fc),
+        |k| complete.contains(&(k.0, k.1)),
+    )?;
+    write_summary(&out.join(SUMMARY_FILE), keys, &rh, &runs_out)?;
+    Ok(n)
 }
 
 /// Columns of runs.csv summarized per point: every numeric metric after `completed`.
@@ -385,38 +455,35 @@ pub const SUMMARY_COLUMNS: [&str; 12] = [
     "max",
 ];
 
+/// Streams the sorted runs.csv, one point at a time, into summary.csv.
 fn write_summary(
     path: &Path,
     keys: &[String],
     rh: &[String],
-    runs: &[StringRecord],
+    runs_path: &Path,
 ) -> Result<(), SweepError> {
     let mut header = vec!["point".to_string()];
     header.extend(keys.iter().cloned());
     header.extend(SUMMARY_COLUMNS.iter().map(|s| s.to_string()));
     let metrics = metric_columns(rh);
-    let mut rows = Vec::new();
-    let mut i = 0;
-    while i < runs.len() {
-        let point = runs[i].get(0).unwrap_or_default().to_string();
-        let mut j = i;
-        while j < runs.len() && runs[j].get(0) == Some(point.as_str()) {
-            j += 1;
-        }
-        let group = &runs[i..j];
-        for &m in &metrics {
-            let values: Vec<f64> = group
-                .iter()
-                .map(|r| r.get(m).and_then(|s| s.parse().ok()).unwrap_or(f64::NAN))
-                .collect();
-            let s = summarize(&values);
-            let mut row = vec![point.clone()];
-            row.extend(
-                (0..keys.len()).map(|k| group[0].get(2 + k).unwrap_or_default().to_string()),
-            );
+    let tmp = path.with_extension("csv.tmp");
+    let mut w = csv::Writer::from_writer(BufWriter::new(
+        File::create(&tmp).map_err(|e| store_err(&tmp, e))?,
+    ));
+    w.write_record(&header).map_err(|e| store_err(&tmp, e))?;
+    // The current point (id and swept values) and, per metric, its values over the replicates.
+    let mut current: Option<Vec<String>> = None;
+    let mut values: Vec<Vec<f64>> = vec![Vec::new(); metrics.len()];
+    let emit = |point: &[String],
+                values: &mut [Vec<f64>],
+                w: &mut csv::Writer<_>|
+     -> Result<(), SweepError> {
+        for (&m, v) in metrics.iter().zip(values.iter_mut()) {
+            let s = summarize(v);
+            let mut row = point.to_vec();
             row.push(rh[m].clone());
             row.push(s.count.to_string());
-            for v in [
+            for x in [
                 s.mean,
                 s.std,
                 s.ci95_low,
@@ -428,13 +495,37 @@ fn write_summary(
                 s.min,
                 s.max,
             ] {
-                row.push(format!("{v}"));
+                row.push(format!("{x}"));
             }
-            rows.push(StringRecord::from(row));
+            w.write_record(&row).map_err(|e| store_err(&tmp, e))?;
+            v.clear();
         }
-        i = j;
+        Ok(())
+    };
+    for_each_row(runs_path, rh, |r, _| {
+        if current
+            .as_ref()
+            .is_some_and(|c| Some(c[0].as_str()) != r.get(0))
+        {
+            emit(current.as_deref().expect("checked"), &mut values, &mut w)?;
+            current = None;
+        }
+        if current.is_none() {
+            let mut id = vec![r.get(0).unwrap_or_default().to_string()];
+            id.extend((0..keys.len()).map(|k| r.get(2 + k).unwrap_or_default().to_string()));
+            current = Some(id);
+        }
+        for (&m, v) in metrics.iter().zip(values.iter_mut()) {
+            v.push(r.get(m).and_then(|s| s.parse().ok()).unwrap_or(f64::NAN));
+        }
+        Ok(())
+    })?;
+    if let Some(c) = &current {
+        emit(c, &mut values, &mut w)?;
     }
-    write_rows(path, &header, &rows)
+    w.flush().map_err(|e| store_err(&tmp, e))?;
+    drop(w);
+    std::fs::rename(&tmp, path).map_err(|e| store_err(path, e))
 }
 
 #[derive(Serialize)]
