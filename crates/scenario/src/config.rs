@@ -56,10 +56,66 @@ pub struct Config {
     #[serde(default)]
     pub tcp: TcpConfig,
     pub workload: WorkloadConfig,
+    /// Background traffic sharing the network with the workload.
+    #[serde(default)]
+    pub background: Vec<BackgroundConfig>,
     #[serde(default)]
     pub scheme: SchemeConfig,
     #[serde(default)]
     pub run: RunConfig,
+}
+
+/// Background traffic sources.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum BackgroundConfig {
+    /// Constant-bit-rate UDP: one datagram of `packet_size` (on the wire) every
+    /// packet_size/rate, from each selected source host to the destination.
+    UdpCbr {
+        /// `senders` (one source per sender), `sender:I`, `receiver` or `receiver:I`.
+        from: String,
+        to: String,
+        rate: Rate,
+        #[serde(default = "default_udp_size")]
+        packet_size: Bytes,
+        #[serde(default = "default_zero_dur")]
+        start: Dur,
+        /// Stop sending at this time (default: never).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stop: Option<Dur>,
+        #[serde(default)]
+        dscp: u8,
+    },
+}
+
+fn default_udp_size() -> Bytes {
+    Bytes(1000)
+}
+
+/// Which hosts a background source uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostSelector {
+    AllSenders,
+    Sender(u32),
+    Receiver(u32),
+}
+
+impl HostSelector {
+    pub fn parse(s: &str) -> Option<HostSelector> {
+        match s.trim() {
+            "senders" => Some(HostSelector::AllSenders),
+            "receiver" => Some(HostSelector::Receiver(0)),
+            t => {
+                let (kind, i) = t.split_once(':')?;
+                let i: u32 = i.trim().parse().ok()?;
+                match kind.trim() {
+                    "sender" => Some(HostSelector::Sender(i)),
+                    "receiver" => Some(HostSelector::Receiver(i)),
+                    _ => None,
+                }
+            }
+        }
+    }
 }
 
 fn default_name() -> String {
@@ -87,6 +143,8 @@ pub struct DumbbellConfig {
     pub link_delay: Dur,
     #[serde(default = "default_switch_buffer")]
     pub switch_buffer: Buffer,
+    #[serde(default)]
+    pub switch_queue: QueueConfig,
     #[serde(default = "default_host_buffer")]
     pub host_buffer: Buffer,
     #[serde(default)]
@@ -107,6 +165,60 @@ fn default_one() -> u32 {
     1
 }
 
+/// The queue discipline of every switch output port.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QueueConfig {
+    /// Drop arrivals that do not fit the buffer.
+    #[default]
+    DropTail,
+    /// RED (Floyd & Jacobson): thresholds in bytes or packets, on an EWMA of the queue.
+    Red {
+        min_th: Buffer,
+        max_th: Buffer,
+        #[serde(default = "default_max_p")]
+        max_p: f64,
+        #[serde(default = "default_w_q")]
+        w_q: f64,
+        #[serde(default = "default_true")]
+        gentle: bool,
+        /// Mark ECN-capable packets instead of dropping them.
+        #[serde(default)]
+        ecn: bool,
+    },
+    /// WRED: a RED profile per traffic class (DSCP); unlisted DSCPs use the first profile.
+    Wred {
+        profiles: Vec<WredProfile>,
+        #[serde(default = "default_w_q")]
+        w_q: f64,
+        #[serde(default = "default_true")]
+        gentle: bool,
+        #[serde(default)]
+        ecn: bool,
+    },
+    /// DCTCP marking: CE on ECN-capable arrivals when the instantaneous queue exceeds K.
+    EcnThreshold { k: Buffer },
+    /// PLATO's switch: at or above the threshold, only labelled packets are admitted.
+    ThresholdAdmit { threshold: Buffer },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WredProfile {
+    pub dscp: Vec<u8>,
+    pub min_th: Buffer,
+    pub max_th: Buffer,
+    #[serde(default = "default_max_p")]
+    pub max_p: f64,
+}
+
+fn default_max_p() -> f64 {
+    0.1
+}
+fn default_w_q() -> f64 {
+    0.002
+}
+
 /// Link and buffer parameters shared by the built-in topologies.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -119,6 +231,9 @@ pub struct LinkDefaults {
     /// Per-output-port buffer of every switch port.
     #[serde(default = "default_switch_buffer")]
     pub switch_buffer: Buffer,
+    /// Queue discipline of every switch port.
+    #[serde(default)]
+    pub switch_queue: QueueConfig,
     /// The host NIC queue (unlimited by default, as a host's socket buffer backs it).
     #[serde(default = "default_host_buffer")]
     pub host_buffer: Buffer,
@@ -160,6 +275,7 @@ impl TopologyConfig {
                 link_rate: d.link_rate,
                 link_delay: d.link_delay,
                 switch_buffer: d.switch_buffer,
+                switch_queue: d.switch_queue.clone(),
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 switch_delay: d.switch_delay,
@@ -172,6 +288,10 @@ impl TopologyConfig {
 #[serde(rename_all = "snake_case")]
 pub enum CongestionControlName {
     Newreno,
+    /// RFC 9438 (parameters in `tcp.cubic`).
+    Cubic,
+    /// RFC 8257 (parameters in `tcp.dctcp`; implies ECN).
+    Dctcp,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -179,6 +299,64 @@ pub enum CongestionControlName {
 pub enum LossRecovery {
     /// RFC 6582 NewReno fast recovery (no SACK).
     Newreno,
+    /// RFC 2018 SACK blocks and RFC 6675 pipe-based recovery.
+    Sack,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CubicParams {
+    #[serde(default = "default_cubic_c")]
+    pub c: f64,
+    #[serde(default = "default_cubic_beta")]
+    pub beta: f64,
+    #[serde(default = "default_true")]
+    pub fast_convergence: bool,
+    /// HyStart is not modelled: slow start runs until loss or ssthresh (only `false` is valid).
+    #[serde(default)]
+    pub hystart: bool,
+}
+
+impl Default for CubicParams {
+    fn default() -> Self {
+        CubicParams {
+            c: default_cubic_c(),
+            beta: default_cubic_beta(),
+            fast_convergence: true,
+            hystart: false,
+        }
+    }
+}
+fn default_cubic_c() -> f64 {
+    0.4
+}
+fn default_cubic_beta() -> f64 {
+    0.7
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DctcpParams {
+    /// EWMA gain of α.
+    #[serde(default = "default_dctcp_g")]
+    pub g: f64,
+    #[serde(default = "default_dctcp_alpha")]
+    pub initial_alpha: f64,
+}
+
+impl Default for DctcpParams {
+    fn default() -> Self {
+        DctcpParams {
+            g: default_dctcp_g(),
+            initial_alpha: default_dctcp_alpha(),
+        }
+    }
+}
+fn default_dctcp_g() -> f64 {
+    1.0 / 16.0
+}
+fn default_dctcp_alpha() -> f64 {
+    1.0
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -230,6 +408,16 @@ pub struct TcpConfig {
     pub congestion_control: CongestionControlName,
     #[serde(default = "default_recovery")]
     pub loss_recovery: LossRecovery,
+    /// RFC 3168 ECN (always on with DCTCP).
+    #[serde(default)]
+    pub ecn: bool,
+    #[serde(default)]
+    pub cubic: CubicParams,
+    #[serde(default)]
+    pub dctcp: DctcpParams,
+    /// DSCP (traffic class) of the connections' packets.
+    #[serde(default)]
+    pub dscp: u8,
     /// Maximum segment size: payload bytes per full segment.
     #[serde(default = "default_mss")]
     pub mss: Bytes,
@@ -497,6 +685,9 @@ impl Config {
 
     /// Fills in defaults that depend on other keys, so the config says exactly what runs.
     pub fn resolved(mut self) -> Config {
+        if self.tcp.congestion_control == CongestionControlName::Dctcp {
+            self.tcp.ecn = true;
+        }
         if let TopologyConfig::Dumbbell(d) = &mut self.topology {
             d.bottleneck_rate.get_or_insert(d.link_rate);
             d.bottleneck_delay.get_or_insert(d.link_delay);
@@ -574,6 +765,109 @@ impl Config {
                     "topology.receivers",
                     d.receivers,
                     format!("between 1 and {MAX_SENDERS}"),
+                ));
+            }
+        }
+        validate_queue(&l.switch_queue, l.switch_buffer)?;
+        if t.cubic.hystart {
+            return Err(invalid(
+                "tcp.cubic.hystart",
+                true,
+                "false: HyStart is not modelled",
+            ));
+        }
+        if !(t.cubic.c > 0.0 && t.cubic.c.is_finite()) {
+            return Err(invalid("tcp.cubic.c", t.cubic.c, "a positive number"));
+        }
+        if !(t.cubic.beta > 0.0 && t.cubic.beta < 1.0) {
+            return Err(invalid(
+                "tcp.cubic.beta",
+                t.cubic.beta,
+                "a number in (0, 1)",
+            ));
+        }
+        if !(t.dctcp.g > 0.0 && t.dctcp.g <= 1.0) {
+            return Err(invalid("tcp.dctcp.g", t.dctcp.g, "a number in (0, 1]"));
+        }
+        if !(0.0..=1.0).contains(&t.dctcp.initial_alpha) {
+            return Err(invalid(
+                "tcp.dctcp.initial_alpha",
+                t.dctcp.initial_alpha,
+                "a number in [0, 1]",
+            ));
+        }
+        if t.dscp > 63 {
+            return Err(invalid("tcp.dscp", t.dscp, "0 to 63"));
+        }
+        for (i, b) in self.background.iter().enumerate() {
+            let BackgroundConfig::UdpCbr {
+                from,
+                to,
+                rate,
+                packet_size,
+                dscp,
+                start,
+                stop,
+            } = b;
+            let key = |k: &str| format!("background[{i}].{k}");
+            let receivers = match &self.topology {
+                TopologyConfig::Dumbbell(d) => d.receivers,
+                TopologyConfig::Star(_) => 1,
+            };
+            for (k, v) in [("from", from), ("to", to)] {
+                match HostSelector::parse(v) {
+                    None => {
+                        return Err(invalid(
+                            &key(k),
+                            v,
+                            "senders, sender:I, receiver or receiver:I",
+                        ));
+                    }
+                    Some(HostSelector::Sender(s)) if s >= self.senders => {
+                        return Err(invalid(
+                            &key(k),
+                            v,
+                            format!("a sender index below {}", self.senders),
+                        ));
+                    }
+                    Some(HostSelector::Receiver(r)) if r >= receivers => {
+                        return Err(invalid(
+                            &key(k),
+                            v,
+                            format!("a receiver index below {receivers}"),
+                        ));
+                    }
+                    Some(HostSelector::AllSenders) if k == "to" => {
+                        return Err(invalid(
+                            &key(k),
+                            v,
+                            "one host: sender:I, receiver or receiver:I",
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+            if HostSelector::parse(from) == HostSelector::parse(to) {
+                return Err(invalid(&key("to"), to, "a host other than `from`"));
+            }
+            check_rate(&key("rate"), *rate)?;
+            if packet_size.0 == 0 || packet_size.0 > 65_535 {
+                return Err(invalid(
+                    &key("packet_size"),
+                    packet_size.0,
+                    "1 to 65535 bytes",
+                ));
+            }
+            if *dscp > 63 {
+                return Err(invalid(&key("dscp"), dscp, "0 to 63"));
+            }
+            if let Some(stop) = stop
+                && stop.0 <= start.0
+            {
+                return Err(invalid(
+                    &key("stop"),
+                    stop.0,
+                    format!("after start ({})", start.0),
                 ));
             }
         }
@@ -685,6 +979,109 @@ impl Config {
         }
         Ok(())
     }
+}
+
+fn validate_queue(q: &QueueConfig, buffer: Buffer) -> Result<(), ConfigError> {
+    let key = "topology.switch_queue";
+    let threshold = |k: &str, b: &Buffer| -> Result<f64, ConfigError> {
+        match *b {
+            Buffer::Bytes(n) => Ok(n as f64),
+            Buffer::Packets(n) => Ok(n as f64),
+            Buffer::Unlimited => Err(invalid(
+                &format!("{key}.{k}"),
+                b,
+                "a size in bytes or packets",
+            )),
+        }
+    };
+    let same_unit = |a: &Buffer, b: &Buffer| std::mem::discriminant(a) == std::mem::discriminant(b);
+    let red = |min: &Buffer, max: &Buffer, max_p: f64, prefix: &str| -> Result<(), ConfigError> {
+        let (lo, hi) = (
+            threshold(&format!("{prefix}min_th"), min)?,
+            threshold(&format!("{prefix}max_th"), max)?,
+        );
+        if !same_unit(min, max) {
+            return Err(invalid(
+                &format!("{key}.{prefix}max_th"),
+                max,
+                "the same unit as min_th (bytes or packets)",
+            ));
+        }
+        if lo >= hi {
+            return Err(invalid(
+                &format!("{key}.{prefix}max_th"),
+                max,
+                format!("more than min_th ({min})"),
+            ));
+        }
+        if !(max_p > 0.0 && max_p <= 1.0) {
+            return Err(invalid(
+                &format!("{key}.{prefix}max_p"),
+                max_p,
+                "a probability in (0, 1]",
+            ));
+        }
+        Ok(())
+    };
+    let w_q_ok = |w: f64| -> Result<(), ConfigError> {
+        if w > 0.0 && w <= 1.0 {
+            Ok(())
+        } else {
+            Err(invalid(&format!("{key}.w_q"), w, "a weight in (0, 1]"))
+        }
+    };
+    match q {
+        QueueConfig::DropTail => {}
+        QueueConfig::Red {
+            min_th,
+            max_th,
+            max_p,
+            w_q,
+            ..
+        } => {
+            red(min_th, max_th, *max_p, "")?;
+            w_q_ok(*w_q)?;
+        }
+        QueueConfig::Wred { profiles, w_q, .. } => {
+            if profiles.is_empty() {
+                return Err(invalid(
+                    &format!("{key}.profiles"),
+                    "[]",
+                    "at least one profile",
+                ));
+            }
+            let mut seen = [false; 64];
+            for (i, p) in profiles.iter().enumerate() {
+                red(&p.min_th, &p.max_th, p.max_p, &format!("profiles[{i}]."))?;
+                if !same_unit(&p.min_th, &profiles[0].min_th) {
+                    return Err(invalid(
+                        &format!("{key}.profiles[{i}].min_th"),
+                        p.min_th,
+                        "the unit of the first profile",
+                    ));
+                }
+                for &d in &p.dscp {
+                    if d > 63 || seen[d as usize] {
+                        return Err(invalid(
+                            &format!("{key}.profiles[{i}].dscp"),
+                            d,
+                            "DSCP values 0-63, each in one profile",
+                        ));
+                    }
+                    seen[d as usize] = true;
+                }
+            }
+            w_q_ok(*w_q)?;
+        }
+        QueueConfig::EcnThreshold { k } => {
+            threshold("k", k)?;
+        }
+        QueueConfig::ThresholdAdmit { threshold: t } => {
+            threshold("threshold", t)?;
+        }
+    }
+    let _ = buffer;
+    Ok(())
 }
 
 fn check_rate(key: &str, r: Rate) -> Result<(), ConfigError> {

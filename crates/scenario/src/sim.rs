@@ -8,20 +8,27 @@
 //! - an RTO fires: the `Event::Rto` arm of [`Simulation::dispatch`] → `TcpSender::on_timeout`.
 
 use crate::build::{BuiltTopology, buffer_limit, build_topology};
-use crate::config::{Config, RecoveryExitName, RttSamplingName, SchemeConfig, WorkloadConfig};
+use crate::config::{
+    BackgroundConfig, Config, CongestionControlName, HostSelector, LossRecovery, QueueConfig,
+    RecoveryExitName, RttSamplingName, SchemeConfig, WorkloadConfig,
+};
 use crate::metrics::{FlowRecord, PortRecord, RunRecord, RunResult, jain_fairness, quantile};
+use crate::units::Buffer;
 use incastsim_core::packet::flags;
 use incastsim_core::rng::{Stream, derive_seed};
 use incastsim_core::{
     Duration, Ecn, EventQueue, FlowId, HostId, LazyTimer, NodeId, NodeKind, Packet, PacketKind,
-    Routes, SimRng, Time, TimerFire,
+    Routes, SackBlock, SimRng, Time, TimerFire,
 };
 use incastsim_schemes::{ReceiverScheme, SenderScheme};
-use incastsim_switch::{Enqueued, OutputPort, QueueDisc};
+use incastsim_switch::{
+    BufferLimit, Enqueued, OutputPort, QueueDisc, Red, RedParams, RedProfile, Threshold,
+    ThresholdAdmit, ThresholdMark,
+};
 use incastsim_tcp::{
-    AckInfo, AckOut, Cc, DelayedAckConfig, NewReno, ReceiverConfig, RecoveryExit, RtoConfig,
-    RttSampling, SUCCESSIVE_TIMEOUT_BINS, Segment, SenderConfig, StandardTcp, TcpReceiver,
-    TcpSender,
+    AckInfo, AckOut, Cc, Cubic, CubicConfig, Dctcp, DelayedAckConfig, EcnFeedback, NewReno,
+    ReceiverConfig, RecoveryExit, RtoConfig, RttSampling, SUCCESSIVE_TIMEOUT_BINS, Segment,
+    SenderConfig, StandardTcp, TcpReceiver, TcpSender,
 };
 
 /// A pending event: small and `Copy`. Timer events carry their timer's generation.
@@ -47,8 +54,25 @@ pub enum Event {
     RequestCheck {
         block: u32,
     },
+    /// A UDP CBR source sends its next datagram.
+    UdpSend {
+        source: u32,
+    },
     /// The end of a fixed-duration workload.
     End,
+}
+
+/// A constant-bit-rate UDP background source.
+#[derive(Clone, Debug)]
+struct UdpSource {
+    src: HostId,
+    dst: HostId,
+    interval: Duration,
+    wire_bytes: u32,
+    stop: Option<Time>,
+    dscp: u8,
+    sent: u64,
+    delivered: u64,
 }
 
 /// Counters for the conservation invariant: sent = delivered + dropped + in flight.
@@ -131,6 +155,8 @@ pub struct Simulation {
     delack_timers: Vec<LazyTimer>,
     workload: Workload,
     header_bytes: u16,
+    dscp: u8,
+    udp: Vec<UdpSource>,
     segments: Vec<Segment>,
     acks: Vec<AckOut>,
     counters: PacketCounters,
@@ -173,13 +199,23 @@ impl Simulation {
                     } else {
                         Duration::ZERO
                     };
+                let serialization = incastsim_core::SerializationRate::new(spec.rate);
+                let qdisc = if from_host {
+                    QueueDisc::drop_tail(limit)
+                } else {
+                    // RED's idle correction counts idle time in full-size packet transmissions.
+                    let typical_tx_ps =
+                        serialization.time_for(cfg.full_packet_bytes()).as_ps() as f64;
+                    let rng = SimRng::for_stream(seed, Stream::Queue, i as u64);
+                    switch_qdisc(&links.switch_queue, limit, typical_tx_ps, rng)
+                };
                 OutputPort::new(
                     spec.to,
-                    incastsim_core::SerializationRate::new(spec.rate),
+                    serialization,
                     latency,
                     spec.loss_probability,
                     SimRng::for_stream(seed, Stream::LinkLoss, i as u64),
-                    QueueDisc::drop_tail(limit),
+                    qdisc,
                 )
             })
             .collect();
@@ -223,6 +259,8 @@ impl Simulation {
                 RecoveryExitName::MinFlight => RecoveryExit::MinFlight,
             },
             slow_start_after_idle: t.slow_start_after_idle,
+            ecn: t.ecn,
+            sack: t.loss_recovery == LossRecovery::Sack,
         };
         let window_bytes = (t.receive_window_segments as u64 * mss as u64) as u32;
         let receiver_cfg = ReceiverConfig {
@@ -231,6 +269,21 @@ impl Simulation {
                 count: t.delayed_ack.count,
                 timeout: t.delayed_ack.timeout.0,
             }),
+            ecn: match (t.congestion_control, t.ecn) {
+                (CongestionControlName::Dctcp, _) => EcnFeedback::Dctcp,
+                (_, true) => EcnFeedback::Classic,
+                (_, false) => EcnFeedback::Off,
+            },
+            sack: t.loss_recovery == LossRecovery::Sack,
+        };
+        let make_cc = || match t.congestion_control {
+            CongestionControlName::Newreno => Cc::NewReno(NewReno::default()),
+            CongestionControlName::Cubic => Cc::Cubic(Cubic::new(CubicConfig {
+                c: t.cubic.c,
+                beta: t.cubic.beta,
+                fast_convergence: t.cubic.fast_convergence,
+            })),
+            CongestionControlName::Dctcp => Cc::Dctcp(Dctcp::new(t.dctcp.g, t.dctcp.initial_alpha)),
         };
 
         let flows: Vec<FlowEnds> = servers
@@ -247,12 +300,7 @@ impl Simulation {
                 let scheme = match cfg.scheme {
                     SchemeConfig::None => SenderScheme::None(StandardTcp),
                 };
-                let mut s = TcpSender::new(
-                    f as FlowId,
-                    sender_cfg,
-                    Cc::NewReno(NewReno::default()),
-                    scheme,
-                );
+                let mut s = TcpSender::new(f as FlowId, sender_cfg, make_cc(), scheme);
                 s.set_peer_window(window_bytes as u64);
                 s
             })
@@ -316,6 +364,43 @@ impl Simulation {
             }),
         };
 
+        let mut udp = Vec::new();
+        for b in &cfg.background {
+            let BackgroundConfig::UdpCbr {
+                from,
+                to,
+                rate,
+                packet_size,
+                start,
+                stop,
+                dscp,
+            } = b;
+            let host = |sel: HostSelector| match sel {
+                HostSelector::Sender(i) => vec![servers[i as usize]],
+                HostSelector::Receiver(i) => vec![clients[i as usize]],
+                HostSelector::AllSenders => servers.clone(),
+            };
+            let dst = host(HostSelector::parse(to).expect("validated"))[0];
+            let interval = incastsim_core::SerializationRate::new(rate.0).time_for(packet_size.0);
+            for src in host(HostSelector::parse(from).expect("validated")) {
+                udp.push((
+                    start.0,
+                    UdpSource {
+                        src,
+                        dst,
+                        interval,
+                        wire_bytes: packet_size.0 as u32,
+                        stop: stop.map(|d| Time::ZERO + d.0),
+                        dscp: *dscp,
+                        sent: 0,
+                        delivered: 0,
+                    },
+                ));
+            }
+        }
+        let udp_starts: Vec<Duration> = udp.iter().map(|(s, _)| *s).collect();
+        let udp: Vec<UdpSource> = udp.into_iter().map(|(_, u)| u).collect();
+
         let mut sim = Simulation {
             cfg: cfg.clone(),
             seed,
@@ -334,6 +419,8 @@ impl Simulation {
             delack_timers: vec![LazyTimer::default(); n],
             workload,
             header_bytes: t.header.0 as u16,
+            dscp: t.dscp,
+            udp,
             segments: Vec::with_capacity(64),
             acks: Vec::with_capacity(8),
             counters: PacketCounters::default(),
@@ -341,6 +428,10 @@ impl Simulation {
             finished_at: None,
             outcome: None,
         };
+        for (i, start) in udp_starts.into_iter().enumerate() {
+            sim.events
+                .schedule(Time::ZERO + start, Event::UdpSend { source: i as u32 });
+        }
         sim.start();
         sim
     }
@@ -425,8 +516,33 @@ impl Simulation {
             }
             Event::ServerStart { flow } => self.server_start(now, flow as usize),
             Event::RequestCheck { block } => self.on_request_check(now, block),
+            Event::UdpSend { source } => self.udp_send(now, source as usize),
             Event::End => self.finish(now),
         }
+    }
+
+    /// A UDP CBR source emits one datagram and schedules the next.
+    fn udp_send(&mut self, now: Time, i: usize) {
+        let u = &mut self.udp[i];
+        if u.stop.is_some_and(|stop| now >= stop) {
+            return;
+        }
+        let header = (self.header_bytes as u32).min(u.wire_bytes);
+        let mut packet = Packet::new(
+            PacketKind::Udp,
+            i as FlowId,
+            u.dst,
+            u.wire_bytes - header,
+            header as u16,
+        );
+        packet.seq = u.sent;
+        packet.timestamp_ps = now.as_ps();
+        packet.dscp = u.dscp;
+        u.sent += 1;
+        let (src, next) = (u.src, now + u.interval);
+        self.events
+            .schedule(next, Event::UdpSend { source: i as u32 });
+        self.send_from_host(now, src, packet);
     }
 
     /// The head packet of `port` reaches the node at the far end of the link.
@@ -488,6 +604,7 @@ impl Simulation {
                     packet.payload_bytes,
                     packet.timestamp_ps,
                     packet.flags,
+                    packet.ecn == Ecn::Ce,
                     &mut self.acks,
                 );
                 self.transmit_acks(now, f);
@@ -497,18 +614,28 @@ impl Simulation {
                 }
             }
             PacketKind::Ack => {
-                let info = AckInfo {
-                    ack: packet.ack,
-                    window: packet.window_bytes as u64,
-                    ts_echo_ps: packet.timestamp_ps,
-                    ece: packet.has_flag(flags::ECE),
-                };
+                let mut info = AckInfo::plain(
+                    packet.ack(),
+                    packet.window_bytes as u64,
+                    packet.timestamp_ps,
+                );
+                info.ece = packet.has_flag(flags::ECE);
+                info.sack_count = packet.sack_count;
+                for (dst, b) in info
+                    .sack_blocks
+                    .iter_mut()
+                    .zip(&packet.sack[..packet.sack_count as usize])
+                {
+                    let start = packet.ack() + b.start_offset as u64;
+                    *dst = (start, start + b.len as u64);
+                }
                 self.segments.clear();
                 self.senders[f].on_ack(now, &info, &mut self.segments);
                 self.transmit_segments(now, f);
                 self.sync_rto_timer(f);
             }
             PacketKind::Request => self.on_request(now, f, packet.seq as u32),
+            PacketKind::Udp => self.udp[f].delivered += 1,
         }
     }
 
@@ -516,21 +643,15 @@ impl Simulation {
         let FlowEnds { src, dst } = self.flows[f];
         for i in 0..self.segments.len() {
             let s = self.segments[i];
-            let packet = Packet {
-                seq: s.seq,
-                ack: 0,
-                timestamp_ps: now.as_ps(),
-                flow: f as FlowId,
-                src,
-                dst,
-                payload_bytes: s.len,
-                window_bytes: 0,
-                header_bytes: self.header_bytes,
-                kind: PacketKind::Data,
-                flags: s.flags,
-                ecn: Ecn::NotEct,
-                dscp: 0,
-            };
+            let mut packet =
+                Packet::new(PacketKind::Data, f as FlowId, dst, s.len, self.header_bytes);
+            packet.seq = s.seq;
+            packet.timestamp_ps = now.as_ps();
+            packet.flags = s.flags;
+            packet.dscp = self.dscp;
+            if s.ect {
+                packet.ecn = Ecn::Ect0;
+            }
             self.send_from_host(now, src, packet);
         }
     }
@@ -539,21 +660,25 @@ impl Simulation {
         let FlowEnds { src, dst } = self.flows[f];
         for i in 0..self.acks.len() {
             let a = self.acks[i];
-            let packet = Packet {
-                seq: 0,
-                ack: a.ack,
-                timestamp_ps: a.ts_echo_ps,
-                flow: f as FlowId,
-                src: dst,
-                dst: src,
-                payload_bytes: 0,
-                window_bytes: a.window,
-                header_bytes: self.header_bytes,
-                kind: PacketKind::Ack,
-                flags: if a.ece { flags::ECE } else { 0 },
-                ecn: Ecn::NotEct,
-                dscp: 0,
-            };
+            let mut packet = Packet::new(PacketKind::Ack, f as FlowId, src, 0, self.header_bytes);
+            packet.seq = a.ack; // an ACK's cumulative acknowledgement
+            packet.timestamp_ps = a.ts_echo_ps;
+            packet.window_bytes = a.window;
+            packet.dscp = self.dscp;
+            if a.ece {
+                packet.flags |= flags::ECE;
+            }
+            packet.sack_count = a.sack_count;
+            for (dst, &(start, end)) in packet
+                .sack
+                .iter_mut()
+                .zip(&a.sack_blocks[..a.sack_count as usize])
+            {
+                *dst = SackBlock {
+                    start_offset: (start - a.ack) as u32,
+                    len: (end - start) as u32,
+                };
+            }
             self.send_from_host(now, dst, packet);
         }
     }
@@ -641,21 +766,15 @@ impl Simulation {
             dst: client,
         } = self.flows[f];
         debug_assert_eq!(client, w.client);
-        let packet = Packet {
-            seq: w.block as u64,
-            ack: 0,
-            timestamp_ps: now.as_ps(),
-            flow: f as FlowId,
-            src: client,
-            dst: server,
-            payload_bytes: w.request_bytes - header,
-            window_bytes: 0,
-            header_bytes: header as u16,
-            kind: PacketKind::Request,
-            flags: 0,
-            ecn: Ecn::NotEct,
-            dscp: 0,
-        };
+        let mut packet = Packet::new(
+            PacketKind::Request,
+            f as FlowId,
+            server,
+            w.request_bytes - header,
+            header as u16,
+        );
+        packet.seq = w.block as u64;
+        packet.timestamp_ps = now.as_ps();
         self.send_from_host(now, client, packet);
     }
 
@@ -930,10 +1049,17 @@ impl Simulation {
             max_successive_rto: max_succ,
             timeout_wait_s: wait_ps as f64 / 1e12,
             fast_retransmits: fast,
+            sack_retransmits: self
+                .senders
+                .iter()
+                .map(|s| s.stats().sack_retransmits)
+                .sum(),
             retransmitted_segments: retx,
             data_segments_sent: segs,
+            ecn_reductions: self.senders.iter().map(|s| s.stats().ecn_reductions).sum(),
             drops_total: self.packets_dropped(),
             drops_buffer: self.ports.iter().map(|p| p.stats.drops_buffer).sum(),
+            drops_aqm: self.ports.iter().map(|p| p.stats.drops_aqm).sum(),
             drops_link_loss: self.ports.iter().map(|p| p.stats.drops_link_loss).sum(),
             max_port_drops: self
                 .ports
@@ -941,6 +1067,9 @@ impl Simulation {
                 .map(|p| p.stats.drops_total())
                 .max()
                 .unwrap_or(0),
+            ecn_marks: self.ports.iter().map(|p| p.stats.ecn_marks).sum(),
+            udp_packets_sent: self.udp.iter().map(|u| u.sent).sum(),
+            udp_packets_delivered: self.udp.iter().map(|u| u.delivered).sum(),
             packets_sent: self.counters.sent,
             packets_forwarded: self.counters.forwarded,
             events: self.events_processed,
@@ -968,6 +1097,7 @@ impl Simulation {
                     fast_retransmits: st.fast_retransmits,
                     retransmitted_segments: st.retransmitted_segments,
                     segments_sent: st.segments_sent,
+                    ecn_reductions: st.ecn_reductions,
                     final_cwnd_bytes: s.window().cwnd,
                     final_ssthresh_bytes: s.window().ssthresh.min(u32::MAX as u64 * 1000),
                     srtt_us: s.rtt().srtt().map_or(f64::NAN, |d| d.as_us_f64()),
@@ -975,6 +1105,11 @@ impl Simulation {
             })
             .collect();
         let end_ps = end.as_ps().max(1) as f64;
+        let mean_queue: Vec<f64> = self
+            .ports
+            .iter_mut()
+            .map(|p| p.mean_queue_bytes(end))
+            .collect();
         let ports = self
             .ports
             .iter()
@@ -991,6 +1126,7 @@ impl Simulation {
                 drops_aqm: p.stats.drops_aqm,
                 drops_link_loss: p.stats.drops_link_loss,
                 ecn_marks: p.stats.ecn_marks,
+                mean_queue_bytes: mean_queue[i],
                 max_queue_bytes: p.stats.max_buffered_bytes,
                 max_queue_packets: p.stats.max_buffered_packets,
                 utilization: (p.stats.busy_ps as f64 / end_ps).min(1.0),
@@ -1011,4 +1147,96 @@ pub fn run_once(cfg: &Config, seed: u64) -> Result<RunResult, String> {
     sim.run();
     sim.check_invariants()?;
     Ok(sim.results())
+}
+
+fn threshold(b: Buffer) -> Threshold {
+    match b {
+        Buffer::Bytes(n) => Threshold::Bytes(n),
+        Buffer::Packets(n) => Threshold::Packets(n),
+        Buffer::Unlimited => unreachable!("validated: thresholds are sizes"),
+    }
+}
+
+fn threshold_value(b: Buffer) -> f64 {
+    match b {
+        Buffer::Bytes(n) => n as f64,
+        Buffer::Packets(n) => n as f64,
+        Buffer::Unlimited => f64::INFINITY,
+    }
+}
+
+/// The queue discipline of a switch port, from the config.
+fn switch_qdisc(q: &QueueConfig, limit: BufferLimit, typical_tx_ps: f64, rng: SimRng) -> QueueDisc {
+    match q {
+        QueueConfig::DropTail => QueueDisc::drop_tail(limit),
+        QueueConfig::Red {
+            min_th,
+            max_th,
+            max_p,
+            w_q,
+            gentle,
+            ecn,
+        } => {
+            let profile = RedProfile {
+                min_th: threshold_value(*min_th),
+                max_th: threshold_value(*max_th),
+                max_p: *max_p,
+            };
+            QueueDisc::Red(Box::new(Red::new(
+                RedParams {
+                    unit: threshold(*min_th),
+                    w_q: *w_q,
+                    gentle: *gentle,
+                    ecn: *ecn,
+                    limit,
+                    profiles: vec![profile],
+                    profile_of_dscp: [0; 64],
+                    typical_tx_ps,
+                },
+                rng,
+            )))
+        }
+        QueueConfig::Wred {
+            profiles,
+            w_q,
+            gentle,
+            ecn,
+        } => {
+            let mut map = [0u8; 64];
+            for (i, p) in profiles.iter().enumerate() {
+                for &d in &p.dscp {
+                    map[d as usize] = i as u8;
+                }
+            }
+            let red_profiles = profiles
+                .iter()
+                .map(|p| RedProfile {
+                    min_th: threshold_value(p.min_th),
+                    max_th: threshold_value(p.max_th),
+                    max_p: p.max_p,
+                })
+                .collect();
+            QueueDisc::Red(Box::new(Red::new(
+                RedParams {
+                    unit: threshold(profiles[0].min_th),
+                    w_q: *w_q,
+                    gentle: *gentle,
+                    ecn: *ecn,
+                    limit,
+                    profiles: red_profiles,
+                    profile_of_dscp: map,
+                    typical_tx_ps,
+                },
+                rng,
+            )))
+        }
+        QueueConfig::EcnThreshold { k } => QueueDisc::ThresholdMark(ThresholdMark {
+            k: threshold(*k),
+            limit,
+        }),
+        QueueConfig::ThresholdAdmit { threshold: t } => QueueDisc::ThresholdAdmit(ThresholdAdmit {
+            threshold: threshold(*t),
+            limit,
+        }),
+    }
 }

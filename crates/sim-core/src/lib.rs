@@ -16,7 +16,7 @@ pub mod topology;
 pub mod units;
 
 pub use event::EventQueue;
-pub use packet::{Ecn, FlowId, HostId, Packet, PacketKind};
+pub use packet::{Ecn, FlowId, HostId, Packet, PacketKind, SackBlock};
 pub use rng::{SimRng, Stream};
 pub use time::{Duration, Time};
 pub use timer::{LazyTimer, TimerFire};

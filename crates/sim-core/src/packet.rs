@@ -17,6 +17,8 @@ pub enum PacketKind {
     Ack,
     /// An application request (client → server); `seq` carries the block number.
     Request,
+    /// A UDP datagram of a constant-bit-rate background source.
+    Udp,
 }
 
 /// ECN codepoint in the IP header (RFC 3168 §5).
@@ -42,16 +44,23 @@ pub mod flags {
     pub const LABEL: u8 = 1 << 3;
 }
 
+/// A SACK block (RFC 2018) as offsets from the packet's cumulative ACK, so it fits in 8 bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlock {
+    pub start_offset: u32,
+    pub len: u32,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
-    /// Data: first payload byte's sequence number. Request: block number.
+    /// Data: the first payload byte's sequence number. Ack: the cumulative acknowledgement (next
+    /// byte expected; see [`Packet::ack`]). Request: the block number. Udp: datagram number.
+    /// (A pure ACK carries no data and a data segment no ACK, so one field serves both and the
+    /// packet stays one cache line.)
     pub seq: u64,
-    /// Ack: next byte expected (cumulative acknowledgement).
-    pub ack: u64,
     /// Data: the sender's transmit time (ps). Ack: the echoed timestamp (RFC 7323 TSecr).
     pub timestamp_ps: u64,
     pub flow: FlowId,
-    pub src: HostId,
     pub dst: HostId,
     pub payload_bytes: u32,
     /// Advertised receive window in bytes (on ACKs).
@@ -62,9 +71,43 @@ pub struct Packet {
     pub ecn: Ecn,
     /// Traffic class / DSCP / label, used by class-aware queue disciplines.
     pub dscp: u8,
+    /// SACK blocks on ACKs; the first `sack_count` are valid.
+    pub sack_count: u8,
+    pub sack: [SackBlock; 3],
 }
 
 impl Packet {
+    /// A packet with every optional field empty.
+    pub fn new(
+        kind: PacketKind,
+        flow: FlowId,
+        dst: HostId,
+        payload_bytes: u32,
+        header_bytes: u16,
+    ) -> Packet {
+        Packet {
+            seq: 0,
+            timestamp_ps: 0,
+            flow,
+            dst,
+            payload_bytes,
+            window_bytes: 0,
+            header_bytes,
+            kind,
+            flags: 0,
+            ecn: Ecn::NotEct,
+            dscp: 0,
+            sack_count: 0,
+            sack: [SackBlock::default(); 3],
+        }
+    }
+
+    /// The cumulative acknowledgement of an ACK.
+    #[inline]
+    pub fn ack(&self) -> u64 {
+        self.seq
+    }
+
     /// Bytes on the wire (payload plus headers): what serialization and buffers count.
     #[inline]
     pub fn wire_bytes(&self) -> u32 {
@@ -83,7 +126,7 @@ mod tests {
     #[test]
     fn packet_stays_small() {
         assert!(
-            std::mem::size_of::<Packet>() <= 56,
+            std::mem::size_of::<Packet>() <= 64,
             "{}",
             std::mem::size_of::<Packet>()
         );

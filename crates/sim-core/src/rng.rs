@@ -37,7 +37,7 @@ pub fn derive_seed(run_seed: u64, stream: Stream, index: u64) -> u64 {
 }
 
 /// A run's (or a component's) random number generator.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SimRng(Xoshiro256PlusPlus);
 
 impl SimRng {

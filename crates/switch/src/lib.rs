@@ -8,5 +8,6 @@ pub mod qdisc;
 
 pub use port::{Arrival, Enqueued, OutputPort, PortStats};
 pub use qdisc::{
-    BufferLimit, DropReason, DropTail, Occupancy, QueueDisc, QueueDiscipline, Verdict,
+    BufferLimit, DropReason, DropTail, Occupancy, QueueDisc, QueueDiscipline, Red, RedParams,
+    RedProfile, Threshold, ThresholdAdmit, ThresholdMark, Verdict,
 };

@@ -34,9 +34,35 @@ pub struct PortStats {
     pub max_buffered_packets: u32,
     /// Total time the transmitter was busy (for utilization).
     pub busy_ps: u64,
+    /// ∫ buffered bytes dt, in byte·ps, up to `integrated_to` (exact: integrated at every
+    /// admission and departure).
+    pub queue_integral: u128,
+    pub integrated_to: Time,
 }
 
 impl PortStats {
+    /// Time-averaged buffer occupancy in bytes over [0, end].
+    pub fn mean_queue_bytes(&self, end: Time, current_bytes: u64) -> f64 {
+        let tail =
+            current_bytes as u128 * end.as_ps().saturating_sub(self.integrated_to.as_ps()) as u128;
+        if end.as_ps() == 0 {
+            0.0
+        } else {
+            (self.queue_integral + tail) as f64 / end.as_ps() as f64
+        }
+    }
+}
+
+impl PortStats {
+    #[inline]
+    fn integrate(&mut self, to: Time, occupancy_bytes: u64) {
+        let dt = to.as_ps().saturating_sub(self.integrated_to.as_ps());
+        self.queue_integral += occupancy_bytes as u128 * dt as u128;
+        if to > self.integrated_to {
+            self.integrated_to = to;
+        }
+    }
+
     pub fn drops_total(&self) -> u64 {
         self.drops_buffer + self.drops_aqm + self.drops_link_loss
     }
@@ -118,6 +144,9 @@ impl OutputPort {
             if q.tx_end > now {
                 break;
             }
+            let tx_end = q.tx_end;
+            self.stats.integrate(tx_end, self.occupancy.bytes);
+            let q = &self.fifo[self.on_wire];
             self.occupancy.bytes -= q.packet.wire_bytes() as u64;
             self.occupancy.packets -= 1;
             self.on_wire += 1;
@@ -130,6 +159,12 @@ impl OutputPort {
         self.occupancy
     }
 
+    /// Time-averaged buffer occupancy in bytes over [0, end].
+    pub fn mean_queue_bytes(&mut self, end: Time) -> f64 {
+        let occ = self.occupancy(end);
+        self.stats.mean_queue_bytes(end, occ.bytes)
+    }
+
     /// Packets in the FIFO, buffered or propagating (for conservation checks).
     pub fn packets_in_port(&self) -> usize {
         self.fifo.len()
@@ -139,6 +174,10 @@ impl OutputPort {
     #[inline]
     pub fn enqueue(&mut self, now: Time, mut packet: Packet) -> Enqueued {
         self.release_transmitted(now);
+        if self.occupancy.packets == 0 {
+            // Empty since the last packet's last bit left (or since the start).
+            self.qdisc.note_idle(self.last_tx_end);
+        }
         match self.qdisc.on_enqueue(&mut packet, self.occupancy, now) {
             Verdict::Admit => {}
             Verdict::AdmitMarked => {
@@ -164,6 +203,7 @@ impl OutputPort {
         let tx_end = tx_start + tx_time;
         self.last_tx_end = tx_end;
         self.stats.busy_ps += tx_time.as_ps();
+        self.stats.integrate(now, self.occupancy.bytes);
         self.occupancy.bytes += wire;
         self.occupancy.packets += 1;
         // Invariant: a queue never exceeds its limit.
@@ -275,6 +315,21 @@ mod tests {
         assert!(matches!(p.enqueue(t, pkt(1000)), Enqueued::Admitted { .. }));
         assert_eq!(p.stats.drops_buffer, 1);
         assert_eq!(p.stats.max_buffered_packets, 2);
+    }
+
+    #[test]
+    fn mean_queue_integrates_occupancy_over_time() {
+        let mut p = port(BufferLimit::Unlimited);
+        // Two 1040 B frames at t = 0: 2080 B for 8.32 us, 1040 B for the next 8.32 us.
+        p.enqueue(Time::ZERO, pkt(1000));
+        p.enqueue(Time::ZERO, pkt(1000));
+        let end = Time(4 * 8_320_000);
+        let expect = (2080.0 * 8.32 + 1040.0 * 8.32) / (4.0 * 8.32);
+        assert!(
+            (p.mean_queue_bytes(end) - expect).abs() < 1e-6,
+            "{}",
+            p.mean_queue_bytes(end)
+        );
     }
 
     #[test]

@@ -87,15 +87,252 @@ impl QueueDiscipline for DropTail {
     }
 }
 
+/// A threshold in the unit RED/marking compares against: bytes or packets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Threshold {
+    Bytes(u64),
+    Packets(u32),
+}
+
+impl Threshold {
+    /// The queue measured in this threshold's unit.
+    #[inline]
+    pub fn measure(&self, occ: Occupancy) -> f64 {
+        match self {
+            Threshold::Bytes(_) => occ.bytes as f64,
+            Threshold::Packets(_) => occ.packets as f64,
+        }
+    }
+    #[inline]
+    pub fn value(&self) -> f64 {
+        match *self {
+            Threshold::Bytes(b) => b as f64,
+            Threshold::Packets(p) => p as f64,
+        }
+    }
+}
+
+fn ecn_capable(p: &Packet) -> bool {
+    matches!(
+        p.ecn,
+        incastsim_core::Ecn::Ect0 | incastsim_core::Ecn::Ect1 | incastsim_core::Ecn::Ce
+    )
+}
+
+/// DCTCP-style marking (RFC 8257 §3.1): an ECN-capable packet arriving when the instantaneous
+/// queue exceeds K is marked CE; others are only dropped when the buffer is full.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ThresholdMark {
+    pub k: Threshold,
+    pub limit: BufferLimit,
+}
+
+impl QueueDiscipline for ThresholdMark {
+    #[inline]
+    fn on_enqueue(&mut self, packet: &mut Packet, occ: Occupancy, _now: Time) -> Verdict {
+        if !self.limit.fits(occ, packet.wire_bytes()) {
+            return Verdict::Drop(DropReason::BufferFull);
+        }
+        if ecn_capable(packet) && self.k.measure(occ) > self.k.value() {
+            Verdict::AdmitMarked
+        } else {
+            Verdict::Admit
+        }
+    }
+    fn limit(&self) -> BufferLimit {
+        self.limit
+    }
+}
+
+/// PLATO's switch (Shukla et al.): at or above Th_P on the instantaneous queue only labelled
+/// packets are admitted — WRED with min = max = Th_P for unlabelled packets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ThresholdAdmit {
+    pub threshold: Threshold,
+    pub limit: BufferLimit,
+}
+
+impl QueueDiscipline for ThresholdAdmit {
+    #[inline]
+    fn on_enqueue(&mut self, packet: &mut Packet, occ: Occupancy, _now: Time) -> Verdict {
+        if !self.limit.fits(occ, packet.wire_bytes()) {
+            return Verdict::Drop(DropReason::BufferFull);
+        }
+        let labelled = packet.has_flag(incastsim_core::packet::flags::LABEL);
+        if !labelled && self.threshold.measure(occ) >= self.threshold.value() {
+            Verdict::Drop(DropReason::Aqm)
+        } else {
+            Verdict::Admit
+        }
+    }
+    fn limit(&self) -> BufferLimit {
+        self.limit
+    }
+}
+
+/// One RED drop/mark profile (Floyd & Jacobson 1993).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RedProfile {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+}
+
+impl RedProfile {
+    /// The base marking probability p_b at average queue `avg`, or `None` above the region
+    /// where marking is probabilistic (a forced drop). With `gentle`, p_b rises linearly from
+    /// max_p at max_th to 1 at 2·max_th (Floyd 2000).
+    pub fn base_probability(&self, avg: f64, gentle: bool) -> Option<f64> {
+        if avg < self.min_th {
+            Some(0.0)
+        } else if avg < self.max_th {
+            Some(self.max_p * (avg - self.min_th) / (self.max_th - self.min_th))
+        } else if gentle && avg < 2.0 * self.max_th {
+            Some(self.max_p + (1.0 - self.max_p) * (avg - self.max_th) / self.max_th)
+        } else {
+            None
+        }
+    }
+}
+
+/// RED / WRED parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RedParams {
+    /// The unit thresholds are in (bytes or packets); also how the queue is measured.
+    pub unit: Threshold,
+    pub w_q: f64,
+    pub gentle: bool,
+    pub ecn: bool,
+    pub limit: BufferLimit,
+    pub profiles: Vec<RedProfile>,
+    /// Profile index of each DSCP value (WRED); all zero for RED.
+    pub profile_of_dscp: [u8; 64],
+    /// Transmission time of a typical packet, for the idle-time correction: an idle period of
+    /// length t decays avg as if t / typical_tx_ps packets had arrived to an empty queue.
+    pub typical_tx_ps: f64,
+}
+
+/// RED / WRED: an EWMA of the queue (weight w_q, idle-time correction), a profile per traffic
+/// class (WRED; plain RED has one), count-based spacing of marks, optional gentle mode, and
+/// ECN marking of ECN-capable packets instead of dropping them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Red {
+    pub params: RedParams,
+    avg: f64,
+    /// Per profile: packets since the last mark (-1 outside the marking region).
+    count: Vec<i64>,
+    idle_since: Option<Time>,
+    rng: incastsim_core::SimRng,
+}
+
+impl Red {
+    pub fn new(params: RedParams, rng: incastsim_core::SimRng) -> Red {
+        let n = params.profiles.len();
+        Red {
+            params,
+            avg: 0.0,
+            count: vec![-1; n],
+            idle_since: Some(Time::ZERO),
+            rng,
+        }
+    }
+
+    pub fn average(&self) -> f64 {
+        self.avg
+    }
+
+    /// Updates the average for an arrival seeing queue `q` at `now`.
+    fn update_average(&mut self, q: f64, now: Time) {
+        match self.idle_since {
+            Some(since) if q == 0.0 => {
+                // Idle-time correction: decay as if m small packets had arrived to an empty queue.
+                let m = now.since(since).as_ps() as f64 / self.params.typical_tx_ps.max(1.0);
+                self.avg *= (1.0 - self.params.w_q).powf(m);
+                self.idle_since = None;
+            }
+            _ => self.avg = (1.0 - self.params.w_q) * self.avg + self.params.w_q * q,
+        }
+    }
+
+    /// The queue has become empty at `now` (starts the idle period).
+    pub fn note_idle(&mut self, now: Time) {
+        self.idle_since = Some(now);
+    }
+}
+
+impl QueueDiscipline for Red {
+    fn on_enqueue(&mut self, packet: &mut Packet, occ: Occupancy, now: Time) -> Verdict {
+        let q = self.params.unit.measure(occ);
+        if q > 0.0 {
+            self.idle_since = None;
+        }
+        self.update_average(q, now);
+        if !self.params.limit.fits(occ, packet.wire_bytes()) {
+            return Verdict::Drop(DropReason::BufferFull);
+        }
+        let pi = self.params.profile_of_dscp[(packet.dscp & 63) as usize] as usize;
+        let profile = self.params.profiles[pi];
+        let congested = match profile.base_probability(self.avg, self.params.gentle) {
+            Some(p_b) if p_b <= 0.0 => {
+                self.count[pi] = -1;
+                false
+            }
+            Some(p_b) => {
+                // Count-based spacing: p_a = p_b / (1 - count * p_b), count = packets since the
+                // last mark, so the gap between marks is uniform on {1, ..., 1/p_b}.
+                self.count[pi] += 1;
+                let c = (self.count[pi] - 1).max(0) as f64;
+                let denom = 1.0 - c * p_b;
+                let p_a = if denom <= p_b {
+                    1.0
+                } else {
+                    (p_b / denom).min(1.0)
+                };
+                let hit = self.rng.unit_f64() < p_a;
+                if hit {
+                    self.count[pi] = 0;
+                }
+                hit
+            }
+            None => {
+                // Above max_th (2·max_th in gentle mode): every packet is dropped.
+                self.count[pi] = 0;
+                return Verdict::Drop(DropReason::Aqm);
+            }
+        };
+        if !congested {
+            Verdict::Admit
+        } else if self.params.ecn && ecn_capable(packet) {
+            Verdict::AdmitMarked
+        } else {
+            Verdict::Drop(DropReason::Aqm)
+        }
+    }
+    fn limit(&self) -> BufferLimit {
+        self.params.limit
+    }
+}
+
 /// The queue disciplines a port can run, dispatched by `match`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum QueueDisc {
     DropTail(DropTail),
+    Red(Box<Red>),
+    ThresholdMark(ThresholdMark),
+    ThresholdAdmit(ThresholdAdmit),
 }
 
 impl QueueDisc {
     pub fn drop_tail(limit: BufferLimit) -> QueueDisc {
         QueueDisc::DropTail(DropTail { limit })
+    }
+
+    /// The port's buffer has been empty since `since` (RED's idle-time correction uses it).
+    #[inline]
+    pub fn note_idle(&mut self, since: Time) {
+        if let QueueDisc::Red(r) = self {
+            r.note_idle(since);
+        }
     }
 }
 
@@ -104,11 +341,17 @@ impl QueueDiscipline for QueueDisc {
     fn on_enqueue(&mut self, packet: &mut Packet, occ: Occupancy, now: Time) -> Verdict {
         match self {
             QueueDisc::DropTail(d) => d.on_enqueue(packet, occ, now),
+            QueueDisc::Red(r) => r.on_enqueue(packet, occ, now),
+            QueueDisc::ThresholdMark(t) => t.on_enqueue(packet, occ, now),
+            QueueDisc::ThresholdAdmit(t) => t.on_enqueue(packet, occ, now),
         }
     }
     fn limit(&self) -> BufferLimit {
         match self {
             QueueDisc::DropTail(d) => d.limit(),
+            QueueDisc::Red(r) => r.limit(),
+            QueueDisc::ThresholdMark(t) => t.limit(),
+            QueueDisc::ThresholdAdmit(t) => t.limit(),
         }
     }
 }
@@ -116,24 +359,10 @@ impl QueueDiscipline for QueueDisc {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use incastsim_core::{Ecn, PacketKind};
+    use incastsim_core::PacketKind;
 
     pub(crate) fn pkt(payload: u32) -> Packet {
-        Packet {
-            seq: 0,
-            ack: 0,
-            timestamp_ps: 0,
-            flow: 0,
-            src: 0,
-            dst: 1,
-            payload_bytes: payload,
-            window_bytes: 0,
-            header_bytes: 40,
-            kind: PacketKind::Data,
-            flags: 0,
-            ecn: Ecn::NotEct,
-            dscp: 0,
-        }
+        Packet::new(PacketKind::Data, 0, 1, payload, 40)
     }
 
     #[test]
@@ -159,6 +388,182 @@ pub(crate) mod tests {
         // A 40-byte ACK still fits in the remaining 800 bytes.
         let mut ack = pkt(0);
         assert_eq!(q.on_enqueue(&mut ack, occ, Time::ZERO), Verdict::Admit);
+    }
+
+    fn red(profile: RedProfile, gentle: bool, ecn: bool) -> Red {
+        let params = RedParams {
+            unit: Threshold::Packets(0),
+            w_q: 1.0,
+            gentle,
+            ecn,
+            limit: BufferLimit::Packets(1000),
+            profiles: vec![profile],
+            profile_of_dscp: [0; 64],
+            typical_tx_ps: 8000.0,
+        };
+        Red::new(params, incastsim_core::SimRng::new(3))
+    }
+
+    /// Marks over `n` arrivals that all see queue `q` (with w_q = 1 the average is held at q).
+    fn mark_rate(r: &mut Red, q: u32, n: usize, ect: bool) -> (f64, f64) {
+        let (mut marked, mut dropped) = (0, 0);
+        for _ in 0..n {
+            let mut p = pkt(1000);
+            if ect {
+                p.ecn = incastsim_core::Ecn::Ect0;
+            }
+            match r.on_enqueue(
+                &mut p,
+                Occupancy {
+                    bytes: 0,
+                    packets: q,
+                },
+                Time(1),
+            ) {
+                Verdict::AdmitMarked => marked += 1,
+                Verdict::Drop(_) => dropped += 1,
+                Verdict::Admit => {}
+            }
+        }
+        (marked as f64 / n as f64, dropped as f64 / n as f64)
+    }
+
+    #[test]
+    fn red_mark_probability_matches_the_formula() {
+        let profile = RedProfile {
+            min_th: 20.0,
+            max_th: 60.0,
+            max_p: 0.1,
+        };
+        // avg = 40: p_b = 0.1 * 20/40 = 0.05. Count-based spacing makes the gap between marks
+        // uniform on {1..20}, so the long-run rate is 2 p_b / (1 + p_b) = 0.0952.
+        let mut r = red(profile, false, true);
+        let (marks, drops) = mark_rate(&mut r, 40, 400_000, true);
+        assert_eq!(drops, 0.0);
+        assert!(
+            (marks - 2.0 * 0.05 / 1.05).abs() < 0.002,
+            "mark rate {marks}"
+        );
+        // Not ECN-capable: the same packets are dropped instead.
+        let (marks, drops) = mark_rate(&mut r, 40, 400_000, false);
+        assert_eq!(marks, 0.0);
+        assert!(
+            (drops - 2.0 * 0.05 / 1.05).abs() < 0.002,
+            "drop rate {drops}"
+        );
+        // Below min_th nothing happens; above max_th everything is dropped (non-gentle).
+        assert_eq!(mark_rate(&mut r, 10, 10_000, true), (0.0, 0.0));
+        assert_eq!(mark_rate(&mut r, 70, 10_000, true), (0.0, 1.0));
+        // Gentle: at avg = 90, p_b = 0.1 + 0.9 * 30/60 = 0.55. The k-th packet after a mark is
+        // marked with p_b / (1 - (k-1) p_b): gap 1 with probability 0.55, else 2 -> rate 1/1.45.
+        let mut g = red(profile, true, false);
+        let (_, drops) = mark_rate(&mut g, 90, 200_000, false);
+        assert!(
+            (drops - 1.0 / 1.45).abs() < 0.005,
+            "gentle drop rate {drops}"
+        );
+    }
+
+    #[test]
+    fn red_average_follows_the_ewma_and_decays_when_idle() {
+        let params = RedParams {
+            unit: Threshold::Packets(0),
+            w_q: 0.5,
+            gentle: false,
+            ecn: false,
+            limit: BufferLimit::Packets(1000),
+            profiles: vec![RedProfile {
+                min_th: 1000.0,
+                max_th: 2000.0,
+                max_p: 0.1,
+            }],
+            profile_of_dscp: [0; 64],
+            typical_tx_ps: 1000.0,
+        };
+        let mut r = Red::new(params, incastsim_core::SimRng::new(1));
+        let mut p = pkt(100);
+        r.on_enqueue(
+            &mut p,
+            Occupancy {
+                bytes: 0,
+                packets: 10,
+            },
+            Time(0),
+        );
+        assert_eq!(r.average(), 5.0);
+        r.on_enqueue(
+            &mut p,
+            Occupancy {
+                bytes: 0,
+                packets: 10,
+            },
+            Time(0),
+        );
+        assert_eq!(r.average(), 7.5);
+        // An arrival to an empty queue after 2 typical transmission times: avg *= (1 - w_q)^2.
+        r.note_idle(Time(1000));
+        r.on_enqueue(
+            &mut p,
+            Occupancy {
+                bytes: 0,
+                packets: 0,
+            },
+            Time(3000),
+        );
+        assert!((r.average() - 7.5 * 0.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn threshold_mark_marks_only_ect_above_k() {
+        let mut q = ThresholdMark {
+            k: Threshold::Packets(65),
+            limit: BufferLimit::Packets(100),
+        };
+        let mut ect = pkt(1000);
+        ect.ecn = incastsim_core::Ecn::Ect0;
+        let mut plain = pkt(1000);
+        let at = |n| Occupancy {
+            bytes: 0,
+            packets: n,
+        };
+        assert_eq!(q.on_enqueue(&mut ect, at(65), Time::ZERO), Verdict::Admit);
+        assert_eq!(
+            q.on_enqueue(&mut ect, at(66), Time::ZERO),
+            Verdict::AdmitMarked
+        );
+        assert_eq!(q.on_enqueue(&mut plain, at(66), Time::ZERO), Verdict::Admit);
+        assert_eq!(
+            q.on_enqueue(&mut ect, at(100), Time::ZERO),
+            Verdict::Drop(DropReason::BufferFull)
+        );
+    }
+
+    #[test]
+    fn threshold_admit_keeps_room_for_labelled_packets() {
+        let mut q = ThresholdAdmit {
+            threshold: Threshold::Packets(20),
+            limit: BufferLimit::Packets(60),
+        };
+        let mut plain = pkt(1000);
+        let mut labelled = pkt(1000);
+        labelled.flags |= incastsim_core::packet::flags::LABEL;
+        let at = |n| Occupancy {
+            bytes: 0,
+            packets: n,
+        };
+        assert_eq!(q.on_enqueue(&mut plain, at(19), Time::ZERO), Verdict::Admit);
+        assert_eq!(
+            q.on_enqueue(&mut plain, at(20), Time::ZERO),
+            Verdict::Drop(DropReason::Aqm)
+        );
+        assert_eq!(
+            q.on_enqueue(&mut labelled, at(59), Time::ZERO),
+            Verdict::Admit
+        );
+        assert_eq!(
+            q.on_enqueue(&mut labelled, at(60), Time::ZERO),
+            Verdict::Drop(DropReason::BufferFull)
+        );
     }
 
     #[test]

@@ -44,6 +44,16 @@ pub trait CongestionControl {
 
     /// Fast recovery ended (full ACK).
     fn on_recovery_exit(&mut self, _w: &mut Window, _now: Time) {}
+
+    /// Every ACK of new data with its ECN-Echo bit (DCTCP's marking estimator). `ack` is the
+    /// new cumulative ACK and `snd_nxt` the next sequence to send.
+    fn on_ack_ecn(&mut self, _acked: u64, _ece: bool, _ack: u64, _snd_nxt: u64) {}
+
+    /// ssthresh when reacting to ECN-Echo (at most once per window); cwnd is set to it.
+    /// RFC 3168 §6.1.2: the same reduction as for a loss.
+    fn ssthresh_on_ecn(&mut self, w: &Window, now: Time, flight_size: u64) -> u64 {
+        self.ssthresh_on_loss(w, now, flight_size)
+    }
 }
 
 /// NewReno's window growth (RFC 5681 §3.1).
@@ -83,44 +93,276 @@ impl CongestionControl for NewReno {
     }
 }
 
+/// CUBIC parameters (RFC 9438 §5).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubicConfig {
+    /// C, segments / s³.
+    pub c: f64,
+    /// β_cubic, the multiplicative decrease factor.
+    pub beta: f64,
+    pub fast_convergence: bool,
+}
+
+impl Default for CubicConfig {
+    fn default() -> Self {
+        CubicConfig {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+        }
+    }
+}
+
+/// CUBIC's state, exposed for schemes (TCPRand adapts to it). Windows are in segments.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubicState {
+    /// W_max: the window before the last reduction.
+    pub w_max: f64,
+    /// cwnd at the start of the current epoch (after the reduction).
+    pub cwnd_epoch: f64,
+    /// K, seconds.
+    pub k: f64,
+    /// When the current congestion-avoidance epoch started, if it has.
+    pub epoch_start: Option<Time>,
+    /// The Reno-friendly window estimate W_est.
+    pub w_est: f64,
+}
+
+/// CUBIC (RFC 9438), HyStart off: W_cubic(t) = C (t − K)³ + W_max.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cubic {
+    pub cfg: CubicConfig,
+    state: CubicState,
+    /// Fractional bytes of cwnd growth not yet applied.
+    carry: f64,
+}
+
+impl Cubic {
+    pub fn new(cfg: CubicConfig) -> Cubic {
+        Cubic {
+            cfg,
+            state: CubicState {
+                w_max: 0.0,
+                cwnd_epoch: 0.0,
+                k: 0.0,
+                epoch_start: None,
+                w_est: 0.0,
+            },
+            carry: 0.0,
+        }
+    }
+    pub fn state(&self) -> CubicState {
+        self.state
+    }
+    /// RFC 9438 Eq. 1: the window t seconds into the epoch.
+    pub fn w_cubic(&self, t: f64) -> f64 {
+        self.cfg.c * (t - self.state.k).powi(3) + self.state.w_max
+    }
+    /// α_cubic of the Reno-friendly estimate (§4.3): 3(1−β)/(1+β), and 1 once W_est ≥ W_max.
+    fn alpha(&self) -> f64 {
+        if self.state.w_est >= self.state.w_max {
+            1.0
+        } else {
+            3.0 * (1.0 - self.cfg.beta) / (1.0 + self.cfg.beta)
+        }
+    }
+    /// §4.6/4.7: remember W_max (with fast convergence) and return the reduced window.
+    fn reduce(&mut self, w: &Window) -> u64 {
+        let cwnd = w.cwnd as f64 / w.smss as f64;
+        self.state.w_max = if self.cfg.fast_convergence && cwnd < self.state.w_max {
+            cwnd * (1.0 + self.cfg.beta) / 2.0
+        } else {
+            cwnd
+        };
+        self.state.epoch_start = None;
+        self.carry = 0.0;
+        // ssthresh = cwnd · β_cubic, at least 2 segments.
+        ((cwnd * self.cfg.beta * w.smss as f64) as u64).max(2 * w.smss)
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn on_ack(&mut self, w: &mut Window, now: Time, acked: u64, srtt: Option<Duration>) {
+        let smss = w.smss as f64;
+        if w.in_slow_start() {
+            w.cwnd += acked.min(w.smss);
+            return;
+        }
+        let cwnd = w.cwnd as f64 / smss;
+        let st = &mut self.state;
+        let c = self.cfg.c;
+        let start = *st.epoch_start.get_or_insert_with(|| {
+            // §4.2: a new epoch starts with the first ACK in congestion avoidance.
+            st.cwnd_epoch = cwnd;
+            st.w_est = cwnd;
+            if st.w_max <= cwnd {
+                st.w_max = cwnd;
+            }
+            // Eq. 2: K = ∛((W_max − cwnd_epoch) / C), fixed for the epoch.
+            st.k = ((st.w_max - st.cwnd_epoch).max(0.0) / c).cbrt();
+            now
+        });
+        let t = now.since(start).as_secs_f64();
+        let rtt = srtt.map_or(0.0, |d| d.as_secs_f64());
+        // §4.3: the Reno-friendly estimate grows α_cubic segments per window.
+        let segments = acked as f64 / smss;
+        let alpha = self.alpha();
+        self.state.w_est += alpha * segments / cwnd;
+        let new_cwnd = if self.w_cubic(t) < self.state.w_est {
+            // Reno-friendly region.
+            self.state.w_est
+        } else {
+            // §4.4/4.5: grow toward W_cubic(t + RTT), clamped to [cwnd, 1.5 cwnd].
+            let target = self.w_cubic(t + rtt).clamp(cwnd, 1.5 * cwnd);
+            cwnd + (target - cwnd) / cwnd * segments
+        };
+        if new_cwnd > cwnd {
+            self.carry += (new_cwnd - cwnd) * smss;
+            let whole = self.carry.floor();
+            w.cwnd += whole as u64;
+            self.carry -= whole;
+        }
+    }
+
+    fn ssthresh_on_loss(&mut self, w: &Window, _now: Time, _flight_size: u64) -> u64 {
+        self.reduce(w)
+    }
+
+    fn on_timeout(&mut self, w: &mut Window, _now: Time, _flight_size: u64, first_timeout: bool) {
+        // §4.8: a timeout is a congestion event; then cwnd = 1 segment, slow start to ssthresh.
+        if first_timeout {
+            w.ssthresh = self.reduce(w);
+        }
+        self.state.epoch_start = None;
+        w.cwnd = w.smss;
+    }
+}
+
+/// DCTCP (RFC 8257): α, an EWMA of the fraction of marked bytes per window, scales the cwnd
+/// reduction on ECN-Echo; loss is handled as Reno does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Dctcp {
+    /// g, the EWMA gain (RFC 8257 suggests 1/16).
+    pub g: f64,
+    pub alpha: f64,
+    bytes_acked: u64,
+    bytes_marked: u64,
+    window_end: u64,
+    reno: NewReno,
+}
+
+impl Dctcp {
+    pub fn new(g: f64, initial_alpha: f64) -> Dctcp {
+        Dctcp {
+            g,
+            alpha: initial_alpha,
+            bytes_acked: 0,
+            bytes_marked: 0,
+            window_end: 0,
+            reno: NewReno::default(),
+        }
+    }
+}
+
+impl CongestionControl for Dctcp {
+    fn on_ack(&mut self, w: &mut Window, now: Time, acked: u64, srtt: Option<Duration>) {
+        self.reno.on_ack(w, now, acked, srtt);
+    }
+    fn on_timeout(&mut self, w: &mut Window, now: Time, flight_size: u64, first_timeout: bool) {
+        self.reno.on_timeout(w, now, flight_size, first_timeout);
+    }
+    fn on_recovery_exit(&mut self, w: &mut Window, now: Time) {
+        self.reno.on_recovery_exit(w, now);
+    }
+    fn on_ack_ecn(&mut self, acked: u64, ece: bool, ack: u64, snd_nxt: u64) {
+        // RFC 8257 §3.3: count acknowledged and marked bytes; at the end of each window of
+        // data, α ← (1 − g) α + g F with F the marked fraction.
+        self.bytes_acked += acked;
+        if ece {
+            self.bytes_marked += acked;
+        }
+        if ack > self.window_end {
+            if self.bytes_acked > 0 {
+                let f = self.bytes_marked as f64 / self.bytes_acked as f64;
+                self.alpha = (1.0 - self.g) * self.alpha + self.g * f;
+            }
+            self.window_end = snd_nxt;
+            self.bytes_acked = 0;
+            self.bytes_marked = 0;
+        }
+    }
+    fn ssthresh_on_ecn(&mut self, w: &Window, _now: Time, _flight_size: u64) -> u64 {
+        // RFC 8257 §3.3: cwnd ← cwnd × (1 − α/2).
+        ((w.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u64).max(2 * w.smss)
+    }
+}
+
 /// Which controller a flow runs (enum dispatch; no `dyn` on the per-ACK path).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Cc {
     NewReno(NewReno),
+    Cubic(Cubic),
+    Dctcp(Dctcp),
 }
 
 impl Cc {
     pub fn name(&self) -> &'static str {
         match self {
             Cc::NewReno(_) => "newreno",
+            Cc::Cubic(_) => "cubic",
+            Cc::Dctcp(_) => "dctcp",
+        }
+    }
+    /// CUBIC's state, for schemes that adapt to it.
+    pub fn cubic_state(&self) -> Option<CubicState> {
+        match self {
+            Cc::Cubic(c) => Some(c.state()),
+            _ => None,
+        }
+    }
+    /// DCTCP's α.
+    pub fn dctcp_alpha(&self) -> Option<f64> {
+        match self {
+            Cc::Dctcp(d) => Some(d.alpha),
+            _ => None,
         }
     }
 }
 
+macro_rules! each_cc {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            Cc::NewReno($c) => $e,
+            Cc::Cubic($c) => $e,
+            Cc::Dctcp($c) => $e,
+        }
+    };
+}
+
 impl CongestionControl for Cc {
     #[inline]
-    fn on_ack(&mut self, w: &mut Window, now: Time, acked: u64, rtt: Option<Duration>) {
-        match self {
-            Cc::NewReno(c) => c.on_ack(w, now, acked, rtt),
-        }
+    fn on_ack(&mut self, w: &mut Window, now: Time, acked: u64, srtt: Option<Duration>) {
+        each_cc!(self, c => c.on_ack(w, now, acked, srtt))
     }
     #[inline]
     fn ssthresh_on_loss(&mut self, w: &Window, now: Time, flight_size: u64) -> u64 {
-        match self {
-            Cc::NewReno(c) => c.ssthresh_on_loss(w, now, flight_size),
-        }
+        each_cc!(self, c => c.ssthresh_on_loss(w, now, flight_size))
     }
     #[inline]
     fn on_timeout(&mut self, w: &mut Window, now: Time, flight_size: u64, first_timeout: bool) {
-        match self {
-            Cc::NewReno(c) => c.on_timeout(w, now, flight_size, first_timeout),
-        }
+        each_cc!(self, c => c.on_timeout(w, now, flight_size, first_timeout))
     }
     #[inline]
     fn on_recovery_exit(&mut self, w: &mut Window, now: Time) {
-        match self {
-            Cc::NewReno(c) => c.on_recovery_exit(w, now),
-        }
+        each_cc!(self, c => c.on_recovery_exit(w, now))
+    }
+    #[inline]
+    fn on_ack_ecn(&mut self, acked: u64, ece: bool, ack: u64, snd_nxt: u64) {
+        each_cc!(self, c => c.on_ack_ecn(acked, ece, ack, snd_nxt))
+    }
+    #[inline]
+    fn ssthresh_on_ecn(&mut self, w: &Window, now: Time, flight_size: u64) -> u64 {
+        each_cc!(self, c => c.ssthresh_on_ecn(w, now, flight_size))
     }
 }
 
@@ -167,6 +409,131 @@ mod tests {
         let mut c = NewReno::default();
         assert_eq!(c.ssthresh_on_loss(&w, Time::ZERO, 10_000), 5000);
         assert_eq!(c.ssthresh_on_loss(&w, Time::ZERO, 3000), 2000);
+    }
+
+    /// Drives a controller in congestion avoidance with an idealized ACK clock: one ACK per
+    /// segment, a window's worth of ACKs per RTT, no losses. Returns cwnd (segments) at each RTT.
+    fn ack_clock(cc: &mut Cc, w: &mut Window, rtt: Duration, rounds: usize) -> Vec<(f64, f64)> {
+        let mut now = Time(0);
+        let mut out = Vec::new();
+        for _ in 0..rounds {
+            let segs = w.cwnd / w.smss;
+            let step = Duration(rtt.0 / segs.max(1));
+            for _ in 0..segs {
+                now += step;
+                cc.on_ack(w, now, w.smss, Some(rtt));
+            }
+            out.push((now.as_secs_f64(), w.cwnd as f64 / w.smss as f64));
+        }
+        out
+    }
+
+    #[test]
+    fn cubic_follows_the_cubic_curve_after_a_loss() {
+        // W_max = 1000 segments, 100 ms RTT: a large BDP, where W_cubic stays above the
+        // Reno-friendly estimate (which grows 0.53 segments per RTT).
+        let smss = 1000;
+        let mut w = Window {
+            cwnd: 1000 * smss,
+            ssthresh: u64::MAX / 2,
+            smss,
+        };
+        let mut cc = Cc::Cubic(Cubic::new(CubicConfig::default()));
+        w.ssthresh = cc.ssthresh_on_loss(&w, Time::ZERO, w.cwnd);
+        w.cwnd = w.ssthresh;
+        assert_eq!(w.cwnd, 700 * smss, "β = 0.7");
+        let k = (1000.0f64 * 0.3 / 0.4).cbrt(); // K = ∛(W_max (1 − β) / C) = 9.086 s
+        let rtt = Duration::from_ms(100);
+        let trace = ack_clock(&mut cc, &mut w, rtt, 150);
+        assert!((cc.cubic_state().unwrap().k - k).abs() < 1e-9);
+        for &(t, cwnd) in trace.iter().step_by(10) {
+            // cwnd tracks W_cubic(t + RTT) to within the one-RTT lag of per-ACK growth.
+            let expect = 0.4 * (t - k).powi(3) + 1000.0;
+            let expect_next = 0.4 * (t + 0.1 - k).powi(3) + 1000.0;
+            assert!(
+                cwnd >= expect.min(expect_next) * 0.99 - 1.0
+                    && cwnd <= expect.max(expect_next) * 1.01 + 1.0,
+                "t = {t:.2} s: cwnd {cwnd:.1}, W_cubic {expect:.1}"
+            );
+        }
+        // Near t = K the window plateaus at W_max.
+        let at_k = trace
+            .iter()
+            .min_by(|a, b| (a.0 - k).abs().total_cmp(&(b.0 - k).abs()))
+            .unwrap();
+        assert!((at_k.1 - 1000.0).abs() < 5.0, "cwnd at K: {}", at_k.1);
+    }
+
+    #[test]
+    fn cubic_is_reno_friendly_at_small_bdp() {
+        // W_max = 20 segments, 100 us RTT: W_cubic barely moves in milliseconds, while the
+        // Reno-friendly estimate grows 3(1 − β)/(1 + β) = 0.529 segments per RTT.
+        let smss = 1000;
+        let mut w = Window {
+            cwnd: 20 * smss,
+            ssthresh: u64::MAX / 2,
+            smss,
+        };
+        let mut cc = Cc::Cubic(Cubic::new(CubicConfig::default()));
+        w.ssthresh = cc.ssthresh_on_loss(&w, Time::ZERO, w.cwnd);
+        w.cwnd = w.ssthresh; // 14 segments
+        let trace = ack_clock(&mut cc, &mut w, Duration::from_us(100), 10);
+        let growth = trace[9].1 - trace[0].1;
+        let alpha = 3.0 * 0.3 / 1.7;
+        assert!(
+            (growth - 9.0 * alpha).abs() < 0.6,
+            "grew {growth:.2} segments in 9 RTTs"
+        );
+        let st = cc.cubic_state().unwrap();
+        assert!(
+            st.w_est > 0.4 * (trace[9].0 - st.k).powi(3) + st.w_max,
+            "W_est governs"
+        );
+    }
+
+    #[test]
+    fn cubic_fast_convergence_lowers_w_max() {
+        let smss = 1000;
+        let mut cc = Cubic::new(CubicConfig::default());
+        let w = Window {
+            cwnd: 100 * smss,
+            ssthresh: 0,
+            smss,
+        };
+        cc.ssthresh_on_loss(&w, Time::ZERO, 0);
+        assert_eq!(cc.state().w_max, 100.0);
+        let w = Window {
+            cwnd: 80 * smss,
+            ssthresh: 0,
+            smss,
+        };
+        cc.ssthresh_on_loss(&w, Time::ZERO, 0);
+        assert!(
+            (cc.state().w_max - 80.0 * 0.85).abs() < 1e-9,
+            "fast convergence: 80 (1 + β)/2"
+        );
+    }
+
+    #[test]
+    fn dctcp_alpha_converges_to_the_marked_fraction() {
+        let mut d = Dctcp::new(1.0 / 16.0, 1.0);
+        // Each "window" is 10 ACKs of 1000 B, 3 of them ECN-echoed: F = 0.3.
+        let mut ack = 0u64;
+        for _ in 0..400 {
+            let window_end = ack + 10_000;
+            for i in 0..10 {
+                ack += 1000;
+                d.on_ack_ecn(1000, i < 3, ack, window_end + 10_000);
+            }
+        }
+        assert!((d.alpha - 0.3).abs() < 1e-3, "alpha {}", d.alpha);
+        let w = Window {
+            cwnd: 100_000,
+            ssthresh: 0,
+            smss: 1000,
+        };
+        let reduced = d.ssthresh_on_ecn(&w, Time::ZERO, 0);
+        assert!(reduced.abs_diff(85_000) < 100, "cwnd (1 − α/2) = {reduced}");
     }
 
     #[test]

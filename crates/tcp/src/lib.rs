@@ -11,11 +11,14 @@ pub mod cc;
 pub mod policy;
 pub mod receiver;
 pub mod rtt;
+pub mod sack;
 pub mod sender;
 
-pub use cc::{Cc, CongestionControl, NewReno, Window};
+pub use cc::{Cc, CongestionControl, Cubic, CubicConfig, CubicState, Dctcp, NewReno, Window};
 pub use policy::{AckInfo, ReceiverPolicy, SenderPolicy, SenderView, StandardTcp};
-pub use receiver::{AckOut, DelayedAckConfig, ReceiverConfig, ReceiverStats, TcpReceiver};
+pub use receiver::{
+    AckOut, DelayedAckConfig, EcnFeedback, ReceiverConfig, ReceiverStats, TcpReceiver,
+};
 pub use rtt::{RtoConfig, RttEstimator};
 pub use sender::{
     RecoveryExit, RttSampling, SUCCESSIVE_TIMEOUT_BINS, Segment, SendCause, SenderConfig,

@@ -37,6 +37,26 @@ pub struct AckInfo {
     pub ts_echo_ps: u64,
     /// ECN-Echo set.
     pub ece: bool,
+    /// SACK blocks (RFC 2018), most recent first; only the first `sack_count` are valid.
+    pub sack_blocks: [(u64, u64); 3],
+    pub sack_count: u8,
+}
+
+impl AckInfo {
+    /// A cumulative ACK with no ECN-Echo and no SACK blocks.
+    pub fn plain(ack: u64, window: u64, ts_echo_ps: u64) -> AckInfo {
+        AckInfo {
+            ack,
+            window,
+            ts_echo_ps,
+            ece: false,
+            sack_blocks: [(0, 0); 3],
+            sack_count: 0,
+        }
+    }
+    pub fn sack(&self) -> &[(u64, u64)] {
+        &self.sack_blocks[..self.sack_count as usize]
+    }
 }
 
 pub trait SenderPolicy {

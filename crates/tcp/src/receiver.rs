@@ -15,11 +15,25 @@ pub struct DelayedAckConfig {
     pub timeout: Duration,
 }
 
+/// How the receiver echoes congestion-experienced marks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnFeedback {
+    Off,
+    /// RFC 3168 §6.1.3: ECE on every ACK from a CE mark until a segment with CWR arrives.
+    Classic,
+    /// RFC 8257 §3.2: ECE mirrors the CE bit of the data being acknowledged; a change of CE
+    /// state flushes a pending delayed ACK with the old state first.
+    Dctcp,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReceiverConfig {
     pub window_bytes: u32,
     /// `None`: ACK every segment.
     pub delayed_ack: Option<DelayedAckConfig>,
+    pub ecn: EcnFeedback,
+    /// Send up to three SACK blocks (RFC 2018).
+    pub sack: bool,
 }
 
 /// An ACK the caller must send.
@@ -28,8 +42,11 @@ pub struct AckOut {
     pub ack: u64,
     pub window: u32,
     pub ts_echo_ps: u64,
-    /// ECN-Echo (set by the caller's ECN logic).
+    /// ECN-Echo.
     pub ece: bool,
+    /// SACK blocks, most recently changed first (RFC 2018 §4); the first `sack_count` are valid.
+    pub sack_blocks: [(u64, u64); 3],
+    pub sack_count: u8,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -48,6 +65,11 @@ pub struct TcpReceiver<P: ReceiverPolicy = StandardTcp> {
     rcv_nxt: u64,
     /// Out-of-order byte ranges [start, end), sorted, disjoint, all beyond rcv_nxt.
     ooo: Vec<(u64, u64)>,
+    /// For each out-of-order range, when it last changed (for SACK block order).
+    ooo_stamp: Vec<u64>,
+    stamp: u64,
+    /// RFC 3168 ECE latch, or DCTCP's CE state.
+    ece_state: bool,
     ts_recent: u64,
     unacked_segments: u32,
     delack_deadline: Option<Time>,
@@ -61,6 +83,9 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
             cfg,
             rcv_nxt: 0,
             ooo: Vec::with_capacity(8),
+            ooo_stamp: Vec::with_capacity(8),
+            stamp: 0,
+            ece_state: false,
             ts_recent: 0,
             unacked_segments: 0,
             delack_deadline: None,
@@ -88,7 +113,9 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
         self.delack_deadline
     }
 
-    /// Processes a data segment; returns the bytes newly delivered in order to the application.
+    /// Processes a data segment (`ce`: it arrived marked Congestion Experienced); returns the
+    /// bytes newly delivered in order to the application.
+    #[allow(clippy::too_many_arguments)]
     pub fn on_segment(
         &mut self,
         now: Time,
@@ -96,9 +123,28 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
         len: u32,
         ts_val_ps: u64,
         flags: u8,
+        ce: bool,
         out: &mut Vec<AckOut>,
     ) -> u64 {
         self.stats.segments += 1;
+        match self.cfg.ecn {
+            EcnFeedback::Off => {}
+            EcnFeedback::Classic => {
+                // A CWR ends the echo; a CE (even on the same segment) starts it again.
+                if flags & incastsim_core::packet::flags::CWR != 0 {
+                    self.ece_state = false;
+                }
+                self.ece_state |= ce;
+            }
+            EcnFeedback::Dctcp => {
+                if ce != self.ece_state {
+                    if self.unacked_segments > 0 {
+                        self.send_ack(now, out); // acknowledges the earlier data with the old state
+                    }
+                    self.ece_state = ce;
+                }
+            }
+        }
         let end = seq + len as u64;
         let before = self.rcv_nxt;
         // RFC 5681 §4.2: out-of-order segments and segments that fill a gap are ACKed at once.
@@ -127,6 +173,7 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
                     merged += 1;
                 }
                 self.ooo.drain(..merged);
+                self.ooo_stamp.drain(..merged);
             }
         }
         let delivered = self.rcv_nxt - before;
@@ -164,16 +211,41 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
         self.delack_deadline = None;
         self.stats.acks_sent += 1;
         let window = self.policy.advertised_window(now, self.cfg.window_bytes);
-        out.push(AckOut {
+        let mut ack = AckOut {
             ack: self.rcv_nxt,
             window,
             ts_echo_ps: self.ts_recent,
-            ece: false,
-        });
+            ece: self.ece_state,
+            sack_blocks: [(0, 0); 3],
+            sack_count: 0,
+        };
+        if self.cfg.sack && !self.ooo.is_empty() {
+            // RFC 2018 §4: the first block holds the most recently received segment; the others
+            // repeat the most recently changed blocks. Pick the three newest stamps.
+            let mut order: [usize; 3] = [usize::MAX; 3];
+            for (i, &st) in self.ooo_stamp.iter().enumerate() {
+                let mut pos = 3;
+                while pos > 0
+                    && (order[pos - 1] == usize::MAX || self.ooo_stamp[order[pos - 1]] < st)
+                {
+                    pos -= 1;
+                }
+                if pos < 3 {
+                    order.copy_within(pos..2, pos + 1);
+                    order[pos] = i;
+                }
+            }
+            for &i in order.iter().take_while(|&&i| i != usize::MAX) {
+                ack.sack_blocks[ack.sack_count as usize] = self.ooo[i];
+                ack.sack_count += 1;
+            }
+        }
+        out.push(ack);
     }
 
     fn insert_out_of_order(&mut self, start: u64, end: u64) {
         // Find the first range that ends at or after `start`; merge everything overlapping.
+        self.stamp += 1;
         let i = self.ooo.partition_point(|&(_, e)| e < start);
         let mut j = i;
         let (mut s, mut e) = (start, end);
@@ -184,9 +256,12 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
         }
         if i == j {
             self.ooo.insert(i, (s, e));
+            self.ooo_stamp.insert(i, self.stamp);
         } else {
             self.ooo[i] = (s, e);
+            self.ooo_stamp[i] = self.stamp;
             self.ooo.drain(i + 1..j);
+            self.ooo_stamp.drain(i + 1..j);
         }
     }
 }
@@ -201,6 +276,8 @@ mod tests {
             ReceiverConfig {
                 window_bytes: 1_000_000,
                 delayed_ack: delayed,
+                ecn: EcnFeedback::Off,
+                sack: false,
             },
             StandardTcp,
         )
@@ -210,8 +287,11 @@ mod tests {
     fn in_order_segments_are_acked_cumulatively() {
         let mut r = rx(None);
         let mut out = Vec::new();
-        assert_eq!(r.on_segment(Time(1), 0, 1000, 1, 0, &mut out), 1000);
-        assert_eq!(r.on_segment(Time(2), 1000, 1000, 2, 0, &mut out), 1000);
+        assert_eq!(r.on_segment(Time(1), 0, 1000, 1, 0, false, &mut out), 1000);
+        assert_eq!(
+            r.on_segment(Time(2), 1000, 1000, 2, 0, false, &mut out),
+            1000
+        );
         assert_eq!(
             out.iter().map(|a| a.ack).collect::<Vec<_>>(),
             vec![1000, 2000]
@@ -223,10 +303,13 @@ mod tests {
     fn a_hole_gives_duplicate_acks_then_a_jump() {
         let mut r = rx(None);
         let mut out = Vec::new();
-        r.on_segment(Time(1), 0, 1000, 1, 0, &mut out);
-        r.on_segment(Time(2), 2000, 1000, 2, 0, &mut out); // segment 1000..2000 lost
-        r.on_segment(Time(3), 3000, 1000, 3, 0, &mut out);
-        assert_eq!(r.on_segment(Time(4), 1000, 1000, 4, 0, &mut out), 3000);
+        r.on_segment(Time(1), 0, 1000, 1, 0, false, &mut out);
+        r.on_segment(Time(2), 2000, 1000, 2, 0, false, &mut out); // segment 1000..2000 lost
+        r.on_segment(Time(3), 3000, 1000, 3, 0, false, &mut out);
+        assert_eq!(
+            r.on_segment(Time(4), 1000, 1000, 4, 0, false, &mut out),
+            3000
+        );
         let acks: Vec<u64> = out.iter().map(|a| a.ack).collect();
         assert_eq!(acks, vec![1000, 1000, 1000, 4000]);
         // Duplicate ACKs echo the timestamp of the last in-order segment (RFC 7323 §4.3).
@@ -242,19 +325,101 @@ mod tests {
         };
         let mut r = rx(Some(d));
         let mut out = Vec::new();
-        r.on_segment(Time(0), 0, 1000, 0, 0, &mut out);
+        r.on_segment(Time(0), 0, 1000, 0, 0, false, &mut out);
         assert!(out.is_empty());
         assert_eq!(r.delack_deadline(), Some(Time(0) + Duration::from_ms(40)));
-        r.on_segment(Time(1), 1000, 1000, 1, 0, &mut out);
+        r.on_segment(Time(1), 1000, 1000, 1, 0, false, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(r.delack_deadline(), None);
-        r.on_segment(Time(2), 2000, 1000, 2, 0, &mut out);
+        r.on_segment(Time(2), 2000, 1000, 2, 0, false, &mut out);
         r.on_delack_timeout(Time(2) + Duration::from_ms(40), &mut out);
         assert_eq!(out.last().unwrap().ack, 3000);
         // Out of order: immediate ACK even with delayed ACKs on.
-        r.on_segment(Time(3), 5000, 1000, 3, 0, &mut out);
+        r.on_segment(Time(3), 5000, 1000, 3, 0, false, &mut out);
         assert_eq!(out.last().unwrap().ack, 3000);
         assert_eq!(out.len(), 3);
+    }
+
+    #[test]
+    fn sack_blocks_put_the_latest_first() {
+        let mut r = TcpReceiver::new(
+            ReceiverConfig {
+                window_bytes: 1 << 20,
+                delayed_ack: None,
+                ecn: EcnFeedback::Off,
+                sack: true,
+            },
+            StandardTcp,
+        );
+        let mut out = Vec::new();
+        r.on_segment(Time(0), 0, 1000, 0, 0, false, &mut out);
+        r.on_segment(Time(0), 2000, 1000, 0, 0, false, &mut out);
+        r.on_segment(Time(0), 6000, 1000, 0, 0, false, &mut out);
+        r.on_segment(Time(0), 4000, 1000, 0, 0, false, &mut out);
+        let last = out.last().unwrap();
+        assert_eq!(last.ack, 1000);
+        assert_eq!(
+            &last.sack_blocks[..last.sack_count as usize],
+            &[(4000, 5000), (6000, 7000), (2000, 3000)]
+        );
+        r.on_segment(Time(0), 8000, 1000, 0, 0, false, &mut out);
+        let last = out.last().unwrap();
+        assert_eq!(
+            &last.sack_blocks[..3],
+            &[(8000, 9000), (4000, 5000), (6000, 7000)],
+            "at most three"
+        );
+        // Filling the first hole: the ACK jumps and the remaining blocks are still reported.
+        r.on_segment(Time(0), 1000, 1000, 0, 0, false, &mut out);
+        let last = out.last().unwrap();
+        assert_eq!(last.ack, 3000);
+        assert_eq!(last.sack_count, 3);
+    }
+
+    #[test]
+    fn classic_ecn_echo_latches_until_cwr() {
+        use incastsim_core::packet::flags::CWR;
+        let mut r = TcpReceiver::new(
+            ReceiverConfig {
+                window_bytes: 1 << 20,
+                delayed_ack: None,
+                ecn: EcnFeedback::Classic,
+                sack: false,
+            },
+            StandardTcp,
+        );
+        let mut out = Vec::new();
+        r.on_segment(Time(0), 0, 1000, 0, 0, true, &mut out);
+        r.on_segment(Time(0), 1000, 1000, 0, 0, false, &mut out);
+        r.on_segment(Time(0), 2000, 1000, 0, CWR, false, &mut out);
+        let eces: Vec<bool> = out.iter().map(|a| a.ece).collect();
+        assert_eq!(eces, vec![true, true, false]);
+    }
+
+    #[test]
+    fn dctcp_echo_follows_ce_and_flushes_delayed_acks_on_change() {
+        let d = DelayedAckConfig {
+            count: 2,
+            timeout: Duration::from_ms(40),
+        };
+        let mut r = TcpReceiver::new(
+            ReceiverConfig {
+                window_bytes: 1 << 20,
+                delayed_ack: Some(d),
+                ecn: EcnFeedback::Dctcp,
+                sack: false,
+            },
+            StandardTcp,
+        );
+        let mut out = Vec::new();
+        r.on_segment(Time(0), 0, 1000, 0, 0, false, &mut out); // delayed
+        r.on_segment(Time(0), 1000, 1000, 0, 0, true, &mut out); // CE: flush ACK 1000 with ECE=0
+        assert_eq!(
+            out.iter().map(|a| (a.ack, a.ece)).collect::<Vec<_>>(),
+            vec![(1000, false)]
+        );
+        r.on_segment(Time(0), 2000, 1000, 0, 0, true, &mut out); // second CE: ACK 3000, ECE=1
+        assert_eq!(out.last().map(|a| (a.ack, a.ece)), Some((3000, true)));
     }
 
     proptest! {
@@ -267,13 +432,13 @@ mod tests {
             let mut delivered = 0u64;
             let mut last_ack = 0;
             for &i in &order {
-                delivered += r.on_segment(Time(0), i as u64 * 100, 100, 0, 0, &mut out);
+                delivered += r.on_segment(Time(0), i as u64 * 100, 100, 0, 0, false, &mut out);
                 let a = out.last().unwrap().ack;
                 prop_assert!(a >= last_ack, "ACKs never go backwards");
                 last_ack = a;
             }
             for i in 0..40u64 {
-                delivered += r.on_segment(Time(0), i * 100, 100, 0, 0, &mut out);
+                delivered += r.on_segment(Time(0), i * 100, 100, 0, 0, false, &mut out);
             }
             prop_assert_eq!(delivered, 4000);
             prop_assert_eq!(r.rcv_nxt(), 4000);

@@ -9,6 +9,7 @@
 use crate::cc::{Cc, CongestionControl, Window};
 use crate::policy::{AckInfo, SenderPolicy, SenderView, StandardTcp};
 use crate::rtt::{RtoConfig, RttEstimator};
+use crate::sack::Scoreboard;
 use incastsim_core::packet::flags;
 use incastsim_core::{Duration, FlowId, Time};
 
@@ -43,6 +44,10 @@ pub struct SenderConfig {
     pub recovery_exit: RecoveryExit,
     /// RFC 5681 §4.1: after an idle period longer than RTO, restart from min(IW, cwnd).
     pub slow_start_after_idle: bool,
+    /// RFC 3168 ECN: ECT on new data, react to ECN-Echo once per window, CWR.
+    pub ecn: bool,
+    /// RFC 6675 SACK-based loss recovery (instead of NewReno's).
+    pub sack: bool,
 }
 
 /// Why a segment is being sent.
@@ -52,6 +57,8 @@ pub enum SendCause {
     LimitedTransmit,
     FastRetransmit,
     PartialAck,
+    /// A retransmission chosen by RFC 6675 NextSeg() during SACK recovery.
+    SackRetransmit,
     Timeout,
     /// Resent after a timeout as the window reopens from snd_una (go-back-N).
     GoBackN,
@@ -63,8 +70,11 @@ pub struct Segment {
     pub seq: u64,
     pub len: u32,
     pub cause: SendCause,
-    /// Packet flag bits (RETX, scheme labels).
+    /// Packet flag bits (RETX, CWR, scheme labels).
     pub flags: u8,
+    /// Send as ECN-capable (ECT(0)): new data of an ECN flow (RFC 3168 §6.1.5: never a
+    /// retransmission).
+    pub ect: bool,
 }
 
 /// Successive-timeout histogram bins: index k-1 counts episodes of exactly k timeouts in a row
@@ -85,6 +95,9 @@ pub struct SenderStats {
     pub timeout_wait_ps: u64,
     pub successive_timeouts: [u64; SUCCESSIVE_TIMEOUT_BINS],
     pub max_successive_timeouts: u32,
+    /// cwnd reductions in response to ECN-Echo.
+    pub ecn_reductions: u64,
+    pub sack_retransmits: u64,
 }
 
 impl SenderStats {
@@ -125,6 +138,16 @@ pub struct TcpSender<P: SenderPolicy = StandardTcp> {
     last_send: Time,
     /// The policy's size for the next new segment, once asked.
     next_new_len: Option<u32>,
+    /// SACK scoreboard (RFC 6675), when SACK is on.
+    scoreboard: Option<Scoreboard>,
+    /// RFC 6675 HighRxt: one past the highest byte retransmitted in this recovery.
+    high_rxt: u64,
+    /// RFC 6675 RescueRxt: the RecoveryPoint of the recovery that used rule (4), if any.
+    rescue_rxt: Option<u64>,
+    /// No further ECN reaction until snd_una passes this (once per window, RFC 3168 §6.1.2).
+    ecn_recover: u64,
+    /// Set CWR on the next new data segment (RFC 3168 §6.1.2).
+    cwr_pending: bool,
     stats: SenderStats,
     pub policy: P,
 }
@@ -161,6 +184,11 @@ impl<P: SenderPolicy> TcpSender<P> {
             rtt_timing: None,
             last_send: Time::ZERO,
             next_new_len: None,
+            scoreboard: cfg.sack.then(Scoreboard::default),
+            high_rxt: 0,
+            rescue_rxt: None,
+            ecn_recover: 0,
+            cwr_pending: false,
             stats: SenderStats::default(),
             policy,
         }
@@ -256,20 +284,64 @@ impl<P: SenderPolicy> TcpSender<P> {
         self.send_window(now, out);
     }
 
+    /// The SACK scoreboard, when SACK is on.
+    pub fn scoreboard(&self) -> Option<&Scoreboard> {
+        self.scoreboard.as_ref()
+    }
+
     /// Processes an incoming ACK.
     pub fn on_ack(&mut self, now: Time, ack: &AckInfo, out: &mut Vec<Segment>) {
         self.peer_window = ack.window;
         if ack.ack > self.snd_max {
             return; // acknowledges data never sent: not acceptable (RFC 9293 §3.10.7.4)
         }
+        // RFC 6675 §5 (update the scoreboard with the ACK's SACK blocks).
+        let mut newly_sacked = 0;
+        if let Some(sb) = &mut self.scoreboard {
+            let floor = ack.ack.max(self.snd_una);
+            for &(s, e) in ack.sack() {
+                let e = e.min(self.snd_max);
+                if e > floor {
+                    newly_sacked += sb.insert(s.max(floor), e);
+                }
+            }
+        }
+        let acked = ack.ack.saturating_sub(self.snd_una);
+        if self.cfg.ecn {
+            // DCTCP's estimator sees every ACK (before any reaction to it).
+            self.cc
+                .on_ack_ecn(acked, ack.ece, ack.ack.max(self.snd_una), self.snd_nxt);
+        }
         if ack.ack > self.snd_una {
             self.on_new_ack(now, ack, out);
-        } else if ack.ack == self.snd_una && self.snd_max > self.snd_una {
-            // RFC 5681 §2: a duplicate ACK (no data, same ack, same window, data outstanding).
+        } else if ack.ack == self.snd_una
+            && self.snd_max > self.snd_una
+            && (self.scoreboard.is_none() || newly_sacked > 0)
+        {
+            // RFC 5681 §2: a duplicate ACK (no data, same ack, same window, data outstanding);
+            // with SACK, RFC 6675 §2 also requires that it SACKs new data.
             self.on_duplicate_ack(now, out);
+        }
+        if self.cfg.ecn && ack.ece {
+            self.on_ecn_echo(now, out);
         }
         let view = self.view(now);
         self.policy.on_ack(&view, ack);
+    }
+
+    /// RFC 3168 §6.1.2 (and RFC 8257 §3.3 for DCTCP's reduction): reduce once per window, not
+    /// during loss recovery (which already reduced), and mark the next new segment CWR.
+    fn on_ecn_echo(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.in_recovery || self.snd_una < self.ecn_recover {
+            return;
+        }
+        let flight = self.snd_nxt - self.snd_una;
+        self.w.ssthresh = self.cc.ssthresh_on_ecn(&self.w, now, flight);
+        self.w.cwnd = self.w.ssthresh;
+        self.ecn_recover = self.snd_max.max(self.snd_una + 1);
+        self.cwr_pending = true;
+        self.stats.ecn_reductions += 1;
+        self.send_window(now, out);
     }
 
     fn on_new_ack(&mut self, now: Time, ack: &AckInfo, out: &mut Vec<Segment>) {
@@ -299,7 +371,17 @@ impl<P: SenderPolicy> TcpSender<P> {
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
         }
+        if let Some(sb) = &mut self.scoreboard {
+            sb.advance(self.snd_una);
+        }
         let mut restart_timer = true;
+        if self.in_recovery && self.scoreboard.is_some() && ack.ack < self.recover {
+            // RFC 6675 §5: during SACK recovery a partial ACK only updates the scoreboard;
+            // NextSeg() decides what to send, clocked by the pipe estimate.
+            self.arm_rto(now);
+            self.sack_send(now, out);
+            return;
+        }
         if self.in_recovery {
             if ack.ack >= self.recover {
                 // RFC 6582 §3.2 step 3: a full ACK ends fast recovery.
@@ -330,7 +412,8 @@ impl<P: SenderPolicy> TcpSender<P> {
             }
         } else {
             self.dupacks = 0;
-            self.cc.on_ack(&mut self.w, now, acked, sample);
+            let _ = sample;
+            self.cc.on_ack(&mut self.w, now, acked, self.rtt.srtt());
         }
         if self.snd_una == self.snd_max {
             // RFC 6298 §5.2: all outstanding data acknowledged: stop the timer.
@@ -345,6 +428,9 @@ impl<P: SenderPolicy> TcpSender<P> {
     fn on_duplicate_ack(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.dupacks += 1;
         let smss = self.w.smss;
+        if self.scoreboard.is_some() {
+            return self.on_sack_duplicate_ack(now, out);
+        }
         if self.in_recovery {
             // RFC 6582 §3.2 step 4: inflate cwnd by one SMSS per additional duplicate ACK.
             self.w.cwnd += smss;
@@ -379,6 +465,111 @@ impl<P: SenderPolicy> TcpSender<P> {
         }
     }
 
+    /// RFC 6675 §5: duplicate ACK handling with a SACK scoreboard.
+    fn on_sack_duplicate_ack(&mut self, now: Time, out: &mut Vec<Segment>) {
+        let (smss, dupthresh) = (self.w.smss, self.cfg.dupack_threshold);
+        if self.in_recovery {
+            return self.sack_send(now, out);
+        }
+        let lost = self
+            .scoreboard
+            .as_ref()
+            .is_some_and(|sb| sb.is_lost(self.snd_una, dupthresh, smss));
+        if (self.dupacks >= dupthresh || lost) && self.snd_una >= self.recover {
+            // Step (4): RecoveryPoint = HighData; ssthresh = cwnd = FlightSize/2 (RFC 5681
+            // eq. 4, through the controller); retransmit the first segment presumed lost.
+            let flight = self.snd_nxt - self.snd_una;
+            self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, now, flight);
+            self.w.cwnd = self.w.ssthresh;
+            self.recover = self.snd_max;
+            self.in_recovery = true;
+            self.high_rxt = self.snd_una;
+            let end = self
+                .scoreboard
+                .as_ref()
+                .map_or(u64::MAX, |sb| sb.next_sacked_start(self.snd_una));
+            let len = (self.snd_max.min(end) - self.snd_una).min(smss) as u32;
+            self.emit(now, self.snd_una, len, SendCause::FastRetransmit, out);
+            self.high_rxt = self.snd_una + len as u64;
+            self.sack_send(now, out);
+        } else if self.dupacks < dupthresh && self.cfg.limited_transmit {
+            // RFC 6675 §5 step (3) / RFC 3042: limited transmit while below DupThresh.
+            if self.snd_nxt == self.snd_max && self.snd_nxt < self.app_limit {
+                let allowed = (self.w.cwnd + self.dupacks as u64 * smss).min(self.peer_window);
+                let len = self.next_len(now);
+                if self.snd_nxt + len as u64 <= self.snd_una + allowed {
+                    let seq = self.snd_nxt;
+                    self.emit(now, seq, len, SendCause::LimitedTransmit, out);
+                }
+            }
+        }
+    }
+
+    /// RFC 6675 §5 step (5): while cwnd − pipe ≥ 1 SMSS, send what NextSeg() picks.
+    fn sack_send(&mut self, now: Time, out: &mut Vec<Segment>) {
+        let (smss, dupthresh) = (self.w.smss, self.cfg.dupack_threshold);
+        loop {
+            let Some(sb) = &self.scoreboard else { return };
+            let pipe = sb.pipe(self.snd_una, self.snd_max, self.high_rxt, dupthresh, smss);
+            if self.w.cwnd < pipe + smss {
+                return;
+            }
+            // NextSeg() rule (1): the first lost, not yet retransmitted, unSACKed byte;
+            // rule (3): else (after new data) the first unSACKed byte above HighRxt below the
+            // highest SACKed byte.
+            let mut lost_hole = None;
+            let mut other_hole = None;
+            let highest = sb.highest_sacked().unwrap_or(0);
+            for h in sb.holes(self.snd_una, self.snd_max, dupthresh, smss) {
+                let start = h.start.max(self.high_rxt);
+                if start >= h.end || start >= highest {
+                    continue;
+                }
+                if h.lost {
+                    lost_hole = Some((start, h.end));
+                    break;
+                }
+                other_hole.get_or_insert((start, h.end));
+            }
+            if let Some((s, e)) = lost_hole {
+                let len = (e - s).min(smss) as u32;
+                self.emit(now, s, len, SendCause::SackRetransmit, out);
+                self.high_rxt = s + len as u64;
+                continue;
+            }
+            // Rule (2): new data, if the receiver's window allows.
+            if self.snd_nxt == self.snd_max && self.snd_max < self.app_limit {
+                let len = self.next_len(now);
+                if self.snd_max + len as u64 <= self.snd_una + self.peer_window {
+                    let seq = self.snd_max;
+                    self.emit(now, seq, len, SendCause::New, out);
+                    continue;
+                }
+            }
+            if let Some((s, e)) = other_hole {
+                let len = (e - s).min(smss) as u32;
+                self.emit(now, s, len, SendCause::SackRetransmit, out);
+                self.high_rxt = s + len as u64;
+                continue;
+            }
+            // Rule (4), the rescue retransmission: once per recovery, one segment holding the
+            // highest outstanding unSACKed byte (a tail loss leaves nothing SACKed above it).
+            // HighRxt is not updated.
+            if self.rescue_rxt != Some(self.recover) {
+                let Some(sb) = &self.scoreboard else { return };
+                if let Some(h) = sb.holes(self.snd_una, self.snd_max, dupthresh, smss).last()
+                    && h.end > self.high_rxt
+                {
+                    let len = (h.end - h.start).min(smss);
+                    self.rescue_rxt = Some(self.recover);
+                    self.emit(now, h.end - len, len as u32, SendCause::SackRetransmit, out);
+                    continue;
+                }
+            }
+            return;
+        }
+    }
+
     /// The retransmission timer expired (the caller guarantees `now` is the deadline).
     pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.rto_deadline = None;
@@ -399,7 +590,9 @@ impl<P: SenderPolicy> TcpSender<P> {
         // RFC 6298 §5.5: back off the timer; Karn: no RTT sample from retransmitted data.
         self.backoff = self.backoff.saturating_add(1);
         self.rtt_timing = None;
-        // RFC 6298 §5.4: retransmit the earliest unacknowledged segment; then go back N.
+        // RFC 6298 §5.4: retransmit the earliest unacknowledged segment; then go back N,
+        // skipping data the receiver has SACKed (the scoreboard is kept, as Linux does).
+        self.high_rxt = self.snd_una;
         self.snd_nxt = self.snd_una;
         let len = self.retransmit_len();
         let seq = self.snd_una;
@@ -410,9 +603,13 @@ impl<P: SenderPolicy> TcpSender<P> {
         self.policy.on_timeout(&view);
     }
 
-    /// Length of a retransmission starting at snd_una.
+    /// Length of a retransmission starting at snd_una (up to the next SACKed byte).
     fn retransmit_len(&self) -> u32 {
-        (self.snd_max - self.snd_una).min(self.w.smss) as u32
+        let end = self
+            .scoreboard
+            .as_ref()
+            .map_or(u64::MAX, |sb| sb.next_sacked_start(self.snd_una));
+        (self.snd_max.min(end) - self.snd_una).min(self.w.smss) as u32
     }
 
     /// Length of the segment starting at snd_nxt: resent data up to snd_max keeps to snd_max;
@@ -421,7 +618,11 @@ impl<P: SenderPolicy> TcpSender<P> {
     /// so a window-limited sender does not redraw a randomized size.
     fn next_len(&mut self, now: Time) -> u32 {
         if self.snd_nxt < self.snd_max {
-            (self.snd_max - self.snd_nxt).min(self.w.smss) as u32
+            let end = self
+                .scoreboard
+                .as_ref()
+                .map_or(u64::MAX, |sb| sb.next_sacked_start(self.snd_nxt));
+            (self.snd_max.min(end) - self.snd_nxt).min(self.w.smss) as u32
         } else {
             let max = (self.app_limit - self.snd_nxt).min(self.w.smss) as u32;
             let chosen = match self.next_new_len {
@@ -439,10 +640,28 @@ impl<P: SenderPolicy> TcpSender<P> {
 
     /// Sends as much as min(cwnd, rwnd) allows from snd_nxt.
     fn send_window(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.in_recovery && self.scoreboard.is_some() {
+            return self.sack_send(now, out);
+        }
         while self.snd_nxt < self.app_limit {
+            // Going back N after a timeout: skip what the receiver has SACKed.
+            if self.snd_nxt < self.snd_max
+                && let Some(end) = self
+                    .scoreboard
+                    .as_ref()
+                    .and_then(|sb| sb.sacked_end(self.snd_nxt))
+            {
+                self.snd_nxt = end.min(self.snd_max);
+                continue;
+            }
             let window = self.w.cwnd.min(self.peer_window);
             let len = self.next_len(now);
-            if self.snd_nxt + len as u64 > self.snd_una + window {
+            // Data the receiver has SACKed has left the network: it does not count in flight.
+            let sacked = self
+                .scoreboard
+                .as_ref()
+                .map_or(0, |sb| sb.covered(self.snd_una, self.snd_nxt));
+            if self.snd_nxt + len as u64 > self.snd_una + window + sacked {
                 break;
             }
             let cause = if self.snd_nxt < self.snd_max {
@@ -464,6 +683,7 @@ impl<P: SenderPolicy> TcpSender<P> {
             SendCause::FastRetransmit => self.stats.fast_retransmits += 1,
             SendCause::PartialAck => self.stats.partial_ack_retransmits += 1,
             SendCause::LimitedTransmit => self.stats.limited_transmit_segments += 1,
+            SendCause::SackRetransmit => self.stats.sack_retransmits += 1,
             _ => {}
         }
         if retransmission {
@@ -489,7 +709,16 @@ impl<P: SenderPolicy> TcpSender<P> {
             len,
             cause,
             flags: if retransmission { flags::RETX } else { 0 },
+            ect: false,
         };
+        if self.cfg.ecn && !retransmission {
+            // RFC 3168 §6.1.5: ECT and CWR only on new data, never on retransmissions.
+            segment.ect = true;
+            if self.cwr_pending {
+                segment.flags |= flags::CWR;
+                self.cwr_pending = false;
+            }
+        }
         let view = self.view(now);
         segment.flags |= self.policy.segment_flags(&view, &segment);
         out.push(segment);

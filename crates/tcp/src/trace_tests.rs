@@ -19,6 +19,8 @@ fn config(initial_cwnd: u32, limited_transmit: bool) -> SenderConfig {
         rtt_sampling: RttSampling::Timestamps,
         recovery_exit: RecoveryExit::Ssthresh,
         slow_start_after_idle: false,
+        ecn: false,
+        sack: false,
     }
 }
 
@@ -40,12 +42,7 @@ fn us(t: u64) -> Time {
 fn ack(s: &mut TcpSender, t: u64, ackno: u64) -> Vec<(u64, SendCause)> {
     let mut out = Vec::new();
     let echo = us(t.saturating_sub(100)).0;
-    let info = AckInfo {
-        ack: ackno,
-        window: 1_000_000,
-        ts_echo_ps: echo,
-        ece: false,
-    };
+    let info = AckInfo::plain(ackno, 1_000_000, echo);
     s.on_ack(us(t), &info, &mut out);
     out.iter().map(|g| (g.seq, g.cause)).collect()
 }
@@ -246,16 +243,140 @@ fn rtt_samples_feed_the_estimator() {
     );
     write(&mut s, 0, 10_000);
     let mut out = Vec::new();
-    s.on_ack(
-        us(100),
-        &AckInfo {
-            ack: 1000,
-            window: 1 << 20,
-            ts_echo_ps: 0,
-            ece: false,
-        },
-        &mut out,
-    );
+    s.on_ack(us(100), &AckInfo::plain(1000, 1 << 20, 0), &mut out);
     assert_eq!(s.rtt().srtt(), Some(Duration::from_us(100)));
     assert_eq!(s.armed_rto(), Duration::from_us(300));
+}
+
+/// Runs a sender and a receiver in lock-step round trips: every segment sent in a round reaches
+/// the receiver (except first transmissions listed in `lost`), and every ACK comes back before
+/// the next round. Returns snd_una after each round and the sender's statistics.
+fn round_trips(sack: bool, lost: &[u64], rounds: usize) -> (Vec<u64>, SenderStats) {
+    let cfg = SenderConfig {
+        sack,
+        ..config(10, false)
+    };
+    let mut s = TcpSender::new(0, cfg, Cc::NewReno(NewReno::default()), StandardTcp);
+    let rcfg = ReceiverConfig {
+        window_bytes: 1 << 20,
+        delayed_ack: None,
+        ecn: EcnFeedback::Off,
+        sack,
+    };
+    let mut r = TcpReceiver::new(rcfg, StandardTcp);
+    let mut segs = Vec::new();
+    s.write(us(0), 20_000, &mut segs);
+    let mut dropped = std::collections::HashSet::new();
+    let mut una = Vec::new();
+    for round in 1..=rounds as u64 {
+        let t = us(100 * round);
+        let mut acks = Vec::new();
+        for g in &segs {
+            if lost.contains(&g.seq) && dropped.insert(g.seq) {
+                continue;
+            }
+            r.on_segment(t, g.seq, g.len, t.0, g.flags, false, &mut acks);
+        }
+        let mut next = Vec::new();
+        for a in &acks {
+            let info = AckInfo {
+                ack: a.ack,
+                window: a.window as u64,
+                ts_echo_ps: a.ts_echo_ps,
+                ece: a.ece,
+                sack_blocks: a.sack_blocks,
+                sack_count: a.sack_count,
+            };
+            s.on_ack(t, &info, &mut next);
+        }
+        una.push(s.snd_una());
+        segs = next;
+    }
+    (una, *s.stats())
+}
+
+#[test]
+fn sack_repairs_two_holes_in_one_recovery_round() {
+    // Segments 2000 and 6000 of the first window of ten are lost.
+    let (una, st) = round_trips(true, &[2000, 6000], 4);
+    assert_eq!(st.fast_retransmits, 1, "one recovery episode");
+    assert_eq!(
+        st.sack_retransmits, 1,
+        "the second hole is retransmitted in the same round"
+    );
+    assert!(
+        una[1] >= 10_000,
+        "both holes repaired one round after detection: {una:?}"
+    );
+    assert_eq!(st.timeouts, 0);
+}
+
+#[test]
+fn newreno_needs_one_round_trip_per_hole() {
+    let (una, st) = round_trips(false, &[2000, 6000], 4);
+    assert_eq!(st.fast_retransmits, 1);
+    assert_eq!(st.partial_ack_retransmits, 1);
+    assert_eq!(
+        una[1], 6000,
+        "the partial ACK exposes the second hole only now: {una:?}"
+    );
+    assert!(una[2] >= 10_000, "repaired one round later: {una:?}");
+}
+
+#[test]
+fn sack_retransmissions_skip_sacked_data_after_a_timeout() {
+    let cfg = SenderConfig {
+        sack: true,
+        ..config(4, false)
+    };
+    let mut s = TcpSender::new(0, cfg, Cc::NewReno(NewReno::default()), StandardTcp);
+    write(&mut s, 0, 10_000);
+    // The receiver holds 1000..3000; only 0..1000 is missing when the timer fires.
+    let mut info = AckInfo::plain(0, 1 << 20, 0);
+    info.sack_blocks[0] = (1000, 3000);
+    info.sack_count = 1;
+    let mut out = Vec::new();
+    s.on_ack(us(50), &info, &mut out);
+    out.clear();
+    s.on_timeout(us(200_000), &mut out);
+    assert_eq!((out[0].seq, out[0].len), (0, 1000));
+    out.clear();
+    s.on_ack(
+        us(200_100),
+        &AckInfo::plain(1000, 1 << 20, us(200_000).0),
+        &mut out,
+    );
+    // Go-back-N resumes at 3000: 1000..3000 is SACKed and not sent again.
+    assert_eq!(out.first().map(|g| g.seq), Some(3000), "{out:?}");
+}
+
+#[test]
+fn ecn_echo_halves_once_per_window_and_sets_cwr() {
+    let cfg = SenderConfig {
+        ecn: true,
+        ..config(10, false)
+    };
+    let mut s = TcpSender::new(0, cfg, Cc::NewReno(NewReno::default()), StandardTcp);
+    let mut out = Vec::new();
+    s.write(us(0), 100_000, &mut out);
+    assert!(out.iter().all(|g| g.ect), "new data is ECN-capable");
+    let mut ece = AckInfo::plain(1000, 1 << 20, 0);
+    ece.ece = true;
+    out.clear();
+    s.on_ack(us(100), &ece, &mut out);
+    assert_eq!(s.stats().ecn_reductions, 1);
+    // The ACK of 1000 first grew cwnd to 11 segments (slow start) and released two more, so
+    // FlightSize is 11000 when the ECE is acted on: ssthresh = cwnd = 5500.
+    assert_eq!(s.window().cwnd, 5500, "max(FlightSize/2, 2 SMSS)");
+    // A second ECE in the same window is ignored.
+    ece.ack = 2000;
+    s.on_ack(us(101), &ece, &mut out);
+    assert_eq!(s.stats().ecn_reductions, 1);
+    // The first new segment sent after the reduction carries CWR (once).
+    out.clear();
+    s.on_ack(us(102), &AckInfo::plain(7000, 1 << 20, 0), &mut out);
+    let cwr = incastsim_core::packet::flags::CWR;
+    assert!(!out.is_empty());
+    assert!(out[0].flags & cwr != 0, "{out:?}");
+    assert!(out[1..].iter().all(|g| g.flags & cwr == 0));
 }

@@ -1,0 +1,261 @@
+//! Scenario tests of congestion control, ECN, SACK, AQMs and background traffic.
+
+mod common;
+use common::*;
+use incastsim_scenario::Config;
+
+fn bottleneck<'a>(
+    r: &'a incastsim_scenario::RunResult,
+    to: &str,
+) -> &'a incastsim_scenario::PortRecord {
+    r.ports
+        .iter()
+        .find(|p| p.from_node.starts_with("switch") && p.to_node == to)
+        .expect("bottleneck port")
+}
+
+#[test]
+fn dctcp_holds_the_queue_near_k_at_full_utilization() {
+    let cfg = shipped("bulk-dumbbell-dctcp.yaml", &["workload.duration=300ms"]);
+    let r = run(&cfg, 1);
+    let port = bottleneck(&r, "host16");
+    let k_bytes = 65.0 * 1040.0;
+    assert!(
+        port.mean_queue_bytes > 0.7 * k_bytes && port.mean_queue_bytes < 1.5 * k_bytes,
+        "mean queue {:.0} B vs K = {k_bytes} B",
+        port.mean_queue_bytes
+    );
+    assert!(port.utilization > 0.99, "utilization {}", port.utilization);
+    assert_eq!(r.run.drops_total, 0);
+    assert!(r.run.ecn_marks > 0 && r.run.ecn_reductions > 0);
+    // Drop-tail NewReno on the same scenario fills the buffer instead.
+    let dt = run(
+        &shipped("bulk-dumbbell.yaml", &["workload.duration=300ms"]),
+        1,
+    );
+    assert!(bottleneck(&dt, "host16").mean_queue_bytes > 2.0 * port.mean_queue_bytes);
+}
+
+#[test]
+fn cubic_and_sack_keep_s3_at_line_rate() {
+    let r = run(
+        &shipped("bulk-dumbbell-cubic.yaml", &["workload.duration=300ms"]),
+        1,
+    );
+    assert!(r.run.goodput_mbps > 9000.0, "{}", r.run.goodput_mbps);
+    assert!(r.run.jain_fairness > 0.9);
+    assert_eq!(r.run.congestion_control, "cubic");
+}
+
+#[test]
+fn incast_variants_complete_and_keep_invariants() {
+    let variants: &[&[&str]] = &[
+        &["tcp.loss_recovery=sack"],
+        &[
+            "tcp.loss_recovery=sack",
+            "tcp.rto_min=1ms",
+            "topology.link_loss=0.01",
+        ],
+        &["tcp.congestion_control=cubic"],
+        &[
+            "tcp.congestion_control=cubic",
+            "tcp.loss_recovery=sack",
+            "tcp.delayed_ack.enabled=true",
+        ],
+        &[
+            "tcp.congestion_control=dctcp",
+            "topology.switch_queue.kind=ecn_threshold",
+            "topology.switch_queue.k=20 packets",
+        ],
+        &[
+            "tcp.congestion_control=dctcp",
+            "topology.switch_queue.kind=ecn_threshold",
+            "topology.switch_queue.k=10KB",
+            "tcp.delayed_ack.enabled=true",
+        ],
+        &[
+            "tcp.ecn=true",
+            "topology.switch_queue.kind=red",
+            "topology.switch_queue.min_th=5 packets",
+            "topology.switch_queue.max_th=15 packets",
+            "topology.switch_queue.ecn=true",
+        ],
+        &[
+            "topology.switch_queue.kind=red",
+            "topology.switch_queue.min_th=5KB",
+            "topology.switch_queue.max_th=20KB",
+            "topology.switch_queue.gentle=false",
+        ],
+        &[
+            "topology.switch_queue.kind=threshold_admit",
+            "topology.switch_queue.threshold=10 packets",
+        ],
+    ];
+    for v in variants {
+        let mut o = vec!["senders=16", "workload.blocks=10", "tcp.rto_min=10ms"];
+        o.extend_from_slice(v);
+        let r = run(&shipped("incast-classic.yaml", &o), 2);
+        assert!(r.run.completed, "{v:?}");
+    }
+}
+
+#[test]
+fn sack_recovery_repairs_holes_beyond_the_first_in_incast() {
+    // With SACK, holes other than the first are retransmitted within the same recovery
+    // (NextSeg), where NewReno needs a partial ACK per hole.
+    let cfg = shipped(
+        "incast-classic.yaml",
+        &[
+            "senders=16",
+            "tcp.rto_min=10ms",
+            "workload.blocks=10",
+            "tcp.loss_recovery=sack",
+        ],
+    );
+    let sack = run(&cfg, 1);
+    assert!(sack.run.sack_retransmits > 0);
+    assert!(sack.run.completed);
+    let newreno = run(&s1(16, "10ms"), 1);
+    assert_eq!(newreno.run.sack_retransmits, 0);
+}
+
+#[test]
+fn ecn_over_red_replaces_drops_with_marks() {
+    let base = [
+        "senders=8",
+        "workload.blocks=20",
+        "tcp.rto_min=10ms",
+        "topology.switch_queue.kind=red",
+        "topology.switch_queue.min_th=5 packets",
+        "topology.switch_queue.max_th=25 packets",
+        "topology.switch_queue.w_q=0.2",
+    ];
+    let mut with_ecn: Vec<&str> = base.to_vec();
+    with_ecn.extend(["topology.switch_queue.ecn=true", "tcp.ecn=true"]);
+    let drop = run(&shipped("incast-classic.yaml", &base), 4);
+    let mark = run(&shipped("incast-classic.yaml", &with_ecn), 4);
+    assert!(drop.run.drops_aqm > 0 && drop.run.ecn_marks == 0);
+    assert!(mark.run.ecn_marks > 0 && mark.run.ecn_reductions > 0);
+    assert!(
+        mark.run.drops_aqm < drop.run.drops_aqm,
+        "{} vs {}",
+        mark.run.drops_aqm,
+        drop.run.drops_aqm
+    );
+}
+
+#[test]
+fn threshold_admission_caps_unlabelled_traffic() {
+    let cfg = shipped(
+        "incast-classic.yaml",
+        &[
+            "senders=16",
+            "workload.blocks=5",
+            "topology.switch_queue.kind=threshold_admit",
+            "topology.switch_queue.threshold=10 packets",
+        ],
+    );
+    let r = run(&cfg, 1);
+    let port = bottleneck(&r, "host16");
+    assert!(port.drops_aqm > 0);
+    assert!(
+        port.max_queue_packets <= 10,
+        "no labelled traffic: the queue stays at the threshold"
+    );
+}
+
+#[test]
+fn wred_applies_a_profile_per_class() {
+    let yaml = r#"
+senders: 4
+topology:
+  kind: star
+  switch_buffer: 100 packets
+  switch_queue:
+    kind: wred
+    w_q: 1.0
+    profiles:
+      - {dscp: [0], min_th: 2 packets, max_th: 4 packets, max_p: 1.0}
+      - {dscp: [10], min_th: 200 packets, max_th: 300 packets}
+tcp: {rto_min: 1ms, dscp: 10}
+workload: {kind: synchronized_reads, sru: 64KB, blocks: 3}
+"#;
+    // TCP traffic in class 10 sees the lenient profile, whose thresholds exceed the buffer.
+    let lenient = run(&Config::from_yaml(yaml, &[]).unwrap(), 1);
+    assert_eq!(lenient.run.drops_aqm, 0);
+    // The same traffic in class 0 hits the strict profile.
+    let strict = run(&Config::from_yaml(yaml, &["tcp.dscp=0".into()]).unwrap(), 1);
+    assert!(strict.run.drops_aqm > 0);
+}
+
+#[test]
+fn udp_cbr_sends_at_its_rate() {
+    let yaml = r#"
+senders: 2
+topology: {kind: star, link_rate: 1Gbps}
+tcp: {rto_min: 1ms}
+workload: {kind: bulk, duration: 100ms}
+background:
+  - {kind: udp_cbr, from: senders, to: receiver, rate: 10Mbps, packet_size: 1000B, start: 1ms, stop: 51ms, dscp: 3}
+"#;
+    let r = run(&Config::from_yaml(yaml, &[]).unwrap(), 1);
+    // 1000 B at 10 Mbps is one datagram per 800 us; from 1 ms to 51 ms: 62.5 -> 63 per source.
+    assert_eq!(r.run.udp_packets_sent, 2 * 63);
+    assert!(
+        r.run.udp_packets_delivered > 0 && r.run.udp_packets_delivered <= r.run.udp_packets_sent
+    );
+    assert!(r.run.completed);
+}
+
+#[test]
+fn new_features_are_deterministic() {
+    let cfg = shipped(
+        "incast-dctcp.yaml",
+        &[
+            "senders=16",
+            "workload.blocks=10",
+            "tcp.loss_recovery=sack",
+            "tcp.rto_min=1ms",
+            "topology.link_loss=0.001",
+        ],
+    );
+    assert_eq!(run(&cfg, 9), run(&cfg, 9));
+}
+
+#[test]
+fn bad_feature_configs_are_refused() {
+    let base = "senders: 2\ntopology: {kind: star}\nworkload: {kind: bulk, duration: 1ms}\n";
+    let err = |o: &[&str]| {
+        Config::from_yaml(base, &o.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(err(&["tcp.congestion_control=vegas"]).contains("cubic"));
+    assert!(err(&["tcp.cubic.hystart=true"]).contains("HyStart"));
+    assert!(err(&["tcp.cubic.beta=1.5"]).contains("tcp.cubic.beta"));
+    assert!(
+        err(&[
+            "topology.switch_queue.kind=red",
+            "topology.switch_queue.min_th=10 packets",
+            "topology.switch_queue.max_th=5 packets"
+        ])
+        .contains("max_th")
+    );
+    assert!(
+        err(&[
+            "topology.switch_queue.kind=red",
+            "topology.switch_queue.min_th=10 packets",
+            "topology.switch_queue.max_th=50KB"
+        ])
+        .contains("same unit")
+    );
+    assert!(err(&["topology.switch_queue.kind=codel"]).contains("drop_tail"));
+    assert!(
+        err(&["background=[{kind: udp_cbr, from: sender:5, to: receiver, rate: 1Mbps}]"])
+            .contains("sender index below 2")
+    );
+    assert!(
+        err(&["background=[{kind: udp_cbr, from: receiver, to: receiver, rate: 1Mbps}]"])
+            .contains("other than")
+    );
+}
