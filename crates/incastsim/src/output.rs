@@ -85,6 +85,11 @@ pub fn write_run_outputs(
         .flat_map(|r| r.ports.iter().cloned())
         .collect();
     write_csv(&dir.join("ports.csv"), &ports)?;
+    let classes: Vec<_> = results
+        .iter()
+        .flat_map(|r| r.port_classes.iter().cloned())
+        .collect();
+    write_csv(&dir.join("port_classes.csv"), &classes)?;
     let blocks: Vec<BlockRow> = results
         .iter()
         .flat_map(|r| {

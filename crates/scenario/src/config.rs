@@ -145,6 +145,8 @@ pub struct DumbbellConfig {
     pub switch_buffer: Buffer,
     #[serde(default)]
     pub switch_queue: QueueConfig,
+    #[serde(default = "default_one")]
+    pub priority_classes: u32,
     #[serde(default = "default_host_buffer")]
     pub host_buffer: Buffer,
     #[serde(default)]
@@ -234,6 +236,10 @@ pub struct LinkDefaults {
     /// Queue discipline of every switch port.
     #[serde(default)]
     pub switch_queue: QueueConfig,
+    /// Strict-priority classes per switch port (class = min(DSCP, classes − 1), highest first);
+    /// 1 means one FIFO.
+    #[serde(default = "default_one")]
+    pub priority_classes: u32,
     /// The host NIC queue (unlimited by default, as a host's socket buffer backs it).
     #[serde(default = "default_host_buffer")]
     pub host_buffer: Buffer,
@@ -276,6 +282,7 @@ impl TopologyConfig {
                 link_delay: d.link_delay,
                 switch_buffer: d.switch_buffer,
                 switch_queue: d.switch_queue.clone(),
+                priority_classes: d.priority_classes,
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 switch_delay: d.switch_delay,
@@ -769,6 +776,13 @@ impl Config {
             }
         }
         validate_queue(&l.switch_queue, l.switch_buffer)?;
+        if l.priority_classes == 0 || l.priority_classes > 64 {
+            return Err(invalid(
+                "topology.priority_classes",
+                l.priority_classes,
+                "1 (FIFO) to 64",
+            ));
+        }
         if t.cubic.hystart {
             return Err(invalid(
                 "tcp.cubic.hystart",

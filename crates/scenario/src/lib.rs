@@ -13,5 +13,5 @@ pub mod sim;
 pub mod units;
 
 pub use config::{Config, ConfigError};
-pub use metrics::{FlowRecord, PortRecord, RunRecord, RunResult};
+pub use metrics::{FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult};
 pub use sim::{Outcome, Simulation, run_once};

@@ -153,12 +153,28 @@ pub struct PortRecord {
     pub utilization: f64,
 }
 
+/// One row of port_classes.csv: a port's counters for one traffic class (DSCP, capped at 7).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PortClassRecord {
+    pub scenario: String,
+    pub seed: u64,
+    pub senders: u32,
+    pub port: u32,
+    pub from_node: String,
+    pub to_node: String,
+    pub class: u32,
+    pub packets_enqueued: u64,
+    pub drops: u64,
+    pub ecn_marks: u64,
+}
+
 /// Everything one run produces.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunResult {
     pub run: RunRecord,
     pub flows: Vec<FlowRecord>,
     pub ports: Vec<PortRecord>,
+    pub port_classes: Vec<PortClassRecord>,
     /// Completion time of every block, ms.
     pub block_times_ms: Vec<f64>,
 }

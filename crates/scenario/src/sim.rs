@@ -12,7 +12,9 @@ use crate::config::{
     BackgroundConfig, Config, CongestionControlName, HostSelector, LossRecovery, QueueConfig,
     RecoveryExitName, RttSamplingName, SchemeConfig, WorkloadConfig,
 };
-use crate::metrics::{FlowRecord, PortRecord, RunRecord, RunResult, jain_fairness, quantile};
+use crate::metrics::{
+    FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult, jain_fairness, quantile,
+};
 use crate::units::Buffer;
 use incastsim_core::packet::flags;
 use incastsim_core::rng::{Stream, derive_seed};
@@ -36,6 +38,10 @@ use incastsim_tcp::{
 pub enum Event {
     /// The head packet of an output port reaches the far end of its link.
     PortHead {
+        port: u32,
+    },
+    /// A strict-priority port finished a transmission and picks the next packet.
+    PortTxDone {
         port: u32,
     },
     Rto {
@@ -217,6 +223,11 @@ impl Simulation {
                     SimRng::for_stream(seed, Stream::LinkLoss, i as u64),
                     qdisc,
                 )
+                .with_scheduler(if from_host {
+                    1
+                } else {
+                    links.priority_classes as usize
+                })
             })
             .collect();
         let port_from = topology.ports.iter().map(|p| p.from).collect();
@@ -476,6 +487,15 @@ impl Simulation {
     fn dispatch(&mut self, now: Time, ev: Event) {
         match ev {
             Event::PortHead { port } => self.on_port_head_arrival(now, port),
+            Event::PortTxDone { port } => {
+                let done = self.ports[port as usize].on_tx_done(now);
+                if let Some(at) = done.schedule_head_at {
+                    self.events.schedule(at, Event::PortHead { port });
+                }
+                if let Some(at) = done.schedule_tx_done_at {
+                    self.events.schedule(at, Event::PortTxDone { port });
+                }
+            }
             Event::Rto { flow, generation } => {
                 match self.rto_timers[flow as usize].on_event(now, generation) {
                     TimerFire::Fire => {
@@ -578,10 +598,16 @@ impl Simulation {
     #[inline]
     fn enqueue(&mut self, now: Time, port: u32, packet: Packet) {
         if let Enqueued::Admitted {
-            schedule_head_at: Some(at),
+            schedule_head_at,
+            schedule_tx_done_at,
         } = self.ports[port as usize].enqueue(now, packet)
         {
-            self.events.schedule(at, Event::PortHead { port });
+            if let Some(at) = schedule_head_at {
+                self.events.schedule(at, Event::PortHead { port });
+            }
+            if let Some(at) = schedule_tx_done_at {
+                self.events.schedule(at, Event::PortTxDone { port });
+            }
         }
     }
 
@@ -1132,10 +1158,31 @@ impl Simulation {
                 utilization: (p.stats.busy_ps as f64 / end_ps).min(1.0),
             })
             .collect();
+        let mut port_classes = Vec::new();
+        for (i, p) in self.ports.iter().enumerate() {
+            let st = &p.stats;
+            for c in 0..incastsim_switch::STAT_CLASSES {
+                if st.class_enqueued[c] + st.class_drops[c] > 0 {
+                    port_classes.push(PortClassRecord {
+                        scenario: cfg.name.clone(),
+                        seed: self.seed,
+                        senders: cfg.senders,
+                        port: i as u32,
+                        from_node: self.node_names[self.port_from[i] as usize].clone(),
+                        to_node: self.node_names[p.to as usize].clone(),
+                        class: c as u32,
+                        packets_enqueued: st.class_enqueued[c],
+                        drops: st.class_drops[c],
+                        ecn_marks: st.class_marks[c],
+                    });
+                }
+            }
+        }
         RunResult {
             run,
             flows,
             ports,
+            port_classes,
             block_times_ms,
         }
     }

@@ -7,8 +7,10 @@
 //! the global event heap. Buffer occupancy at any instant is recovered lazily from the stored
 //! departure times: a packet occupies the buffer until its last bit has been transmitted.
 //!
-//! (Disciplines that reorder packets after admission, e.g. strict priority, need departure times
-//! decided at dequeue; they would get a second transmit mode with a per-departure event.)
+//! Strict priority reorders packets after admission, so a priority port decides departures at
+//! dequeue instead: waiting packets sit in per-class queues, and one `TxDone` event per
+//! departure starts the next packet of the highest non-empty class. Admission (the queue
+//! discipline sees the whole shared buffer), occupancy and head-arrival events work as above.
 
 use crate::qdisc::{BufferLimit, DropReason, Occupancy, QueueDisc, QueueDiscipline, Verdict};
 use incastsim_core::{Duration, Ecn, NodeId, Packet, SerializationRate, SimRng, Time};
@@ -20,9 +22,16 @@ struct Queued {
     tx_end: Time,
 }
 
+/// Classes with their own counters (DSCP values above the last share it).
+pub const STAT_CLASSES: usize = 8;
+
 /// Per-port counters. Drops are counted here and only here.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PortStats {
+    /// Per traffic class (DSCP, capped at 7): packets admitted, dropped (any reason), marked.
+    pub class_enqueued: [u64; STAT_CLASSES],
+    pub class_drops: [u64; STAT_CLASSES],
+    pub class_marks: [u64; STAT_CLASSES],
     pub enqueued_packets: u64,
     pub enqueued_bytes: u64,
     pub drops_buffer: u64,
@@ -71,12 +80,33 @@ impl PortStats {
 /// What happened to a packet offered to a port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Enqueued {
-    /// Admitted. If the port's FIFO was empty, the caller must schedule the head-arrival event at
-    /// this time.
+    /// Admitted. The caller must schedule the head-arrival event at `schedule_head_at` (the
+    /// link was empty) and, on a priority port, a `TxDone` event at `schedule_tx_done_at`.
     Admitted {
         schedule_head_at: Option<Time>,
+        schedule_tx_done_at: Option<Time>,
     },
     Dropped(DropReason),
+}
+
+/// How a port picks the next packet to transmit.
+#[derive(Clone, Debug, PartialEq)]
+enum Scheduler {
+    /// First come, first served: departure fixed at admission.
+    Fifo,
+    /// Strict priority by class (class = min(DSCP, classes − 1), the highest class first).
+    Priority {
+        waiting: Vec<VecDeque<Packet>>,
+        waiting_count: usize,
+        tx_done_pending: bool,
+    },
+}
+
+/// Events a priority port asks for after a departure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TxDone {
+    pub schedule_head_at: Option<Time>,
+    pub schedule_tx_done_at: Option<Time>,
 }
 
 /// The head packet reached the far end of the link.
@@ -103,6 +133,7 @@ pub struct OutputPort {
     on_wire: usize,
     occupancy: Occupancy,
     last_tx_end: Time,
+    scheduler: Scheduler,
     pub stats: PortStats,
 }
 
@@ -126,8 +157,29 @@ impl OutputPort {
             on_wire: 0,
             occupancy: Occupancy::default(),
             last_tx_end: Time::ZERO,
+            scheduler: Scheduler::Fifo,
             stats: PortStats::default(),
         }
+    }
+
+    /// One FIFO for `classes` = 1, strict priority over `classes` classes otherwise.
+    pub fn with_scheduler(self, classes: usize) -> OutputPort {
+        if classes <= 1 {
+            self
+        } else {
+            self.with_priority_classes(classes)
+        }
+    }
+
+    /// Makes this a strict-priority port with `classes` classes (≥ 2).
+    pub fn with_priority_classes(mut self, classes: usize) -> OutputPort {
+        assert!(classes >= 2, "a priority port needs at least two classes");
+        self.scheduler = Scheduler::Priority {
+            waiting: vec![VecDeque::new(); classes],
+            waiting_count: 0,
+            tx_done_pending: false,
+        };
+        self
     }
 
     pub fn serialization(&self) -> SerializationRate {
@@ -167,7 +219,11 @@ impl OutputPort {
 
     /// Packets in the FIFO, buffered or propagating (for conservation checks).
     pub fn packets_in_port(&self) -> usize {
-        self.fifo.len()
+        let waiting = match &self.scheduler {
+            Scheduler::Fifo => 0,
+            Scheduler::Priority { waiting_count, .. } => *waiting_count,
+        };
+        self.fifo.len() + waiting
     }
 
     /// Offers a packet to the port at `now`.
@@ -178,11 +234,13 @@ impl OutputPort {
             // Empty since the last packet's last bit left (or since the start).
             self.qdisc.note_idle(self.last_tx_end);
         }
+        let class = (packet.dscp as usize).min(STAT_CLASSES - 1);
         match self.qdisc.on_enqueue(&mut packet, self.occupancy, now) {
             Verdict::Admit => {}
             Verdict::AdmitMarked => {
                 packet.ecn = Ecn::Ce;
                 self.stats.ecn_marks += 1;
+                self.stats.class_marks[class] += 1;
             }
             Verdict::Drop(reason) => {
                 match reason {
@@ -190,19 +248,11 @@ impl OutputPort {
                     DropReason::Aqm => self.stats.drops_aqm += 1,
                     DropReason::LinkLoss => self.stats.drops_link_loss += 1,
                 }
+                self.stats.class_drops[class] += 1;
                 return Enqueued::Dropped(reason);
             }
         }
         let wire = packet.wire_bytes() as u64;
-        let tx_time = self.serialization.time_for(wire);
-        let tx_start = if self.last_tx_end > now {
-            self.last_tx_end
-        } else {
-            now
-        };
-        let tx_end = tx_start + tx_time;
-        self.last_tx_end = tx_end;
-        self.stats.busy_ps += tx_time.as_ps();
         self.stats.integrate(now, self.occupancy.bytes);
         self.occupancy.bytes += wire;
         self.occupancy.packets += 1;
@@ -213,13 +263,84 @@ impl OutputPort {
         );
         self.stats.enqueued_packets += 1;
         self.stats.enqueued_bytes += wire;
+        self.stats.class_enqueued[class] += 1;
         self.stats.max_buffered_bytes = self.stats.max_buffered_bytes.max(self.occupancy.bytes);
         self.stats.max_buffered_packets =
             self.stats.max_buffered_packets.max(self.occupancy.packets);
+        if let Scheduler::Priority {
+            waiting,
+            waiting_count,
+            tx_done_pending,
+        } = &mut self.scheduler
+            && (self.last_tx_end > now || *waiting_count > 0)
+        {
+            // The transmitter is busy: wait in the class queue for a TxDone.
+            let c = (packet.dscp as usize).min(waiting.len() - 1);
+            waiting[c].push_back(packet);
+            *waiting_count += 1;
+            let tx_done = (!*tx_done_pending).then_some(self.last_tx_end);
+            *tx_done_pending = true;
+            return Enqueued::Admitted {
+                schedule_head_at: None,
+                schedule_tx_done_at: tx_done,
+            };
+        }
+        Enqueued::Admitted {
+            schedule_head_at: self.start_transmission(now, packet),
+            schedule_tx_done_at: None,
+        }
+    }
+
+    /// Puts a packet on the transmitter at `max(now, last departure)`; returns the head-arrival
+    /// time to schedule if the link was empty.
+    #[inline]
+    fn start_transmission(&mut self, now: Time, packet: Packet) -> Option<Time> {
+        let tx_time = self.serialization.time_for(packet.wire_bytes() as u64);
+        let tx_start = if self.last_tx_end > now {
+            self.last_tx_end
+        } else {
+            now
+        };
+        let tx_end = tx_start + tx_time;
+        self.last_tx_end = tx_end;
+        self.stats.busy_ps += tx_time.as_ps();
         let was_empty = self.fifo.is_empty();
         self.fifo.push_back(Queued { packet, tx_end });
-        Enqueued::Admitted {
-            schedule_head_at: was_empty.then_some(tx_end + self.latency),
+        was_empty.then_some(tx_end + self.latency)
+    }
+
+    /// A priority port finished a transmission at `now`: start the next packet of the highest
+    /// non-empty class.
+    pub fn on_tx_done(&mut self, now: Time) -> TxDone {
+        let Scheduler::Priority {
+            waiting,
+            waiting_count,
+            tx_done_pending,
+        } = &mut self.scheduler
+        else {
+            return TxDone {
+                schedule_head_at: None,
+                schedule_tx_done_at: None,
+            };
+        };
+        *tx_done_pending = false;
+        let Some(q) = waiting.iter_mut().rev().find(|q| !q.is_empty()) else {
+            return TxDone {
+                schedule_head_at: None,
+                schedule_tx_done_at: None,
+            };
+        };
+        let packet = q.pop_front().expect("non-empty");
+        *waiting_count -= 1;
+        let more = *waiting_count > 0;
+        if more {
+            *tx_done_pending = true;
+        }
+        self.release_transmitted(now);
+        let head = self.start_transmission(now, packet);
+        TxDone {
+            schedule_head_at: head,
+            schedule_tx_done_at: more.then_some(self.last_tx_end),
         }
     }
 
@@ -280,13 +401,15 @@ mod tests {
         assert_eq!(
             first,
             Enqueued::Admitted {
-                schedule_head_at: Some(Time(33_320_000))
+                schedule_head_at: Some(Time(33_320_000)),
+                schedule_tx_done_at: None
             }
         );
         assert_eq!(
             p.enqueue(t0, pkt(1000)),
             Enqueued::Admitted {
-                schedule_head_at: None
+                schedule_head_at: None,
+                schedule_tx_done_at: None
             }
         );
         let a = p.pop_arrival(Time(33_320_000));
@@ -318,6 +441,59 @@ mod tests {
     }
 
     #[test]
+    fn strict_priority_serves_the_highest_class_first() {
+        let mut p = port(BufferLimit::Unlimited).with_priority_classes(2);
+        let t0 = Time::ZERO;
+        let mut low = pkt(1000);
+        low.seq = 1;
+        let mut high = pkt(1000);
+        high.dscp = 1;
+        high.seq = 2;
+        // The first low packet starts at once; the next low one and a later high one wait.
+        assert!(matches!(
+            p.enqueue(t0, low),
+            Enqueued::Admitted {
+                schedule_head_at: Some(_),
+                ..
+            }
+        ));
+        let mut low2 = low;
+        low2.seq = 3;
+        let second = p.enqueue(t0, low2);
+        assert_eq!(
+            second,
+            Enqueued::Admitted {
+                schedule_head_at: None,
+                schedule_tx_done_at: Some(Time(8_320_000))
+            }
+        );
+        assert_eq!(
+            p.enqueue(Time(1000), high),
+            Enqueued::Admitted {
+                schedule_head_at: None,
+                schedule_tx_done_at: None
+            }
+        );
+        assert_eq!(p.occupancy(Time(1000)).packets, 3);
+        // At the first departure the high-priority packet jumps the queue.
+        let done = p.on_tx_done(Time(8_320_000));
+        assert_eq!(done.schedule_tx_done_at, Some(Time(16_640_000)));
+        let done = p.on_tx_done(Time(16_640_000));
+        assert_eq!(done.schedule_tx_done_at, None);
+        let order: Vec<u64> = (1..=3)
+            .map(|k| {
+                p.pop_arrival(Time(k * 8_320_000 + 25_000_000))
+                    .packet
+                    .unwrap()
+                    .seq
+            })
+            .collect();
+        assert_eq!(order, vec![1, 2, 3]);
+        assert_eq!(p.stats.class_enqueued[..2], [2, 1]);
+        assert_eq!(p.packets_in_port(), 0);
+    }
+
+    #[test]
     fn mean_queue_integrates_occupancy_over_time() {
         let mut p = port(BufferLimit::Unlimited);
         // Two 1040 B frames at t = 0: 2080 B for 8.32 us, 1040 B for the next 8.32 us.
@@ -339,7 +515,8 @@ mod tests {
         assert_eq!(
             p.enqueue(t, pkt(0)),
             Enqueued::Admitted {
-                schedule_head_at: Some(Time(1_000_000_000 + 320_000 + 25_000_000))
+                schedule_head_at: Some(Time(1_000_000_000 + 320_000 + 25_000_000)),
+                schedule_tx_done_at: None
             }
         );
     }
@@ -359,6 +536,7 @@ mod tests {
         for _ in 0..20_000 {
             if let Enqueued::Admitted {
                 schedule_head_at: Some(at),
+                ..
             } = p.enqueue(t, pkt(0))
             {
                 t = at;
