@@ -1,7 +1,8 @@
 //! Criterion benchmarks on the standard scenarios (../shared/benchmarks.md).
 //!
 //! `cargo bench -p incastsim-benches` — each iteration is one whole run, single-threaded:
-//! - S3 `bulk-dumbbell`: 16 NewReno flows at 10 Gbps for 1 s simulated (~2.4 M packets);
+//! - S3 `bulk-dumbbell`: 16 NewReno flows at 10 Gbps for 1 s simulated (~2.4 M packets), and its
+//!   CUBIC+SACK and DCTCP variants;
 //! - S1 `incast-classic` at N = 64 (100 blocks of 256 KB, RTO_min 200 ms) and N = 16.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -31,6 +32,10 @@ fn scenarios(c: &mut Criterion) {
     g.bench_function("S3 bulk-dumbbell 16x10G 1s", |b| {
         b.iter(|| black_box(run(&s3)))
     });
+    let s3_cubic = config("bulk-dumbbell-cubic.yaml", &[]);
+    g.bench_function("S3 CUBIC+SACK", |b| b.iter(|| black_box(run(&s3_cubic))));
+    let s3_dctcp = config("bulk-dumbbell-dctcp.yaml", &[]);
+    g.bench_function("S3 DCTCP K=65", |b| b.iter(|| black_box(run(&s3_dctcp))));
     let s1_64 = config("incast-classic.yaml", &["senders=64"]);
     g.bench_function("S1 incast-classic N=64", |b| {
         b.iter(|| black_box(run(&s1_64)))

@@ -28,10 +28,6 @@ pub const STAT_CLASSES: usize = 8;
 /// Per-port counters. Drops are counted here and only here.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PortStats {
-    /// Per traffic class (DSCP, capped at 7): packets admitted, dropped (any reason), marked.
-    pub class_enqueued: [u64; STAT_CLASSES],
-    pub class_drops: [u64; STAT_CLASSES],
-    pub class_marks: [u64; STAT_CLASSES],
     pub enqueued_packets: u64,
     pub enqueued_bytes: u64,
     pub drops_buffer: u64,
@@ -43,35 +39,16 @@ pub struct PortStats {
     pub max_buffered_packets: u32,
     /// Total time the transmitter was busy (for utilization).
     pub busy_ps: u64,
-    /// ∫ buffered bytes dt, in byte·ps, up to `integrated_to` (exact: integrated at every
-    /// admission and departure).
-    pub queue_integral: u128,
-    pub integrated_to: Time,
+    /// Σ over packets of bytes × time buffered (admission to last bit sent), in byte·ps: equal
+    /// to ∫ buffered bytes dt, and computable once per packet when its departure is fixed.
+    pub residence_byte_ps: u128,
+    /// Per traffic class (DSCP, capped at 7): packets admitted, dropped (any reason), marked.
+    pub class_enqueued: [u64; STAT_CLASSES],
+    pub class_drops: [u64; STAT_CLASSES],
+    pub class_marks: [u64; STAT_CLASSES],
 }
 
 impl PortStats {
-    /// Time-averaged buffer occupancy in bytes over [0, end].
-    pub fn mean_queue_bytes(&self, end: Time, current_bytes: u64) -> f64 {
-        let tail =
-            current_bytes as u128 * end.as_ps().saturating_sub(self.integrated_to.as_ps()) as u128;
-        if end.as_ps() == 0 {
-            0.0
-        } else {
-            (self.queue_integral + tail) as f64 / end.as_ps() as f64
-        }
-    }
-}
-
-impl PortStats {
-    #[inline]
-    fn integrate(&mut self, to: Time, occupancy_bytes: u64) {
-        let dt = to.as_ps().saturating_sub(self.integrated_to.as_ps());
-        self.queue_integral += occupancy_bytes as u128 * dt as u128;
-        if to > self.integrated_to {
-            self.integrated_to = to;
-        }
-    }
-
     pub fn drops_total(&self) -> u64 {
         self.drops_buffer + self.drops_aqm + self.drops_link_loss
     }
@@ -96,7 +73,7 @@ enum Scheduler {
     Fifo,
     /// Strict priority by class (class = min(DSCP, classes − 1), the highest class first).
     Priority {
-        waiting: Vec<VecDeque<Packet>>,
+        waiting: Vec<VecDeque<(Packet, Time)>>,
         waiting_count: usize,
         tx_done_pending: bool,
     },
@@ -134,6 +111,8 @@ pub struct OutputPort {
     occupancy: Occupancy,
     last_tx_end: Time,
     scheduler: Scheduler,
+    /// Whether the discipline needs to hear about idle periods (RED's average decay).
+    qdisc_tracks_idle: bool,
     pub stats: PortStats,
 }
 
@@ -146,7 +125,9 @@ impl OutputPort {
         loss_rng: SimRng,
         qdisc: QueueDisc,
     ) -> OutputPort {
+        let qdisc_tracks_idle = matches!(qdisc, QueueDisc::Red(_));
         OutputPort {
+            qdisc_tracks_idle,
             to,
             serialization,
             latency,
@@ -193,13 +174,11 @@ impl OutputPort {
     #[inline]
     fn release_transmitted(&mut self, now: Time) {
         while let Some(q) = self.fifo.get(self.on_wire) {
-            if q.tx_end > now {
+            let (tx_end, wire) = (q.tx_end, q.packet.wire_bytes() as u64);
+            if tx_end > now {
                 break;
             }
-            let tx_end = q.tx_end;
-            self.stats.integrate(tx_end, self.occupancy.bytes);
-            let q = &self.fifo[self.on_wire];
-            self.occupancy.bytes -= q.packet.wire_bytes() as u64;
+            self.occupancy.bytes -= wire;
             self.occupancy.packets -= 1;
             self.on_wire += 1;
         }
@@ -211,10 +190,23 @@ impl OutputPort {
         self.occupancy
     }
 
-    /// Time-averaged buffer occupancy in bytes over [0, end].
-    pub fn mean_queue_bytes(&mut self, end: Time) -> f64 {
-        let occ = self.occupancy(end);
-        self.stats.mean_queue_bytes(end, occ.bytes)
+    /// Time-averaged buffer occupancy in bytes over [0, end]. Residence after `end` (packets
+    /// still buffered then) is taken back out; waiting packets of a priority port are added.
+    pub fn mean_queue_bytes(&self, end: Time) -> f64 {
+        if end.as_ps() == 0 {
+            return 0.0;
+        }
+        let mut area = self.stats.residence_byte_ps;
+        for q in self.fifo.iter().filter(|q| q.tx_end > end) {
+            area -= q.packet.wire_bytes() as u128 * (q.tx_end.as_ps() - end.as_ps()) as u128;
+        }
+        if let Scheduler::Priority { waiting, .. } = &self.scheduler {
+            for (p, admitted) in waiting.iter().flatten() {
+                area +=
+                    p.wire_bytes() as u128 * end.as_ps().saturating_sub(admitted.as_ps()) as u128;
+            }
+        }
+        area as f64 / end.as_ps() as f64
     }
 
     /// Packets in the FIFO, buffered or propagating (for conservation checks).
@@ -230,7 +222,7 @@ impl OutputPort {
     #[inline]
     pub fn enqueue(&mut self, now: Time, mut packet: Packet) -> Enqueued {
         self.release_transmitted(now);
-        if self.occupancy.packets == 0 {
+        if self.qdisc_tracks_idle && self.occupancy.packets == 0 {
             // Empty since the last packet's last bit left (or since the start).
             self.qdisc.note_idle(self.last_tx_end);
         }
@@ -253,7 +245,6 @@ impl OutputPort {
             }
         }
         let wire = packet.wire_bytes() as u64;
-        self.stats.integrate(now, self.occupancy.bytes);
         self.occupancy.bytes += wire;
         self.occupancy.packets += 1;
         // Invariant: a queue never exceeds its limit.
@@ -276,7 +267,7 @@ impl OutputPort {
         {
             // The transmitter is busy: wait in the class queue for a TxDone.
             let c = (packet.dscp as usize).min(waiting.len() - 1);
-            waiting[c].push_back(packet);
+            waiting[c].push_back((packet, now));
             *waiting_count += 1;
             let tx_done = (!*tx_done_pending).then_some(self.last_tx_end);
             *tx_done_pending = true;
@@ -286,7 +277,7 @@ impl OutputPort {
             };
         }
         Enqueued::Admitted {
-            schedule_head_at: self.start_transmission(now, packet),
+            schedule_head_at: self.start_transmission(now, now, packet),
             schedule_tx_done_at: None,
         }
     }
@@ -294,8 +285,9 @@ impl OutputPort {
     /// Puts a packet on the transmitter at `max(now, last departure)`; returns the head-arrival
     /// time to schedule if the link was empty.
     #[inline]
-    fn start_transmission(&mut self, now: Time, packet: Packet) -> Option<Time> {
-        let tx_time = self.serialization.time_for(packet.wire_bytes() as u64);
+    fn start_transmission(&mut self, now: Time, admitted: Time, packet: Packet) -> Option<Time> {
+        let wire = packet.wire_bytes() as u64;
+        let tx_time = self.serialization.time_for(wire);
         let tx_start = if self.last_tx_end > now {
             self.last_tx_end
         } else {
@@ -304,6 +296,8 @@ impl OutputPort {
         let tx_end = tx_start + tx_time;
         self.last_tx_end = tx_end;
         self.stats.busy_ps += tx_time.as_ps();
+        // The packet occupies the buffer from admission until its last bit is sent.
+        self.stats.residence_byte_ps += wire as u128 * (tx_end.as_ps() - admitted.as_ps()) as u128;
         let was_empty = self.fifo.is_empty();
         self.fifo.push_back(Queued { packet, tx_end });
         was_empty.then_some(tx_end + self.latency)
@@ -330,14 +324,14 @@ impl OutputPort {
                 schedule_tx_done_at: None,
             };
         };
-        let packet = q.pop_front().expect("non-empty");
+        let (packet, admitted) = q.pop_front().expect("non-empty");
         *waiting_count -= 1;
         let more = *waiting_count > 0;
         if more {
             *tx_done_pending = true;
         }
         self.release_transmitted(now);
-        let head = self.start_transmission(now, packet);
+        let head = self.start_transmission(now, admitted, packet);
         TxDone {
             schedule_head_at: head,
             schedule_tx_done_at: more.then_some(self.last_tx_end),
