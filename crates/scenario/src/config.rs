@@ -132,6 +132,83 @@ pub enum TopologyConfig {
     Star(LinkDefaults),
     /// Senders on a left switch, receivers on a right switch, one bottleneck link between them.
     Dumbbell(DumbbellConfig),
+    /// A k-ary fat-tree (k pods; k/2 edge and k/2 aggregation switches per pod; (k/2)² cores;
+    /// k³/4 hosts), all links identical.
+    FatTree(FatTreeConfig),
+    /// A single-rooted tree: racks of hosts under top-of-rack switches under one aggregation switch.
+    Tree(TreeConfig),
+}
+
+/// How switches pick among equal-cost next hops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoutingConfig {
+    /// A deterministic hash of the flow (and the run seed): one path per flow, flows spread.
+    #[default]
+    Ecmp,
+    /// By destination host: next hop index = destination mod number of next hops (the fat-tree
+    /// paper's static two-level routing; every flow to one host shares its uplinks).
+    Static,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FatTreeConfig {
+    pub k: u32,
+    #[serde(default = "default_link_rate")]
+    pub link_rate: Rate,
+    #[serde(default = "default_link_delay")]
+    pub link_delay: Dur,
+    #[serde(default = "default_switch_buffer")]
+    pub switch_buffer: Buffer,
+    #[serde(default)]
+    pub switch_queue: QueueConfig,
+    #[serde(default = "default_one")]
+    pub priority_classes: u32,
+    #[serde(default = "default_host_buffer")]
+    pub host_buffer: Buffer,
+    #[serde(default)]
+    pub link_loss: f64,
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay: Dur,
+    #[serde(default)]
+    pub routing: RoutingConfig,
+    /// Host index of the receiver (hosts are numbered pod by pod, edge by edge).
+    #[serde(default)]
+    pub receiver_host: u32,
+    /// Host indices of the senders (default: the first `senders` hosts other than the receiver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender_hosts: Option<Vec<u32>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TreeConfig {
+    pub racks: u32,
+    pub hosts_per_rack: u32,
+    #[serde(default = "default_link_rate")]
+    pub link_rate: Rate,
+    /// Rate of the rack-to-aggregation links (default: link_rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uplink_rate: Option<Rate>,
+    #[serde(default = "default_link_delay")]
+    pub link_delay: Dur,
+    #[serde(default = "default_switch_buffer")]
+    pub switch_buffer: Buffer,
+    #[serde(default)]
+    pub switch_queue: QueueConfig,
+    #[serde(default = "default_one")]
+    pub priority_classes: u32,
+    #[serde(default = "default_host_buffer")]
+    pub host_buffer: Buffer,
+    #[serde(default)]
+    pub link_loss: f64,
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay: Dur,
+    #[serde(default)]
+    pub receiver_host: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender_hosts: Option<Vec<u32>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -272,11 +349,59 @@ impl TopologyConfig {
         match self {
             TopologyConfig::Star(_) => "star",
             TopologyConfig::Dumbbell(_) => "dumbbell",
+            TopologyConfig::FatTree(_) => "fat_tree",
+            TopologyConfig::Tree(_) => "tree",
+        }
+    }
+
+    /// Hosts in the topology, for placement checks.
+    pub fn host_count(&self, senders: u32) -> u64 {
+        match self {
+            TopologyConfig::Star(_) => senders as u64 + 1,
+            TopologyConfig::Dumbbell(d) => senders as u64 + d.receivers as u64,
+            TopologyConfig::FatTree(f) => (f.k as u64).pow(3) / 4,
+            TopologyConfig::Tree(t) => t.racks as u64 * t.hosts_per_rack as u64,
+        }
+    }
+
+    /// Receiver and sender host indices for topologies with explicit placement.
+    pub fn placement(&self) -> Option<(u32, Option<&[u32]>)> {
+        match self {
+            TopologyConfig::FatTree(f) => Some((f.receiver_host, f.sender_hosts.as_deref())),
+            TopologyConfig::Tree(t) => Some((t.receiver_host, t.sender_hosts.as_deref())),
+            _ => None,
+        }
+    }
+
+    pub fn routing(&self) -> RoutingConfig {
+        match self {
+            TopologyConfig::FatTree(f) => f.routing,
+            _ => RoutingConfig::Ecmp,
         }
     }
     pub fn links(&self) -> LinkDefaults {
         match self {
             TopologyConfig::Star(l) => l.clone(),
+            TopologyConfig::FatTree(d) => LinkDefaults {
+                link_rate: d.link_rate,
+                link_delay: d.link_delay,
+                switch_buffer: d.switch_buffer,
+                switch_queue: d.switch_queue.clone(),
+                priority_classes: d.priority_classes,
+                host_buffer: d.host_buffer,
+                link_loss: d.link_loss,
+                switch_delay: d.switch_delay,
+            },
+            TopologyConfig::Tree(d) => LinkDefaults {
+                link_rate: d.link_rate,
+                link_delay: d.link_delay,
+                switch_buffer: d.switch_buffer,
+                switch_queue: d.switch_queue.clone(),
+                priority_classes: d.priority_classes,
+                host_buffer: d.host_buffer,
+                link_loss: d.link_loss,
+                switch_delay: d.switch_delay,
+            },
             TopologyConfig::Dumbbell(d) => LinkDefaults {
                 link_rate: d.link_rate,
                 link_delay: d.link_delay,
@@ -763,6 +888,63 @@ impl Config {
                 _ => {}
             }
         }
+        match &self.topology {
+            TopologyConfig::FatTree(f) if f.k < 2 || f.k % 2 == 1 || f.k > 48 => {
+                return Err(invalid("topology.k", f.k, "an even number from 2 to 48"));
+            }
+            TopologyConfig::Tree(t) if t.racks == 0 || t.hosts_per_rack == 0 => {
+                return Err(invalid(
+                    "topology.racks / topology.hosts_per_rack",
+                    format!("{} x {}", t.racks, t.hosts_per_rack),
+                    "at least 1 each",
+                ));
+            }
+            TopologyConfig::Tree(t) if t.uplink_rate.is_some_and(|r| r.0.0 == 0) => {
+                return Err(invalid("topology.uplink_rate", "0bps", "a positive rate"));
+            }
+            _ => {}
+        }
+        if let Some((receiver, senders)) = self.topology.placement() {
+            let hosts = self.topology.host_count(self.senders);
+            if receiver as u64 >= hosts {
+                return Err(invalid(
+                    "topology.receiver_host",
+                    receiver,
+                    format!("a host index below {hosts}"),
+                ));
+            }
+            match senders {
+                None if self.senders as u64 >= hosts => {
+                    return Err(invalid(
+                        "senders",
+                        self.senders,
+                        format!("at most {} (hosts other than the receiver)", hosts - 1),
+                    ));
+                }
+                Some(list) => {
+                    if list.len() != self.senders as usize {
+                        return Err(invalid(
+                            "topology.sender_hosts",
+                            format!("{} hosts", list.len()),
+                            format!("exactly `senders` = {} hosts", self.senders),
+                        ));
+                    }
+                    let mut seen = std::collections::BTreeSet::new();
+                    for &h in list {
+                        if h as u64 >= hosts || h == receiver || !seen.insert(h) {
+                            return Err(invalid(
+                                "topology.sender_hosts",
+                                h,
+                                format!(
+                                    "distinct host indices below {hosts}, other than the receiver"
+                                ),
+                            ));
+                        }
+                    }
+                }
+                None => {}
+            }
+        }
         if let TopologyConfig::Dumbbell(d) = &self.topology {
             if let Some(r) = d.bottleneck_rate {
                 check_rate("topology.bottleneck_rate", r)?;
@@ -826,7 +1008,7 @@ impl Config {
             let key = |k: &str| format!("background[{i}].{k}");
             let receivers = match &self.topology {
                 TopologyConfig::Dumbbell(d) => d.receivers,
-                TopologyConfig::Star(_) => 1,
+                TopologyConfig::Star(_) | TopologyConfig::FatTree(_) | TopologyConfig::Tree(_) => 1,
             };
             for (k, v) in [("from", from), ("to", to)] {
                 match HostSelector::parse(v) {

@@ -153,6 +153,7 @@ pub struct Simulation {
     port_from: Vec<NodeId>,
     routes: Routes,
     ecmp_salt: u64,
+    static_routing: bool,
     host_port: Vec<u32>,
     flows: Vec<FlowEnds>,
     senders: Vec<TcpSender<SenderScheme>>,
@@ -422,6 +423,7 @@ impl Simulation {
             port_from,
             routes,
             ecmp_salt: derive_seed(seed, Stream::Ecmp, 0),
+            static_routing: cfg.topology.routing() == crate::config::RoutingConfig::Static,
             host_port,
             flows,
             senders,
@@ -588,9 +590,12 @@ impl Simulation {
     /// A switch picks the output port (ECMP per flow) and offers the packet to it.
     #[inline]
     fn forward(&mut self, now: Time, node: NodeId, packet: Packet) {
-        let port = self
-            .routes
-            .next_hop(node, packet.dst, packet.flow, self.ecmp_salt);
+        let port = if self.static_routing {
+            self.routes.next_hop_static(node, packet.dst)
+        } else {
+            self.routes
+                .next_hop(node, packet.dst, packet.flow, self.ecmp_salt)
+        };
         self.counters.forwarded += 1;
         self.enqueue(now, port, packet);
     }

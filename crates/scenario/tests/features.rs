@@ -301,3 +301,55 @@ background:
     );
     assert!(prio.run.udp_packets_delivered > fifo.run.udp_packets_delivered);
 }
+
+#[test]
+fn outcast_fattree_runs_and_keeps_invariants() {
+    let r = run(
+        &shipped("outcast-fattree.yaml", &["workload.duration=300ms"]),
+        1,
+    );
+    assert!(r.run.completed);
+    assert_eq!(r.flows.len(), 15);
+    assert!(r.run.goodput_mbps > 800.0, "{}", r.run.goodput_mbps);
+    assert_eq!(r.run.topology, "fat_tree");
+    // Static routing and a tree topology run too.
+    let r = run(
+        &shipped(
+            "outcast-fattree.yaml",
+            &["workload.duration=100ms", "topology.routing=static"],
+        ),
+        1,
+    );
+    assert!(r.run.completed);
+    let tree = r#"
+senders: 7
+topology: {kind: tree, racks: 2, hosts_per_rack: 4, uplink_rate: 10Gbps, receiver_host: 0}
+tcp: {rto_min: 1ms}
+workload: {kind: synchronized_reads, sru: 64KB, blocks: 3}
+"#;
+    let r = run(&Config::from_yaml(tree, &[]).unwrap(), 1);
+    assert!(r.run.completed);
+}
+
+#[test]
+fn placement_is_validated() {
+    let base =
+        "senders: 3\ntopology: {kind: fat_tree, k: 4}\nworkload: {kind: bulk, duration: 1ms}\n";
+    let err = |o: &[&str]| {
+        Config::from_yaml(base, &o.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(err(&["topology.k=5"]).contains("even"));
+    assert!(err(&["topology.receiver_host=16"]).contains("below 16"));
+    assert!(err(&["senders=16"]).contains("at most 15"));
+    assert!(err(&["topology.sender_hosts=[1, 2]"]).contains("exactly"));
+    assert!(err(&["topology.sender_hosts=[1, 2, 0]"]).contains("other than the receiver"));
+    assert!(err(&["topology.sender_hosts=[1, 1, 2]"]).contains("distinct"));
+    let ok = Config::from_yaml(base, &["topology.sender_hosts=[5, 9, 13]".into()]).unwrap();
+    let r = run(&ok, 1);
+    assert_eq!(
+        r.flows.iter().map(|f| f.src_host).collect::<Vec<_>>(),
+        vec![5, 9, 13]
+    );
+}

@@ -209,6 +209,15 @@ impl Routes {
         &self.next_hops[s as usize..(s + l) as usize]
     }
 
+    /// Static routing: the next hop is chosen by destination (index = dst mod count), so every
+    /// flow to one host takes the same path.
+    #[inline]
+    pub fn next_hop_static(&self, node: NodeId, dst: HostId) -> PortId {
+        let (s, l) = self.ranges[node as usize * self.hosts + dst as usize];
+        debug_assert!(l > 0, "no route from node {node} to host {dst}");
+        self.next_hops[(s + dst % l) as usize]
+    }
+
     /// The port a packet of `flow` takes from `node` towards `dst`: per-flow ECMP hashing keeps
     /// every flow on one path (no reordering) while spreading flows over all equal-cost paths.
     #[inline]
