@@ -718,47 +718,29 @@ impl Simulation {
     #[inline]
     fn sync_rto_timer(&mut self, f: usize) {
         let want = self.senders[f].rto_deadline();
-        let timer = &mut self.rto_timers[f];
-        if timer.deadline() == want {
-            return;
-        }
-        match want {
-            Some(d) => {
-                if let Some((at, g)) = timer.arm(d) {
-                    self.events.schedule(
-                        at,
-                        Event::Rto {
-                            flow: f as u32,
-                            generation: g,
-                        },
-                    );
-                }
-            }
-            None => timer.cancel(),
-        }
+        sync_timer(
+            &mut self.rto_timers[f],
+            want,
+            &mut self.events,
+            |generation| Event::Rto {
+                flow: f as u32,
+                generation,
+            },
+        );
     }
 
     #[inline]
     fn sync_delack_timer(&mut self, f: usize) {
         let want = self.receivers[f].delack_deadline();
-        let timer = &mut self.delack_timers[f];
-        if timer.deadline() == want {
-            return;
-        }
-        match want {
-            Some(d) => {
-                if let Some((at, g)) = timer.arm(d) {
-                    self.events.schedule(
-                        at,
-                        Event::DelayedAck {
-                            flow: f as u32,
-                            generation: g,
-                        },
-                    );
-                }
-            }
-            None => timer.cancel(),
-        }
+        sync_timer(
+            &mut self.delack_timers[f],
+            want,
+            &mut self.events,
+            |generation| Event::DelayedAck {
+                flow: f as u32,
+                generation,
+            },
+        );
     }
 
     // ----- the synchronized-reads application -----
@@ -1199,6 +1181,27 @@ pub fn run_once(cfg: &Config, seed: u64) -> Result<RunResult, String> {
     sim.run();
     sim.check_invariants()?;
     Ok(sim.results())
+}
+
+/// Arms, moves or cancels a lazy timer so its deadline is `want`, scheduling an event if needed.
+#[inline]
+fn sync_timer(
+    timer: &mut LazyTimer,
+    want: Option<Time>,
+    events: &mut EventQueue<Event>,
+    event: impl Fn(u32) -> Event,
+) {
+    if timer.deadline() == want {
+        return;
+    }
+    match want {
+        Some(d) => {
+            if let Some((at, generation)) = timer.arm(d) {
+                events.schedule(at, event(generation));
+            }
+        }
+        None => timer.cancel(),
+    }
 }
 
 fn threshold(b: Buffer) -> Threshold {

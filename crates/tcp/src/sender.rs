@@ -452,15 +452,19 @@ impl<P: SenderPolicy> TcpSender<P> {
                 self.send_window(now, out);
             }
         } else if self.dupacks < self.cfg.dupack_threshold && self.cfg.limited_transmit {
-            // RFC 3042 §2: on each of the first two duplicate ACKs, send one segment of new data
-            // if the receiver's window allows and FlightSize stays within cwnd + 2*SMSS.
-            if self.snd_nxt == self.snd_max && self.snd_nxt < self.app_limit {
-                let allowed = (self.w.cwnd + self.dupacks as u64 * smss).min(self.peer_window);
-                let len = self.next_len(now);
-                if self.snd_nxt + len as u64 <= self.snd_una + allowed {
-                    let seq = self.snd_nxt;
-                    self.emit(now, seq, len, SendCause::LimitedTransmit, out);
-                }
+            self.limited_transmit(now, out);
+        }
+    }
+
+    /// RFC 3042 §2: on each of the first two duplicate ACKs, send one segment of new data if the
+    /// receiver's window allows and FlightSize stays within cwnd + 2*SMSS (also RFC 6675 §5 (3)).
+    fn limited_transmit(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.snd_nxt == self.snd_max && self.snd_nxt < self.app_limit {
+            let allowed = (self.w.cwnd + self.dupacks as u64 * self.w.smss).min(self.peer_window);
+            let len = self.next_len(now);
+            if self.snd_nxt + len as u64 <= self.snd_una + allowed {
+                let seq = self.snd_nxt;
+                self.emit(now, seq, len, SendCause::LimitedTransmit, out);
             }
         }
     }
@@ -493,15 +497,7 @@ impl<P: SenderPolicy> TcpSender<P> {
             self.high_rxt = self.snd_una + len as u64;
             self.sack_send(now, out);
         } else if self.dupacks < dupthresh && self.cfg.limited_transmit {
-            // RFC 6675 §5 step (3) / RFC 3042: limited transmit while below DupThresh.
-            if self.snd_nxt == self.snd_max && self.snd_nxt < self.app_limit {
-                let allowed = (self.w.cwnd + self.dupacks as u64 * smss).min(self.peer_window);
-                let len = self.next_len(now);
-                if self.snd_nxt + len as u64 <= self.snd_una + allowed {
-                    let seq = self.snd_nxt;
-                    self.emit(now, seq, len, SendCause::LimitedTransmit, out);
-                }
-            }
+            self.limited_transmit(now, out);
         }
     }
 
