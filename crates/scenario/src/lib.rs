@@ -7,6 +7,7 @@
 //! - [`metrics`]: result records (runs, flows, ports), Jain's index, quantiles.
 
 pub mod build;
+pub mod cdf;
 pub mod config;
 pub mod metrics;
 pub mod sim;
