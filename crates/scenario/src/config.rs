@@ -56,6 +56,9 @@ pub struct Config {
     #[serde(default)]
     pub tcp: TcpConfig,
     pub workload: WorkloadConfig,
+    /// TCP settings that differ for some flows (e.g. SACK on some, CUBIC on others).
+    #[serde(default)]
+    pub flow_overrides: Vec<FlowOverride>,
     /// Background traffic sharing the network with the workload.
     #[serde(default)]
     pub background: Vec<BackgroundConfig>,
@@ -63,6 +66,28 @@ pub struct Config {
     pub scheme: SchemeConfig,
     #[serde(default)]
     pub run: RunConfig,
+}
+
+/// TCP settings for some flows. In the YAML, `tcp` may give any subset of the `tcp` keys; the
+/// rest is inherited from the top-level `tcp` (the resolved config shows them all).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowOverride {
+    /// Flow indices (flow i is sender i), 0-based.
+    pub flows: Vec<u32>,
+    pub tcp: TcpConfig,
+}
+
+/// Merges `over` into `base`: mappings recursively, anything else replaced.
+fn deep_merge(base: &mut serde_json::Value, over: &serde_json::Value) {
+    match (base, over) {
+        (serde_json::Value::Object(b), serde_json::Value::Object(o)) => {
+            for (k, v) in o {
+                deep_merge(b.entry(k.clone()).or_insert(serde_json::Value::Null), v);
+            }
+        }
+        (b, o) => *b = o.clone(),
+    }
 }
 
 /// Background traffic sources.
@@ -802,7 +827,21 @@ impl Config {
     }
 
     /// Type-checks, resolves and validates a config tree (with any overrides already applied).
-    pub fn from_tree(tree: serde_json::Value) -> Result<Config, ConfigError> {
+    pub fn from_tree(mut tree: serde_json::Value) -> Result<Config, ConfigError> {
+        // A flow override's `tcp` is partial: complete it from the top-level `tcp`.
+        let base_tcp = tree
+            .get("tcp")
+            .cloned()
+            .unwrap_or(serde_json::Value::Object(Default::default()));
+        if let Some(serde_json::Value::Array(groups)) = tree.get_mut("flow_overrides") {
+            for g in groups.iter_mut() {
+                if let Some(over) = g.get("tcp").cloned() {
+                    let mut merged = base_tcp.clone();
+                    deep_merge(&mut merged, &over);
+                    g["tcp"] = merged;
+                }
+            }
+        }
         let cfg: Config = serde_path_to_error::deserialize(tree).map_err(|e| {
             let key = e.path().to_string();
             ConfigError::Key {
@@ -817,8 +856,13 @@ impl Config {
 
     /// Fills in defaults that depend on other keys, so the config says exactly what runs.
     pub fn resolved(mut self) -> Config {
-        if self.tcp.congestion_control == CongestionControlName::Dctcp {
-            self.tcp.ecn = true;
+        for t in
+            std::iter::once(&mut self.tcp).chain(self.flow_overrides.iter_mut().map(|g| &mut g.tcp))
+        {
+            if t.congestion_control == CongestionControlName::Dctcp {
+                t.ecn = true;
+            }
+            t.rto_initial.get_or_insert(t.rto_min);
         }
         if let TopologyConfig::Dumbbell(d) = &mut self.topology {
             d.bottleneck_rate.get_or_insert(d.link_rate);
@@ -843,8 +887,55 @@ impl Config {
         self.tcp.mss.0 + self.tcp.header.0
     }
 
+    /// The TCP settings of flow `f` (its override group's, or the top-level ones).
+    pub fn tcp_for_flow(&self, f: u32) -> &TcpConfig {
+        self.flow_overrides
+            .iter()
+            .find(|g| g.flows.contains(&f))
+            .map_or(&self.tcp, |g| &g.tcp)
+    }
+
     /// Cross-field checks: refuses scenarios that cannot run, naming the key and what is allowed.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, g) in self.flow_overrides.iter().enumerate() {
+            let key = format!("flow_overrides[{i}]");
+            if g.flows.is_empty() {
+                return Err(invalid(
+                    &format!("{key}.flows"),
+                    "[]",
+                    "at least one flow index",
+                ));
+            }
+            for &f in &g.flows {
+                if f >= self.senders || !seen.insert(f) {
+                    return Err(invalid(
+                        &format!("{key}.flows"),
+                        f,
+                        format!(
+                            "distinct flow indices below senders = {}, each in one group",
+                            self.senders
+                        ),
+                    ));
+                }
+            }
+            // Check the group's TCP settings exactly as the top-level ones, under its own key.
+            let mut alone = self.clone();
+            alone.tcp = g.tcp.clone();
+            alone.flow_overrides.clear();
+            alone.validate().map_err(|e| match e {
+                ConfigError::Invalid {
+                    key: k,
+                    value,
+                    allowed,
+                } if k.starts_with("tcp.") => ConfigError::Invalid {
+                    key: format!("{key}.{k}"),
+                    value,
+                    allowed,
+                },
+                other => other,
+            })?;
+        }
         const MAX_SENDERS: u32 = 1_000_000;
         if self.senders == 0 || self.senders > MAX_SENDERS {
             return Err(invalid(

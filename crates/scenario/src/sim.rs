@@ -161,8 +161,11 @@ pub struct Simulation {
     rto_timers: Vec<LazyTimer>,
     delack_timers: Vec<LazyTimer>,
     workload: Workload,
+    /// Header bytes of requests and background packets (the top-level TCP setting).
     header_bytes: u16,
-    dscp: u8,
+    /// Per flow: header bytes and DSCP of its packets.
+    flow_header: Vec<u16>,
+    flow_dscp: Vec<u8>,
     udp: Vec<UdpSource>,
     segments: Vec<Segment>,
     acks: Vec<AckOut>,
@@ -249,55 +252,7 @@ impl Simulation {
             .collect();
 
         let t = &cfg.tcp;
-        let mss = t.mss.0 as u32;
-        let rto = RtoConfig {
-            min: t.rto_min.0,
-            max: t.rto_max.0,
-            initial: t.rto_initial.map_or(t.rto_min.0, |d| d.0),
-            granularity: t.clock_granularity.0,
-        };
-        let sender_cfg = SenderConfig {
-            smss: mss,
-            initial_cwnd_segments: t.initial_cwnd,
-            dupack_threshold: t.dupack_threshold,
-            limited_transmit: t.limited_transmit,
-            rto,
-            rtt_sampling: match t.rtt_sampling {
-                RttSamplingName::Timestamps => RttSampling::Timestamps,
-                RttSamplingName::OncePerRtt => RttSampling::OncePerRtt,
-            },
-            recovery_exit: match t.recovery_exit_cwnd {
-                RecoveryExitName::Ssthresh => RecoveryExit::Ssthresh,
-                RecoveryExitName::MinFlight => RecoveryExit::MinFlight,
-            },
-            slow_start_after_idle: t.slow_start_after_idle,
-            ecn: t.ecn,
-            sack: t.loss_recovery == LossRecovery::Sack,
-        };
-        let window_bytes = (t.receive_window_segments as u64 * mss as u64) as u32;
-        let receiver_cfg = ReceiverConfig {
-            window_bytes,
-            delayed_ack: t.delayed_ack.enabled.then_some(DelayedAckConfig {
-                count: t.delayed_ack.count,
-                timeout: t.delayed_ack.timeout.0,
-            }),
-            ecn: match (t.congestion_control, t.ecn) {
-                (CongestionControlName::Dctcp, _) => EcnFeedback::Dctcp,
-                (_, true) => EcnFeedback::Classic,
-                (_, false) => EcnFeedback::Off,
-            },
-            sack: t.loss_recovery == LossRecovery::Sack,
-        };
-        let make_cc = || match t.congestion_control {
-            CongestionControlName::Newreno => Cc::NewReno(NewReno::default()),
-            CongestionControlName::Cubic => Cc::Cubic(Cubic::new(CubicConfig {
-                c: t.cubic.c,
-                beta: t.cubic.beta,
-                fast_convergence: t.cubic.fast_convergence,
-            })),
-            CongestionControlName::Dctcp => Cc::Dctcp(Dctcp::new(t.dctcp.g, t.dctcp.initial_alpha)),
-        };
-
+        let rto_initial = t.rto_initial.map_or(t.rto_min.0, |d| d.0);
         let flows: Vec<FlowEnds> = servers
             .iter()
             .enumerate()
@@ -307,24 +262,30 @@ impl Simulation {
             })
             .collect();
         let n = flows.len();
+        // Each flow runs its own TCP settings (the top-level ones or its override group's).
         let senders = (0..n)
             .map(|f| {
+                let ft = cfg.tcp_for_flow(f as u32);
                 let scheme = match cfg.scheme {
                     SchemeConfig::None => SenderScheme::None(StandardTcp),
                 };
-                let mut s = TcpSender::new(f as FlowId, sender_cfg, make_cc(), scheme);
-                s.set_peer_window(window_bytes as u64);
+                let mut s = TcpSender::new(f as FlowId, sender_config(ft), make_cc(ft), scheme);
+                s.set_peer_window(receiver_config(ft).window_bytes as u64);
                 s
             })
             .collect();
         let receivers = (0..n)
-            .map(|_| {
+            .map(|f| {
                 let scheme = match cfg.scheme {
                     SchemeConfig::None => ReceiverScheme::None(StandardTcp),
                 };
-                TcpReceiver::new(receiver_cfg, scheme)
+                TcpReceiver::new(receiver_config(cfg.tcp_for_flow(f as u32)), scheme)
             })
             .collect();
+        let flow_header: Vec<u16> = (0..n)
+            .map(|f| cfg.tcp_for_flow(f as u32).header.0 as u16)
+            .collect();
+        let flow_dscp: Vec<u8> = (0..n).map(|f| cfg.tcp_for_flow(f as u32).dscp).collect();
         let jitter_rngs = |seed| {
             (0..n as u64)
                 .map(|i| SimRng::for_stream(seed, Stream::StartJitter, i))
@@ -362,7 +323,7 @@ impl Simulation {
                     jitter_rngs: jitter_rngs(seed),
                     start_jitter: start_jitter.0,
                     request_bytes: request_size.0 as u32,
-                    request_timeout: request_timeout.map_or(rto.initial, |d| d.0),
+                    request_timeout: request_timeout.map_or(rto_initial, |d| d.0),
                     block_times: Vec::with_capacity(*blocks as usize),
                 })
             }
@@ -432,7 +393,8 @@ impl Simulation {
             delack_timers: vec![LazyTimer::default(); n],
             workload,
             header_bytes: t.header.0 as u16,
-            dscp: t.dscp,
+            flow_header,
+            flow_dscp,
             udp,
             segments: Vec::with_capacity(64),
             acks: Vec::with_capacity(8),
@@ -674,12 +636,17 @@ impl Simulation {
         let FlowEnds { src, dst } = self.flows[f];
         for i in 0..self.segments.len() {
             let s = self.segments[i];
-            let mut packet =
-                Packet::new(PacketKind::Data, f as FlowId, dst, s.len, self.header_bytes);
+            let mut packet = Packet::new(
+                PacketKind::Data,
+                f as FlowId,
+                dst,
+                s.len,
+                self.flow_header[f],
+            );
             packet.seq = s.seq;
             packet.timestamp_ps = now.as_ps();
             packet.flags = s.flags;
-            packet.dscp = self.dscp;
+            packet.dscp = self.flow_dscp[f];
             if s.ect {
                 packet.ecn = Ecn::Ect0;
             }
@@ -691,11 +658,11 @@ impl Simulation {
         let FlowEnds { src, dst } = self.flows[f];
         for i in 0..self.acks.len() {
             let a = self.acks[i];
-            let mut packet = Packet::new(PacketKind::Ack, f as FlowId, src, 0, self.header_bytes);
+            let mut packet = Packet::new(PacketKind::Ack, f as FlowId, src, 0, self.flow_header[f]);
             packet.seq = a.ack; // an ACK's cumulative acknowledgement
             packet.timestamp_ps = a.ts_echo_ps;
             packet.window_bytes = a.window;
-            packet.dscp = self.dscp;
+            packet.dscp = self.flow_dscp[f];
             if a.ece {
                 packet.flags |= flags::ECE;
             }
@@ -1102,12 +1069,14 @@ impl Simulation {
                     flow: f as u32,
                     src_host: self.flows[f].src,
                     dst_host: self.flows[f].dst,
+                    congestion_control: s.cc().name().to_string(),
                     bytes_delivered: delivered[f],
                     goodput_mbps: flow_goodputs[f],
                     rto_count: st.timeouts,
                     max_successive_rto: st.max_successive_timeouts,
                     timeout_wait_s: st.timeout_wait_ps as f64 / 1e12,
                     fast_retransmits: st.fast_retransmits,
+                    sack_retransmits: st.sack_retransmits,
                     retransmitted_segments: st.retransmitted_segments,
                     segments_sent: st.segments_sent,
                     ecn_reductions: st.ecn_reductions,
@@ -1181,6 +1150,63 @@ pub fn run_once(cfg: &Config, seed: u64) -> Result<RunResult, String> {
     sim.run();
     sim.check_invariants()?;
     Ok(sim.results())
+}
+
+/// The sender settings of a TCP configuration.
+fn sender_config(t: &crate::config::TcpConfig) -> SenderConfig {
+    SenderConfig {
+        smss: t.mss.0 as u32,
+        initial_cwnd_segments: t.initial_cwnd,
+        dupack_threshold: t.dupack_threshold,
+        limited_transmit: t.limited_transmit,
+        rto: RtoConfig {
+            min: t.rto_min.0,
+            max: t.rto_max.0,
+            initial: t.rto_initial.map_or(t.rto_min.0, |d| d.0),
+            granularity: t.clock_granularity.0,
+        },
+        rtt_sampling: match t.rtt_sampling {
+            RttSamplingName::Timestamps => RttSampling::Timestamps,
+            RttSamplingName::OncePerRtt => RttSampling::OncePerRtt,
+        },
+        recovery_exit: match t.recovery_exit_cwnd {
+            RecoveryExitName::Ssthresh => RecoveryExit::Ssthresh,
+            RecoveryExitName::MinFlight => RecoveryExit::MinFlight,
+        },
+        slow_start_after_idle: t.slow_start_after_idle,
+        ecn: t.ecn,
+        sack: t.loss_recovery == LossRecovery::Sack,
+    }
+}
+
+/// The receiver settings of a TCP configuration.
+fn receiver_config(t: &crate::config::TcpConfig) -> ReceiverConfig {
+    ReceiverConfig {
+        window_bytes: (t.receive_window_segments as u64 * t.mss.0) as u32,
+        delayed_ack: t.delayed_ack.enabled.then_some(DelayedAckConfig {
+            count: t.delayed_ack.count,
+            timeout: t.delayed_ack.timeout.0,
+        }),
+        ecn: match (t.congestion_control, t.ecn) {
+            (CongestionControlName::Dctcp, _) => EcnFeedback::Dctcp,
+            (_, true) => EcnFeedback::Classic,
+            (_, false) => EcnFeedback::Off,
+        },
+        sack: t.loss_recovery == LossRecovery::Sack,
+    }
+}
+
+/// A fresh congestion controller for a TCP configuration.
+fn make_cc(t: &crate::config::TcpConfig) -> Cc {
+    match t.congestion_control {
+        CongestionControlName::Newreno => Cc::NewReno(NewReno::default()),
+        CongestionControlName::Cubic => Cc::Cubic(Cubic::new(CubicConfig {
+            c: t.cubic.c,
+            beta: t.cubic.beta,
+            fast_convergence: t.cubic.fast_convergence,
+        })),
+        CongestionControlName::Dctcp => Cc::Dctcp(Dctcp::new(t.dctcp.g, t.dctcp.initial_alpha)),
+    }
 }
 
 /// Arms, moves or cancels a lazy timer so its deadline is `want`, scheduling an event if needed.

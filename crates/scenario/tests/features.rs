@@ -353,3 +353,60 @@ fn placement_is_validated() {
         vec![5, 9, 13]
     );
 }
+
+#[test]
+fn sack_and_controllers_are_selectable_per_flow() {
+    let yaml = r#"
+senders: 8
+topology: {kind: star, switch_buffer: 32KB}
+tcp: {rto_min: 10ms}
+workload: {kind: synchronized_reads, sru: 256KB, blocks: 10}
+flow_overrides:
+  - flows: [0, 1, 2, 3]
+    tcp: {loss_recovery: sack}
+  - flows: [7]
+    tcp: {congestion_control: cubic, dscp: 5}
+"#;
+    let cfg = Config::from_yaml(yaml, &[]).unwrap();
+    // The override inherits everything else from the top-level tcp (and resolves its defaults).
+    assert_eq!(cfg.flow_overrides[0].tcp.rto_min, cfg.tcp.rto_min);
+    assert_eq!(
+        cfg.tcp_for_flow(2).loss_recovery,
+        incastsim_scenario::config::LossRecovery::Sack
+    );
+    assert_eq!(
+        cfg.tcp_for_flow(4).loss_recovery,
+        incastsim_scenario::config::LossRecovery::Newreno
+    );
+    let r = run(&cfg, 3);
+    assert!(r.run.completed);
+    let sack: u64 = r.flows[..4].iter().map(|f| f.sack_retransmits).sum();
+    let plain: u64 = r.flows[4..].iter().map(|f| f.sack_retransmits).sum();
+    assert!(sack > 0, "SACK flows use SACK recovery");
+    assert_eq!(plain, 0, "the others do not");
+    assert_eq!(r.flows[7].congestion_control, "cubic");
+    assert_eq!(r.flows[6].congestion_control, "newreno");
+    assert!(
+        r.port_classes
+            .iter()
+            .any(|c| c.class == 5 && c.packets_enqueued > 0)
+    );
+    // The resolved config loads again to the same scenario.
+    let again = Config::from_yaml(&cfg.to_yaml(), &[]).unwrap();
+    assert_eq!(again, cfg);
+    // Bad groups are refused with their key.
+    let bad = |o: &str| {
+        Config::from_yaml(yaml, &[o.to_string()])
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(bad("flow_overrides=[{flows: [9], tcp: {}}]").contains("flow_overrides[0].flows"));
+    assert!(
+        bad("flow_overrides=[{flows: [1], tcp: {rto_min: 0s}}]")
+            .contains("flow_overrides[0].tcp.rto_min")
+    );
+    assert!(
+        bad("flow_overrides=[{flows: [1], tcp: {}}, {flows: [1], tcp: {}}]")
+            .contains("each in one group")
+    );
+}

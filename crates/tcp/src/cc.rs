@@ -54,6 +54,12 @@ pub trait CongestionControl {
     fn ssthresh_on_ecn(&mut self, w: &Window, now: Time, flight_size: u64) -> u64 {
         self.ssthresh_on_loss(w, now, flight_size)
     }
+
+    /// CUBIC's state (W_max, cwnd at the epoch start, K, epoch start, W_est), for schemes that
+    /// adapt to the window curve (TCPRand); `None` for other controllers.
+    fn cubic_state(&self) -> Option<CubicState> {
+        None
+    }
 }
 
 /// NewReno's window growth (RFC 5681 §3.1).
@@ -228,6 +234,10 @@ impl CongestionControl for Cubic {
         self.reduce(w)
     }
 
+    fn cubic_state(&self) -> Option<CubicState> {
+        Some(self.state)
+    }
+
     fn on_timeout(&mut self, w: &mut Window, _now: Time, _flight_size: u64, first_timeout: bool) {
         // §4.8: a timeout is a congestion event; then cwnd = 1 segment, slow start to ssthresh.
         if first_timeout {
@@ -313,13 +323,7 @@ impl Cc {
             Cc::Dctcp(_) => "dctcp",
         }
     }
-    /// CUBIC's state, for schemes that adapt to it.
-    pub fn cubic_state(&self) -> Option<CubicState> {
-        match self {
-            Cc::Cubic(c) => Some(c.state()),
-            _ => None,
-        }
-    }
+
     /// DCTCP's α.
     pub fn dctcp_alpha(&self) -> Option<f64> {
         match self {
@@ -363,6 +367,9 @@ impl CongestionControl for Cc {
     #[inline]
     fn ssthresh_on_ecn(&mut self, w: &Window, now: Time, flight_size: u64) -> u64 {
         each_cc!(self, c => c.ssthresh_on_ecn(w, now, flight_size))
+    }
+    fn cubic_state(&self) -> Option<CubicState> {
+        each_cc!(self, c => c.cubic_state())
     }
 }
 
