@@ -90,6 +90,13 @@ pub fn write_run_outputs(
         .flat_map(|r| r.port_classes.iter().cloned())
         .collect();
     write_csv(&dir.join("port_classes.csv"), &classes)?;
+    let series: Vec<_> = results
+        .iter()
+        .flat_map(|r| r.time_series.iter().cloned())
+        .collect();
+    if !series.is_empty() {
+        write_csv(&dir.join("timeseries.csv"), &series)?;
+    }
     let blocks: Vec<BlockRow> = results
         .iter()
         .flat_map(|r| {

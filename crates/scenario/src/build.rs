@@ -81,6 +81,26 @@ pub fn build_topology(cfg: &Config) -> BuiltTopology {
     }
 }
 
+/// The name of every node ("host3", "switch0"), indexed by node id.
+pub fn node_names(t: &Topology) -> Vec<String> {
+    t.nodes
+        .iter()
+        .map(|n| match n {
+            incastsim_core::NodeKind::Host(h) => format!("host{h}"),
+            incastsim_core::NodeKind::Switch(s) => format!("switch{s}"),
+        })
+        .collect()
+}
+
+/// The name of every port ("switch0->host16"), indexed by port id.
+pub fn port_names(t: &Topology) -> Vec<String> {
+    let nodes = node_names(t);
+    t.ports
+        .iter()
+        .map(|p| format!("{}->{}", nodes[p.from as usize], nodes[p.to as usize]))
+        .collect()
+}
+
 /// Builds a k-ary fat-tree (Al-Fares et al.): k pods of k/2 edge and k/2 aggregation switches,
 /// (k/2)² core switches; edge e of pod p serves k/2 hosts; aggregation switch i of every pod
 /// connects to cores i·k/2 .. (i+1)·k/2 − 1. Hosts are numbered pod by pod, edge by edge.

@@ -62,6 +62,9 @@ pub struct Config {
     /// Background traffic sharing the network with the workload.
     #[serde(default)]
     pub background: Vec<BackgroundConfig>,
+    /// Opt-in sampled time series (off by default, and free when off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_series: Option<TimeSeriesConfig>,
     #[serde(default)]
     pub scheme: SchemeConfig,
     #[serde(default)]
@@ -88,6 +91,20 @@ fn deep_merge(base: &mut serde_json::Value, over: &serde_json::Value) {
         }
         (b, o) => *b = o.clone(),
     }
+}
+
+/// What to sample, and how often, into timeseries.csv.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeSeriesConfig {
+    pub interval: Dur,
+    /// Output ports as "from->to" node names (e.g. "switch0->host16"): queue occupancy and
+    /// link utilization over each interval.
+    #[serde(default)]
+    pub ports: Vec<String>,
+    /// Flow indices: cwnd, ssthresh, RTO and SRTT.
+    #[serde(default)]
+    pub flows: Vec<u32>,
 }
 
 /// Background traffic sources.
@@ -1253,6 +1270,33 @@ impl Config {
                         "workload.duration",
                         duration.0,
                         "a positive duration",
+                    ));
+                }
+            }
+        }
+        if let Some(ts) = &self.time_series {
+            if ts.interval.0 == Duration::ZERO {
+                return Err(invalid(
+                    "time_series.interval",
+                    ts.interval.0,
+                    "a positive duration",
+                ));
+            }
+            if let Some(&f) = ts.flows.iter().find(|&&f| f >= self.senders) {
+                return Err(invalid(
+                    "time_series.flows",
+                    f,
+                    format!("flow indices below senders = {}", self.senders),
+                ));
+            }
+            if !ts.ports.is_empty() {
+                let names = crate::build::port_names(&crate::build::build_topology(self).topology);
+                if let Some(p) = ts.ports.iter().find(|p| !names.contains(p)) {
+                    let examples: Vec<&String> = names.iter().take(4).collect();
+                    return Err(invalid(
+                        "time_series.ports",
+                        p,
+                        format!("an existing port \"from->to\", e.g. {examples:?}"),
                     ));
                 }
             }

@@ -14,5 +14,7 @@ pub mod sim;
 pub mod units;
 
 pub use config::{Config, ConfigError};
-pub use metrics::{FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult};
+pub use metrics::{
+    FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult, TimeSeriesRecord,
+};
 pub use sim::{Outcome, Simulation, run_once};

@@ -170,6 +170,18 @@ pub struct PortClassRecord {
     pub ecn_marks: u64,
 }
 
+/// One row of timeseries.csv (long format).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TimeSeriesRecord {
+    pub scenario: String,
+    pub seed: u64,
+    pub time_s: f64,
+    /// "port switch0->host16" or "flow 3".
+    pub object: String,
+    pub metric: &'static str,
+    pub value: f64,
+}
+
 /// Everything one run produces.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunResult {
@@ -177,6 +189,8 @@ pub struct RunResult {
     pub flows: Vec<FlowRecord>,
     pub ports: Vec<PortRecord>,
     pub port_classes: Vec<PortClassRecord>,
+    /// Sampled series, if the config asked for them.
+    pub time_series: Vec<TimeSeriesRecord>,
     /// Completion time of every block, ms.
     pub block_times_ms: Vec<f64>,
 }

@@ -64,6 +64,8 @@ pub enum Event {
     UdpSend {
         source: u32,
     },
+    /// Take one time-series sample.
+    Sample,
     /// The end of a fixed-duration workload.
     End,
 }
@@ -167,6 +169,11 @@ pub struct Simulation {
     flow_header: Vec<u16>,
     flow_dscp: Vec<u8>,
     udp: Vec<UdpSource>,
+    /// Time series: sampled ports (with departed bytes at the last sample) and flows.
+    sampled_ports: Vec<(u32, u64)>,
+    sampled_flows: Vec<u32>,
+    sample_interval: Duration,
+    series: Vec<crate::metrics::TimeSeriesRecord>,
     segments: Vec<Segment>,
     acks: Vec<AckOut>,
     counters: PacketCounters,
@@ -235,14 +242,7 @@ impl Simulation {
             })
             .collect();
         let port_from = topology.ports.iter().map(|p| p.from).collect();
-        let node_names = topology
-            .nodes
-            .iter()
-            .map(|n| match n {
-                NodeKind::Host(h) => format!("host{h}"),
-                NodeKind::Switch(s) => format!("switch{s}"),
-            })
-            .collect();
+        let node_names = crate::build::node_names(&topology);
         let host_node: Vec<NodeId> = (0..topology.host_count() as u32)
             .map(|h| topology.node_of_host(h))
             .collect();
@@ -396,6 +396,10 @@ impl Simulation {
             flow_header,
             flow_dscp,
             udp,
+            sampled_ports: Vec::new(),
+            sampled_flows: Vec::new(),
+            sample_interval: Duration::ZERO,
+            series: Vec::new(),
             segments: Vec::with_capacity(64),
             acks: Vec::with_capacity(8),
             counters: PacketCounters::default(),
@@ -403,6 +407,25 @@ impl Simulation {
             finished_at: None,
             outcome: None,
         };
+        if let Some(ts) = &cfg.time_series {
+            let names = crate::build::port_names(&topology);
+            sim.sampled_ports = ts
+                .ports
+                .iter()
+                .map(|p| {
+                    (
+                        names
+                            .iter()
+                            .position(|n| n == p)
+                            .expect("validated port name") as u32,
+                        0,
+                    )
+                })
+                .collect();
+            sim.sampled_flows = ts.flows.clone();
+            sim.sample_interval = ts.interval.0;
+            sim.events.schedule(Time::ZERO, Event::Sample);
+        }
         for (i, start) in udp_starts.into_iter().enumerate() {
             sim.events
                 .schedule(Time::ZERO + start, Event::UdpSend { source: i as u32 });
@@ -501,8 +524,72 @@ impl Simulation {
             Event::ServerStart { flow } => self.server_start(now, flow as usize),
             Event::RequestCheck { block } => self.on_request_check(now, block),
             Event::UdpSend { source } => self.udp_send(now, source as usize),
+            Event::Sample => self.sample(now),
             Event::End => self.finish(now),
         }
+    }
+
+    /// Records one time-series sample and schedules the next.
+    fn sample(&mut self, now: Time) {
+        let t = now.as_secs_f64();
+        let interval_s = self.sample_interval.as_secs_f64();
+        for i in 0..self.sampled_ports.len() {
+            let (port, last_departed) = self.sampled_ports[i];
+            let p = &mut self.ports[port as usize];
+            let occ = p.occupancy(now);
+            let departed = p.stats.departed_bytes;
+            let rate = p.serialization().rate().as_f64();
+            let object = format!(
+                "port {}->{}",
+                self.node_names[self.port_from[port as usize] as usize],
+                self.node_names[p.to as usize]
+            );
+            let utilization = if now == Time::ZERO {
+                0.0
+            } else {
+                (departed - last_departed) as f64 * 8.0 / rate / interval_s
+            };
+            self.sampled_ports[i].1 = departed;
+            for (metric, value) in [
+                ("queue_bytes", occ.bytes as f64),
+                ("queue_packets", occ.packets as f64),
+                ("utilization", utilization),
+            ] {
+                self.series.push(crate::metrics::TimeSeriesRecord {
+                    scenario: self.cfg.name.clone(),
+                    seed: self.seed,
+                    time_s: t,
+                    object: object.clone(),
+                    metric,
+                    value,
+                });
+            }
+        }
+        for &f in &self.sampled_flows {
+            let s = &self.senders[f as usize];
+            let w = s.window();
+            let values = [
+                ("cwnd_bytes", w.cwnd as f64),
+                ("ssthresh_bytes", w.ssthresh.min(u32::MAX as u64) as f64),
+                ("rto_ms", s.rtt().backed_off_rto(0).as_ms_f64()),
+                (
+                    "srtt_us",
+                    s.rtt().srtt().map_or(f64::NAN, |d| d.as_us_f64()),
+                ),
+            ];
+            for (metric, value) in values {
+                self.series.push(crate::metrics::TimeSeriesRecord {
+                    scenario: self.cfg.name.clone(),
+                    seed: self.seed,
+                    time_s: t,
+                    object: format!("flow {f}"),
+                    metric,
+                    value,
+                });
+            }
+        }
+        self.events
+            .schedule(now + self.sample_interval, Event::Sample);
     }
 
     /// A UDP CBR source emits one datagram and schedules the next.
@@ -1139,6 +1226,7 @@ impl Simulation {
             flows,
             ports,
             port_classes,
+            time_series: std::mem::take(&mut self.series),
             block_times_ms,
         }
     }

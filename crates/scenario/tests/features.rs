@@ -410,3 +410,61 @@ flow_overrides:
             .contains("each in one group")
     );
 }
+
+#[test]
+fn time_series_samples_queues_links_and_flows() {
+    let overrides = [
+        "senders=8",
+        "workload.blocks=5",
+        "tcp.rto_min=1ms",
+        "time_series={interval: 100us, ports: [switch0->host8], flows: [0, 7]}",
+    ];
+    let cfg = shipped("incast-classic.yaml", &overrides);
+    let r = run(&cfg, 1);
+    let samples = (r.run.sim_time_s / 100e-6).floor() as usize + 1;
+    let port_q: Vec<f64> = r
+        .time_series
+        .iter()
+        .filter(|x| x.object == "port switch0->host8" && x.metric == "queue_bytes")
+        .map(|x| x.value)
+        .collect();
+    assert!(
+        port_q.len() + 1 >= samples && port_q.len() <= samples + 1,
+        "{} samples for {samples}",
+        port_q.len()
+    );
+    assert!(
+        port_q.iter().all(|&q| q <= 32_000.0),
+        "the queue never exceeds its buffer"
+    );
+    assert!(
+        port_q.iter().any(|&q| q > 20_000.0),
+        "incast fills the buffer at times"
+    );
+    let util: Vec<f64> = r
+        .time_series
+        .iter()
+        .filter(|x| x.metric == "utilization")
+        .map(|x| x.value)
+        .collect();
+    assert!(util.iter().all(|&u| (0.0..=1.1).contains(&u)));
+    assert!(
+        r.time_series
+            .iter()
+            .any(|x| x.object == "flow 7" && x.metric == "cwnd_bytes" && x.value > 2000.0)
+    );
+    // Off by default: no series and no sampling events.
+    let plain = run(&shipped("incast-classic.yaml", &overrides[..3]), 1);
+    assert!(plain.time_series.is_empty());
+    assert_eq!(
+        plain.run.goodput_mbps, r.run.goodput_mbps,
+        "sampling does not change the run"
+    );
+    assert!(plain.run.events < r.run.events);
+    let bad = Config::from_yaml(
+        &cfg.to_yaml(),
+        &["time_series.ports=[switch0->host99]".into()],
+    )
+    .unwrap_err();
+    assert!(bad.to_string().contains("time_series.ports"));
+}

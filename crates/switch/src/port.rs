@@ -39,6 +39,8 @@ pub struct PortStats {
     pub max_buffered_packets: u32,
     /// Total time the transmitter was busy (for utilization).
     pub busy_ps: u64,
+    /// Bytes whose last bit has left the port (counted lazily, exact whenever the port is read).
+    pub departed_bytes: u64,
     /// Σ over packets of bytes × time buffered (admission to last bit sent), in byte·ps: equal
     /// to ∫ buffered bytes dt, and computable once per packet when its departure is fixed.
     pub residence_byte_ps: u128,
@@ -180,6 +182,7 @@ impl OutputPort {
             }
             self.occupancy.bytes -= wire;
             self.occupancy.packets -= 1;
+            self.stats.departed_bytes += wire;
             self.on_wire += 1;
         }
     }
