@@ -1081,11 +1081,12 @@ impl Simulation {
             senders: cfg.senders,
             workload: cfg.workload.kind().into(),
             scheme: "none".into(),
-            congestion_control: self
-                .senders
-                .first()
-                .map_or("newreno", |s| s.cc().name())
-                .into(),
+            congestion_control: match cfg.tcp.congestion_control {
+                CongestionControlName::Newreno => "newreno",
+                CongestionControlName::Cubic => "cubic",
+                CongestionControlName::Dctcp => "dctcp",
+            }
+            .into(),
             link_rate_bps: links.link_rate.0.0,
             switch_buffer: links.switch_buffer.to_string(),
             mss_bytes: cfg.tcp.mss.0,
