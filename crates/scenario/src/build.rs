@@ -1,6 +1,6 @@
 //! Turns a validated [`Config`] into a topology with host roles.
 
-use crate::config::{Config, TopologyConfig};
+use crate::config::{Config, ConfigError, CustomTopologyConfig, TopologyConfig};
 use crate::units::Buffer;
 use incastsim_core::{BitsPerSec, Duration, HostId, NodeId, Topology};
 use incastsim_switch::BufferLimit;
@@ -8,6 +8,10 @@ use incastsim_switch::BufferLimit;
 /// A built topology and which hosts play which role.
 pub struct BuiltTopology {
     pub topology: Topology,
+    /// Per port: a buffer that overrides the topology-wide one (custom links).
+    pub port_buffers: Vec<Option<Buffer>>,
+    /// Explicit next hops (node, destination host, port) applied over shortest-path routes.
+    pub route_overrides: Vec<(NodeId, HostId, incastsim_core::PortId)>,
     /// Sending servers, one per sender.
     pub servers: Vec<HostId>,
     /// Receiving clients (one for a star).
@@ -28,6 +32,8 @@ pub fn build_topology(cfg: &Config) -> BuiltTopology {
     let mut t = Topology::new();
     let mut servers = Vec::with_capacity(cfg.senders as usize);
     let mut clients = Vec::new();
+    let mut port_buffers = Vec::new();
+    let mut route_overrides = Vec::new();
     let attach = |t: &mut Topology, sw: NodeId, list: &mut Vec<HostId>| {
         let (node, host) = t.add_host();
         t.connect(node, sw, rate, delay, loss);
@@ -73,12 +79,219 @@ pub fn build_topology(cfg: &Config) -> BuiltTopology {
             }
             (servers, clients) = place(cfg, &hosts, tc.receiver_host, tc.sender_hosts.as_deref());
         }
+        TopologyConfig::Custom(c) => {
+            let custom = build_custom(&mut t, c).expect("validated custom topology");
+            port_buffers = custom.port_buffers;
+            route_overrides = custom.routes;
+            (servers, clients) = place(
+                cfg,
+                &custom.hosts,
+                c.receiver_host,
+                c.sender_hosts.as_deref(),
+            );
+        }
     }
+    port_buffers.resize(t.ports.len(), None);
     BuiltTopology {
         topology: t,
+        port_buffers,
+        route_overrides,
         servers,
         clients,
     }
+}
+
+/// Shortest-path ECMP routes with the explicit overrides applied.
+pub fn routes_for(built: &BuiltTopology) -> Result<incastsim_core::Routes, String> {
+    let mut routes = built.topology.compute_routes().map_err(|e| e.to_string())?;
+    for &(node, dst, port) in &built.route_overrides {
+        routes.set_route(node, dst, port);
+    }
+    // Overrides can make loops with the shortest paths around them: follow every next hop.
+    let t = &built.topology;
+    for dst in 0..t.host_count() as HostId {
+        let target = t.node_of_host(dst);
+        let mut state = vec![0u8; t.nodes.len()]; // 0 new, 1 on the stack, 2 done
+        fn visit(
+            n: NodeId,
+            dst: HostId,
+            target: NodeId,
+            t: &Topology,
+            r: &incastsim_core::Routes,
+            st: &mut [u8],
+        ) -> bool {
+            if n == target || st[n as usize] == 2 {
+                return true;
+            }
+            if st[n as usize] == 1 {
+                return false;
+            }
+            st[n as usize] = 1;
+            for &p in r.next_hops(n, dst) {
+                let next = t.ports[p as usize].to;
+                if matches!(t.nodes[next as usize], incastsim_core::NodeKind::Host(_))
+                    && next != target
+                {
+                    return false; // hosts do not forward
+                }
+                if !visit(next, dst, target, t, r, st) {
+                    return false;
+                }
+            }
+            st[n as usize] = 2;
+            true
+        }
+        for n in 0..t.nodes.len() as NodeId {
+            if !visit(n, dst, target, t, &routes, &mut state) {
+                return Err(format!(
+                    "the routes to host{dst} loop or end at another host"
+                ));
+            }
+        }
+    }
+    Ok(routes)
+}
+
+/// A custom topology's hosts (in index order), per-port buffers and explicit routes.
+pub struct CustomBuilt {
+    pub hosts: Vec<HostId>,
+    pub port_buffers: Vec<Option<Buffer>>,
+    pub routes: Vec<(NodeId, HostId, incastsim_core::PortId)>,
+}
+
+fn custom_err(key: &str, value: impl std::fmt::Display, allowed: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid {
+        key: key.to_string(),
+        value: value.to_string(),
+        allowed: allowed.into(),
+    }
+}
+
+/// Builds a custom topology into `t`.
+pub fn build_custom(
+    t: &mut Topology,
+    c: &CustomTopologyConfig,
+) -> Result<CustomBuilt, ConfigError> {
+    let host_nodes: Vec<(NodeId, HostId)> = (0..c.hosts).map(|_| t.add_host()).collect();
+    let switch_nodes: Vec<NodeId> = (0..c.switches).map(|_| t.add_switch()).collect();
+    let allowed = format!(
+        "host0..host{} or switch0..switch{}",
+        c.hosts.saturating_sub(1),
+        c.switches.saturating_sub(1)
+    );
+    let node = |key: &str, name: &str| -> Result<NodeId, ConfigError> {
+        let parsed = if let Some(i) = name.strip_prefix("host") {
+            i.parse::<usize>()
+                .ok()
+                .and_then(|i| host_nodes.get(i).map(|h| h.0))
+        } else if let Some(i) = name.strip_prefix("switch") {
+            i.parse::<usize>()
+                .ok()
+                .and_then(|i| switch_nodes.get(i).copied())
+        } else {
+            None
+        };
+        parsed.ok_or_else(|| custom_err(key, name, allowed.clone()))
+    };
+    let mut port_buffers = Vec::new();
+    for (i, l) in c.links.iter().enumerate() {
+        let key = format!("topology.links[{i}]");
+        let (a, b) = (
+            node(&format!("{key}.a"), &l.a)?,
+            node(&format!("{key}.b"), &l.b)?,
+        );
+        if a == b {
+            return Err(custom_err(
+                &format!("{key}.b"),
+                &l.b,
+                "a node other than `a`",
+            ));
+        }
+        let host_links = |n: NodeId| {
+            matches!(t.nodes[n as usize], incastsim_core::NodeKind::Host(_))
+                && !t.ports_of[n as usize].is_empty()
+        };
+        if host_links(a) || host_links(b) {
+            return Err(custom_err(
+                &key,
+                format!("{} - {}", l.a, l.b),
+                "at most one link per host",
+            ));
+        }
+        let rate = l.rate.map_or(c.link_rate.0, |r| r.0);
+        if rate.0 == 0 {
+            return Err(custom_err(
+                &format!("{key}.rate"),
+                "0bps",
+                "a positive rate",
+            ));
+        }
+        let delay = l.delay.map_or(c.link_delay.0, |d| d.0);
+        t.connect(a, b, rate, delay, c.link_loss);
+        port_buffers.push(l.buffer);
+        port_buffers.push(l.buffer);
+    }
+    for (h, (n, _)) in host_nodes.iter().enumerate() {
+        if t.ports_of[*n as usize].is_empty() {
+            return Err(custom_err(
+                "topology.links",
+                format!("host{h}"),
+                "every host needs exactly one link",
+            ));
+        }
+    }
+    let mut routes = Vec::new();
+    for (i, r) in c.routes.iter().enumerate() {
+        let key = format!("topology.routes[{i}]");
+        let at = node(&format!("{key}.at"), &r.at)?;
+        let via = node(&format!("{key}.via"), &r.via)?;
+        let to_node = node(&format!("{key}.to"), &r.to)?;
+        let incastsim_core::NodeKind::Host(to) = t.nodes[to_node as usize] else {
+            return Err(custom_err(&format!("{key}.to"), &r.to, "a host"));
+        };
+        if matches!(t.nodes[at as usize], incastsim_core::NodeKind::Host(_)) {
+            return Err(custom_err(&format!("{key}.at"), &r.at, "a switch"));
+        }
+        let port = t.ports_of[at as usize]
+            .iter()
+            .copied()
+            .find(|&p| t.ports[p as usize].to == via)
+            .ok_or_else(|| {
+                custom_err(
+                    &format!("{key}.via"),
+                    &r.via,
+                    format!("a neighbour of {}", r.at),
+                )
+            })?;
+        routes.push((at, to, port));
+    }
+    Ok(CustomBuilt {
+        hosts: host_nodes.iter().map(|h| h.1).collect(),
+        port_buffers,
+        routes,
+    })
+}
+
+/// Validates a custom topology (names, links, connectivity, explicit routes without loops).
+pub fn check_custom(c: &CustomTopologyConfig) -> Result<(), ConfigError> {
+    if c.hosts < 2 {
+        return Err(custom_err("topology.hosts", c.hosts, "at least 2"));
+    }
+    let mut t = Topology::new();
+    let built = build_custom(&mut t, c)?;
+    t.compute_routes()
+        .map_err(|e| custom_err("topology.links", "", e.to_string()))?;
+    let n = t.ports.len();
+    let b = BuiltTopology {
+        topology: t,
+        port_buffers: vec![None; n],
+        route_overrides: built.routes,
+        servers: Vec::new(),
+        clients: Vec::new(),
+    };
+    routes_for(&b)
+        .map(|_| ())
+        .map_err(|e| custom_err("topology.routes", "", e))
 }
 
 /// The name of every node ("host3", "switch0"), indexed by node id.

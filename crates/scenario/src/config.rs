@@ -179,6 +179,64 @@ pub enum TopologyConfig {
     FatTree(FatTreeConfig),
     /// A single-rooted tree: racks of hosts under top-of-rack switches under one aggregation switch.
     Tree(TreeConfig),
+    /// Any graph: hosts and switches by count, links listed, optional explicit routes.
+    Custom(CustomTopologyConfig),
+}
+
+/// One full-duplex link of a custom topology; unset fields take the topology's defaults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomLink {
+    /// Node names: `hostI` or `switchJ`.
+    pub a: String,
+    pub b: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Dur>,
+    /// Buffer of this link's switch-side output ports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Buffer>,
+}
+
+/// An explicit next hop: at switch `at`, packets for host `to` go to neighbour `via`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomRoute {
+    pub at: String,
+    pub to: String,
+    pub via: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomTopologyConfig {
+    pub hosts: u32,
+    pub switches: u32,
+    pub links: Vec<CustomLink>,
+    /// Explicit next hops; every other (node, host) pair uses shortest paths with ECMP.
+    #[serde(default)]
+    pub routes: Vec<CustomRoute>,
+    #[serde(default = "default_link_rate")]
+    pub link_rate: Rate,
+    #[serde(default = "default_link_delay")]
+    pub link_delay: Dur,
+    #[serde(default = "default_switch_buffer")]
+    pub switch_buffer: Buffer,
+    #[serde(default)]
+    pub switch_queue: QueueConfig,
+    #[serde(default = "default_one")]
+    pub priority_classes: u32,
+    #[serde(default = "default_host_buffer")]
+    pub host_buffer: Buffer,
+    #[serde(default)]
+    pub link_loss: f64,
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay: Dur,
+    #[serde(default)]
+    pub receiver_host: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender_hosts: Option<Vec<u32>>,
 }
 
 /// How switches pick among equal-cost next hops.
@@ -393,6 +451,7 @@ impl TopologyConfig {
             TopologyConfig::Dumbbell(_) => "dumbbell",
             TopologyConfig::FatTree(_) => "fat_tree",
             TopologyConfig::Tree(_) => "tree",
+            TopologyConfig::Custom(_) => "custom",
         }
     }
 
@@ -403,6 +462,7 @@ impl TopologyConfig {
             TopologyConfig::Dumbbell(d) => senders as u64 + d.receivers as u64,
             TopologyConfig::FatTree(f) => (f.k as u64).pow(3) / 4,
             TopologyConfig::Tree(t) => t.racks as u64 * t.hosts_per_rack as u64,
+            TopologyConfig::Custom(c) => c.hosts as u64,
         }
     }
 
@@ -411,6 +471,7 @@ impl TopologyConfig {
         match self {
             TopologyConfig::FatTree(f) => Some((f.receiver_host, f.sender_hosts.as_deref())),
             TopologyConfig::Tree(t) => Some((t.receiver_host, t.sender_hosts.as_deref())),
+            TopologyConfig::Custom(c) => Some((c.receiver_host, c.sender_hosts.as_deref())),
             _ => None,
         }
     }
@@ -425,6 +486,16 @@ impl TopologyConfig {
         match self {
             TopologyConfig::Star(l) => l.clone(),
             TopologyConfig::FatTree(d) => LinkDefaults {
+                link_rate: d.link_rate,
+                link_delay: d.link_delay,
+                switch_buffer: d.switch_buffer,
+                switch_queue: d.switch_queue.clone(),
+                priority_classes: d.priority_classes,
+                host_buffer: d.host_buffer,
+                link_loss: d.link_loss,
+                switch_delay: d.switch_delay,
+            },
+            TopologyConfig::Custom(d) => LinkDefaults {
                 link_rate: d.link_rate,
                 link_delay: d.link_delay,
                 switch_buffer: d.switch_buffer,
@@ -1012,6 +1083,9 @@ impl Config {
             }
             _ => {}
         }
+        if let TopologyConfig::Custom(c) = &self.topology {
+            crate::build::check_custom(c)?;
+        }
         if let Some((receiver, senders)) = self.topology.placement() {
             let hosts = self.topology.host_count(self.senders);
             if receiver as u64 >= hosts {
@@ -1116,7 +1190,10 @@ impl Config {
             let key = |k: &str| format!("background[{i}].{k}");
             let receivers = match &self.topology {
                 TopologyConfig::Dumbbell(d) => d.receivers,
-                TopologyConfig::Star(_) | TopologyConfig::FatTree(_) | TopologyConfig::Tree(_) => 1,
+                TopologyConfig::Star(_)
+                | TopologyConfig::FatTree(_)
+                | TopologyConfig::Tree(_)
+                | TopologyConfig::Custom(_) => 1,
             };
             for (k, v) in [("from", from), ("to", to)] {
                 match HostSelector::parse(v) {

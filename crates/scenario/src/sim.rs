@@ -189,14 +189,16 @@ impl Simulation {
     }
 
     pub fn with_seed(cfg: &Config, seed: u64) -> Simulation {
+        let built = build_topology(cfg);
+        let routes = crate::build::routes_for(&built)
+            .expect("validated: topologies are connected and loop-free");
         let BuiltTopology {
             topology,
             servers,
             clients,
-        } = build_topology(cfg);
-        let routes = topology
-            .compute_routes()
-            .expect("built-in topologies are connected");
+            port_buffers,
+            ..
+        } = built;
         let links = cfg.topology.links();
         let ports: Vec<OutputPort> = topology
             .ports
@@ -208,7 +210,7 @@ impl Simulation {
                 let limit = buffer_limit(if from_host {
                     links.host_buffer
                 } else {
-                    links.switch_buffer
+                    port_buffers[i].unwrap_or(links.switch_buffer)
                 });
                 let latency = spec.propagation
                     + if to_switch {

@@ -468,3 +468,84 @@ fn time_series_samples_queues_links_and_flows() {
     .unwrap_err();
     assert!(bad.to_string().contains("time_series.ports"));
 }
+
+const DIAMOND: &str = r#"
+senders: 1
+topology:
+  kind: custom
+  hosts: 2
+  switches: 4
+  link_rate: 1Gbps
+  link_delay: 5us
+  switch_buffer: 100 packets
+  links:
+    - {a: host0, b: switch0}
+    - {a: switch0, b: switch1}
+    - {a: switch0, b: switch2, buffer: 10 packets}
+    - {a: switch1, b: switch3}
+    - {a: switch2, b: switch3, rate: 500Mbps}
+    - {a: switch3, b: host1}
+  routes:
+    - {at: switch0, to: host1, via: switch2}
+  receiver_host: 1
+tcp: {rto_min: 1ms}
+workload: {kind: bulk, duration: 50ms}
+"#;
+
+#[test]
+fn custom_topology_with_explicit_routes_and_link_overrides() {
+    let r = run(&Config::from_yaml(DIAMOND, &[]).unwrap(), 1);
+    assert!(r.run.completed);
+    let port = |from: &str, to: &str| {
+        r.ports
+            .iter()
+            .find(|p| p.from_node == from && p.to_node == to)
+            .unwrap()
+    };
+    // The explicit route sends everything via switch2; the equal-cost switch1 branch stays idle.
+    assert!(port("switch0", "switch2").packets_enqueued > 1000);
+    assert_eq!(port("switch0", "switch1").packets_enqueued, 0);
+    // switch2 -> switch3 runs at 500 Mbps: it is the bottleneck, and goodput follows it.
+    assert!(
+        r.run.goodput_mbps > 400.0 && r.run.goodput_mbps < 500.0,
+        "{}",
+        r.run.goodput_mbps
+    );
+    assert!(port("switch2", "switch3").drops_buffer > 0);
+    // The 10-packet buffer override applies to switch0's port on that link.
+    assert!(port("switch0", "switch2").max_queue_packets <= 10);
+}
+
+#[test]
+fn bad_custom_topologies_are_refused() {
+    let err = |o: &[&str]| {
+        Config::from_yaml(
+            DIAMOND,
+            &o.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        )
+        .unwrap_err()
+        .to_string()
+    };
+    assert!(err(&["topology.routes=[{at: switch0, to: host1, via: switch1}, {at: switch1, to: host1, via: switch0}]"]).contains("loop"));
+    assert!(
+        err(&["topology.routes=[{at: switch0, to: host1, via: switch3}]"])
+            .contains("neighbour of switch0")
+    );
+    assert!(err(&["topology.routes=[{at: router0, to: host1, via: switch1}]"]).contains("router0"));
+    assert!(
+        err(&["topology.routes=[{at: switch0, to: switch3, via: switch1}]"]).contains("a host")
+    );
+    assert!(
+        err(&["topology.links=[{a: host0, b: switch0}]"])
+            .contains("every host needs exactly one link")
+    );
+    let cut = err(&[
+        "topology.routes=[]",
+        "topology.links=[{a: host0, b: switch0}, {a: host1, b: switch1}]",
+    ]);
+    assert!(
+        cut.contains("topology.links") && cut.contains("cannot reach"),
+        "{cut}"
+    );
+    assert!(err(&["topology.links=[{a: host0, b: switch9}]"]).contains("switch0..switch3"));
+}

@@ -203,6 +203,13 @@ impl Topology {
 }
 
 impl Routes {
+    /// Replaces the next hops from `node` towards `dst` with the single port `port`.
+    pub fn set_route(&mut self, node: NodeId, dst: HostId, port: PortId) {
+        let start = self.next_hops.len() as u32;
+        self.next_hops.push(port);
+        self.ranges[node as usize * self.hosts + dst as usize] = (start, 1);
+    }
+
     /// All equal-cost next-hop ports from `node` towards host `dst`.
     pub fn next_hops(&self, node: NodeId, dst: HostId) -> &[PortId] {
         let (s, l) = self.ranges[node as usize * self.hosts + dst as usize];
