@@ -105,6 +105,9 @@ pub struct TimeSeriesConfig {
     /// Flow indices: cwnd, ssthresh, RTO and SRTT.
     #[serde(default)]
     pub flows: Vec<u32>,
+    /// One port whose queue is recorded at every change (each admission and departure), exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_change_port: Option<String>,
 }
 
 /// Background traffic sources.
@@ -1366,9 +1369,14 @@ impl Config {
                     format!("flow indices below senders = {}", self.senders),
                 ));
             }
-            if !ts.ports.is_empty() {
+            if !ts.ports.is_empty() || ts.on_change_port.is_some() {
                 let names = crate::build::port_names(&crate::build::build_topology(self).topology);
-                if let Some(p) = ts.ports.iter().find(|p| !names.contains(p)) {
+                if let Some(p) = ts
+                    .ports
+                    .iter()
+                    .chain(ts.on_change_port.iter())
+                    .find(|p| !names.contains(p))
+                {
                     let examples: Vec<&String> = names.iter().take(4).collect();
                     return Err(invalid(
                         "time_series.ports",

@@ -174,6 +174,7 @@ pub struct Simulation {
     sampled_flows: Vec<u32>,
     sample_interval: Duration,
     series: Vec<crate::metrics::TimeSeriesRecord>,
+    traced_port: Option<u32>,
     segments: Vec<Segment>,
     acks: Vec<AckOut>,
     counters: PacketCounters,
@@ -402,6 +403,7 @@ impl Simulation {
             sampled_flows: Vec::new(),
             sample_interval: Duration::ZERO,
             series: Vec::new(),
+            traced_port: None,
             segments: Vec::with_capacity(64),
             acks: Vec::with_capacity(8),
             counters: PacketCounters::default(),
@@ -425,6 +427,14 @@ impl Simulation {
                 })
                 .collect();
             sim.sampled_flows = ts.flows.clone();
+            if let Some(name) = &ts.on_change_port {
+                let port = names
+                    .iter()
+                    .position(|n| n == name)
+                    .expect("validated port name");
+                sim.ports[port].enable_trace();
+                sim.traced_port = Some(port as u32);
+            }
             sim.sample_interval = ts.interval.0;
             sim.events.schedule(Time::ZERO, Event::Sample);
         }
@@ -1229,7 +1239,32 @@ impl Simulation {
             flows,
             ports,
             port_classes,
-            time_series: std::mem::take(&mut self.series),
+            time_series: {
+                let mut series = std::mem::take(&mut self.series);
+                if let Some(port) = self.traced_port {
+                    let object = format!(
+                        "port {}->{}",
+                        self.node_names[self.port_from[port as usize] as usize],
+                        self.node_names[self.ports[port as usize].to as usize]
+                    );
+                    for (t, bytes, packets) in self.ports[port as usize].take_trace(end) {
+                        for (metric, value) in [
+                            ("queue_bytes_exact", bytes as f64),
+                            ("queue_packets_exact", packets as f64),
+                        ] {
+                            series.push(crate::metrics::TimeSeriesRecord {
+                                scenario: cfg.name.clone(),
+                                seed: self.seed,
+                                time_s: t.as_secs_f64(),
+                                object: object.clone(),
+                                metric,
+                                value,
+                            });
+                        }
+                    }
+                }
+                series
+            },
             block_times_ms,
         }
     }

@@ -549,3 +549,36 @@ fn bad_custom_topologies_are_refused() {
     );
     assert!(err(&["topology.links=[{a: host0, b: switch9}]"]).contains("switch0..switch3"));
 }
+
+#[test]
+fn on_change_trace_records_every_queue_change_in_order() {
+    let overrides = [
+        "senders=8",
+        "workload.blocks=3",
+        "tcp.rto_min=1ms",
+        "time_series={interval: 1ms, on_change_port: switch0->host8}",
+    ];
+    let r = run(&shipped("incast-classic.yaml", &overrides), 1);
+    let trace: Vec<(f64, f64)> = r
+        .time_series
+        .iter()
+        .filter(|x| x.metric == "queue_packets_exact")
+        .map(|x| (x.time_s, x.value))
+        .collect();
+    assert!(trace.windows(2).all(|w| w[0].0 <= w[1].0), "time order");
+    assert!(
+        trace.windows(2).all(|w| (w[0].1 - w[1].1).abs() == 1.0),
+        "each record is one admission or departure"
+    );
+    assert!(trace.iter().all(|&(_, q)| q <= 31.0));
+    let port = r
+        .ports
+        .iter()
+        .find(|p| p.from_node == "switch0" && p.to_node == "host8")
+        .unwrap();
+    let admissions = trace.windows(2).filter(|w| w[1].1 > w[0].1).count() + 1;
+    assert_eq!(
+        admissions as u64, port.packets_enqueued,
+        "every admission is recorded"
+    );
+}

@@ -115,6 +115,8 @@ pub struct OutputPort {
     scheduler: Scheduler,
     /// Whether the discipline needs to hear about idle periods (RED's average decay).
     qdisc_tracks_idle: bool,
+    /// Opt-in: (time, bytes, packets) after every admission and departure, in time order.
+    trace: Option<Vec<(Time, u64, u32)>>,
     pub stats: PortStats,
 }
 
@@ -130,6 +132,7 @@ impl OutputPort {
         let qdisc_tracks_idle = matches!(qdisc, QueueDisc::Red(_));
         OutputPort {
             qdisc_tracks_idle,
+            trace: None,
             to,
             serialization,
             latency,
@@ -143,6 +146,17 @@ impl OutputPort {
             scheduler: Scheduler::Fifo,
             stats: PortStats::default(),
         }
+    }
+
+    /// Records the occupancy after every admission and departure (see [`OutputPort::take_trace`]).
+    pub fn enable_trace(&mut self) {
+        self.trace = Some(Vec::new());
+    }
+
+    /// The recorded (time, bytes, packets) changes up to `end`, in time order.
+    pub fn take_trace(&mut self, end: Time) -> Vec<(Time, u64, u32)> {
+        self.release_transmitted(end);
+        self.trace.take().unwrap_or_default()
     }
 
     /// One FIFO for `classes` = 1, strict priority over `classes` classes otherwise.
@@ -184,6 +198,9 @@ impl OutputPort {
             self.occupancy.packets -= 1;
             self.stats.departed_bytes += wire;
             self.on_wire += 1;
+            if let Some(trace) = &mut self.trace {
+                trace.push((tx_end, self.occupancy.bytes, self.occupancy.packets));
+            }
         }
     }
 
@@ -257,6 +274,9 @@ impl OutputPort {
         );
         self.stats.enqueued_packets += 1;
         self.stats.enqueued_bytes += wire;
+        if let Some(trace) = &mut self.trace {
+            trace.push((now, self.occupancy.bytes, self.occupancy.packets));
+        }
         self.stats.class_enqueued[class] += 1;
         self.stats.max_buffered_bytes = self.stats.max_buffered_bytes.max(self.occupancy.bytes);
         self.stats.max_buffered_packets =
