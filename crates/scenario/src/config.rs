@@ -33,7 +33,11 @@ pub enum ConfigError {
     HasSweep,
 }
 
-fn invalid(key: &str, value: impl fmt::Display, allowed: impl Into<String>) -> ConfigError {
+pub(crate) fn invalid(
+    key: &str,
+    value: impl fmt::Display,
+    allowed: impl Into<String>,
+) -> ConfigError {
     ConfigError::Invalid {
         key: key.to_string(),
         value: value.to_string(),
@@ -799,13 +803,7 @@ impl WorkloadConfig {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SchemeConfig {
-    /// Plain TCP.
-    #[default]
-    None,
-}
+pub use crate::scheme_config::SchemeConfig;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -1386,6 +1384,7 @@ impl Config {
                 }
             }
         }
+        self.scheme.validate(self)?;
         if self.run.max_sim_time.0 == Duration::ZERO {
             return Err(invalid(
                 "run.max_sim_time",

@@ -4,12 +4,14 @@
 //! - [`units`]: human units ("25us", "1Gbps", "32KB").
 //! - [`build`]: topologies and host roles.
 //! - [`sim`]: the [`Simulation`] value and its event loop (where packets and timers are handled).
+//! - [`scheme_config`]: the `scheme:` section (incast mitigation schemes and their parameters).
 //! - [`metrics`]: result records (runs, flows, ports), Jain's index, quantiles.
 
 pub mod build;
 pub mod cdf;
 pub mod config;
 pub mod metrics;
+pub mod scheme_config;
 pub mod sim;
 pub mod units;
 

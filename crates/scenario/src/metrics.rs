@@ -46,6 +46,9 @@ pub struct RunRecord {
     pub mss_bytes: u64,
     pub header_bytes: u64,
     pub rto_min_us: f64,
+    /// Ge et al. Eq. 3: senders below which each keeps a window > 5 packets (fast retransmit
+    /// still works): (B + 2CT)/(5L).
+    pub fast_retransmit_bound: f64,
     /// Bytes each sender sends per block (synchronized reads; mean if striping is uneven).
     pub sru_bytes: f64,
     pub blocks: u32,

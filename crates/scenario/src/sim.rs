@@ -10,7 +10,7 @@
 use crate::build::{BuiltTopology, buffer_limit, build_topology};
 use crate::config::{
     BackgroundConfig, Config, CongestionControlName, HostSelector, LossRecovery, QueueConfig,
-    RecoveryExitName, RttSamplingName, SchemeConfig, WorkloadConfig,
+    RecoveryExitName, RttSamplingName, WorkloadConfig,
 };
 use crate::metrics::{
     FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult, jain_fairness, quantile,
@@ -30,7 +30,7 @@ use incastsim_switch::{
 use incastsim_tcp::{
     AckInfo, AckOut, Cc, Cubic, CubicConfig, Dctcp, DelayedAckConfig, EcnFeedback, NewReno,
     ReceiverConfig, RecoveryExit, RtoConfig, RttSampling, SUCCESSIVE_TIMEOUT_BINS, Segment,
-    SenderConfig, StandardTcp, TcpReceiver, TcpSender,
+    SenderConfig, SenderPolicy, TcpReceiver, TcpSender,
 };
 
 /// A pending event: small and `Copy`. Timer events carry their timer's generation.
@@ -68,6 +68,10 @@ pub enum Event {
     Sample,
     /// The end of a fixed-duration workload.
     End,
+    /// A scheme's periodic per-connection timer (only for schemes that ask for one).
+    SchemeTimer {
+        flow: u32,
+    },
 }
 
 /// A constant-bit-rate UDP background source.
@@ -181,6 +185,13 @@ pub struct Simulation {
     events_processed: u64,
     finished_at: Option<Time>,
     outcome: Option<Outcome>,
+    /// Scheme support (all idle for `scheme: none`): the per-flow timer period and whether each
+    /// flow's timer event is pending; the active-senders oracle (MAA).
+    scheme_timer_period: Option<Duration>,
+    scheme_timer_pending: Vec<bool>,
+    active_oracle: bool,
+    flow_active: Vec<bool>,
+    active_senders: u32,
 }
 
 impl Simulation {
@@ -269,9 +280,7 @@ impl Simulation {
         let senders = (0..n)
             .map(|f| {
                 let ft = cfg.tcp_for_flow(f as u32);
-                let scheme = match cfg.scheme {
-                    SchemeConfig::None => SenderScheme::None(StandardTcp),
-                };
+                let scheme = cfg.scheme.sender(seed, f as u32);
                 let mut s = TcpSender::new(f as FlowId, sender_config(ft), make_cc(ft), scheme);
                 s.set_peer_window(receiver_config(ft).window_bytes as u64);
                 s
@@ -279,14 +288,15 @@ impl Simulation {
             .collect();
         let receivers = (0..n)
             .map(|f| {
-                let scheme = match cfg.scheme {
-                    SchemeConfig::None => ReceiverScheme::None(StandardTcp),
-                };
+                let scheme = cfg.scheme.receiver();
                 TcpReceiver::new(receiver_config(cfg.tcp_for_flow(f as u32)), scheme)
             })
             .collect();
         let flow_header: Vec<u16> = (0..n)
-            .map(|f| cfg.tcp_for_flow(f as u32).header.0 as u16)
+            .map(|f| {
+                let h = cfg.tcp_for_flow(f as u32).header.0;
+                cfg.scheme.header_bytes().unwrap_or(h) as u16
+            })
             .collect();
         let flow_dscp: Vec<u8> = (0..n).map(|f| cfg.tcp_for_flow(f as u32).dscp).collect();
         let jitter_rngs = |seed| {
@@ -410,7 +420,16 @@ impl Simulation {
             events_processed: 0,
             finished_at: None,
             outcome: None,
+            scheme_timer_period: None,
+            scheme_timer_pending: vec![false; n],
+            active_oracle: false,
+            flow_active: vec![false; n],
+            active_senders: 0,
         };
+        if let Some(s) = sim.senders.first() {
+            sim.scheme_timer_period = s.policy.timer_period();
+            sim.active_oracle = s.policy.wants_active_senders();
+        }
         if let Some(ts) = &cfg.time_series {
             let names = crate::build::port_names(&topology);
             sim.sampled_ports = ts
@@ -482,7 +501,7 @@ impl Simulation {
         self.outcome.expect("set above")
     }
 
-    #[inline]
+    #[inline(always)]
     fn dispatch(&mut self, now: Time, ev: Event) {
         match ev {
             Event::PortHead { port } => self.on_port_head_arrival(now, port),
@@ -538,6 +557,7 @@ impl Simulation {
             Event::UdpSend { source } => self.udp_send(now, source as usize),
             Event::Sample => self.sample(now),
             Event::End => self.finish(now),
+            Event::SchemeTimer { flow } => self.on_scheme_timer(now, flow as usize),
         }
     }
 
@@ -712,6 +732,7 @@ impl Simulation {
                     packet.timestamp_ps,
                 );
                 info.ece = packet.has_flag(flags::ECE);
+                info.flags = packet.flags & (flags::LABEL | flags::DUMMY);
                 info.sack_count = packet.sack_count;
                 for (dst, b) in info
                     .sack_blocks
@@ -762,6 +783,7 @@ impl Simulation {
             packet.timestamp_ps = a.ts_echo_ps;
             packet.window_bytes = a.window;
             packet.dscp = self.flow_dscp[f];
+            packet.flags |= a.flags;
             if a.ece {
                 packet.flags |= flags::ECE;
             }
@@ -793,6 +815,9 @@ impl Simulation {
                 generation,
             },
         );
+        if let Some(period) = self.scheme_timer_period {
+            self.arm_scheme_timer(f, period);
+        }
     }
 
     #[inline]
@@ -899,6 +924,7 @@ impl Simulation {
 
     /// A server writes its response (or a bulk sender starts).
     fn server_start(&mut self, now: Time, f: usize) {
+        self.set_flow_active(f, true);
         let bytes = match &self.workload {
             Workload::SyncReads(w) => w.per_flow_bytes[f],
             // "Always has data": far more than any run can send.
@@ -924,6 +950,10 @@ impl Simulation {
         );
         w.done[f] = true;
         w.flows_pending -= 1;
+        self.set_flow_active(f, false);
+        let Workload::SyncReads(w) = &mut self.workload else {
+            return;
+        };
         if w.flows_pending > 0 {
             return;
         }
@@ -1092,7 +1122,7 @@ impl Simulation {
             topology: cfg.topology.kind().into(),
             senders: cfg.senders,
             workload: cfg.workload.kind().into(),
-            scheme: "none".into(),
+            scheme: cfg.scheme.name().into(),
             congestion_control: match cfg.tcp.congestion_control {
                 CongestionControlName::Newreno => "newreno",
                 CongestionControlName::Cubic => "cubic",
@@ -1104,6 +1134,7 @@ impl Simulation {
             mss_bytes: cfg.tcp.mss.0,
             header_bytes: cfg.tcp.header.0,
             rto_min_us: cfg.tcp.rto_min.0.as_us_f64(),
+            fast_retransmit_bound: crate::scheme_config::fast_retransmit_sender_bound(cfg),
             sru_bytes: per_flow_mean,
             blocks,
             completed: self.outcome == Some(Outcome::Completed),
@@ -1266,6 +1297,57 @@ impl Simulation {
                 series
             },
             block_times_ms,
+        }
+    }
+}
+
+// ----- scheme support: the per-flow scheme timer and the active-senders oracle -----
+
+impl Simulation {
+    /// Schedules flow f's scheme timer if it has data outstanding and no timer event pending.
+    #[cold]
+    fn arm_scheme_timer(&mut self, f: usize, period: Duration) {
+        let s = &self.senders[f];
+        if !self.scheme_timer_pending[f] && s.snd_una() < s.snd_max() {
+            self.scheme_timer_pending[f] = true;
+            let at = self.events.now() + period;
+            self.events
+                .schedule(at, Event::SchemeTimer { flow: f as u32 });
+        }
+    }
+
+    #[cold]
+    fn on_scheme_timer(&mut self, now: Time, f: usize) {
+        self.scheme_timer_pending[f] = false;
+        let s = &self.senders[f];
+        if s.snd_una() < s.snd_max() {
+            self.segments.clear();
+            self.senders[f].on_scheme_timer(now, &mut self.segments);
+            self.transmit_segments(now, f);
+        }
+        // Re-arms the timer while data is outstanding.
+        self.sync_rto_timer(f);
+    }
+
+    /// MAA's oracle: a flow is active from its server's start until its response is delivered.
+    #[inline]
+    fn set_flow_active(&mut self, f: usize, active: bool) {
+        if self.active_oracle && self.flow_active[f] != active {
+            self.update_active(f, active);
+        }
+    }
+
+    #[cold]
+    fn update_active(&mut self, f: usize, active: bool) {
+        self.flow_active[f] = active;
+        if active {
+            self.active_senders += 1;
+        } else {
+            self.active_senders -= 1;
+        }
+        let n = self.active_senders;
+        for s in &mut self.senders {
+            s.set_active_senders(n);
         }
     }
 }

@@ -69,8 +69,24 @@ fn zero_senders() {
 
 #[test]
 fn unknown_scheme_and_kinds() {
-    let m = err(&["scheme=tcprand"]);
-    assert_mentions(&m, &["scheme", "tcprand", "none"]);
+    let m = err(&["scheme=tcprandom"]);
+    assert_mentions(&m, &["scheme", "tcprandom", "none", "tcprand", "plato"]);
+    let m = err(&["scheme.name=tda", "scheme.omega=0.5"]);
+    assert_mentions(&m, &["scheme.omega", "0.5", "at least 1"]);
+    let m = err(&["scheme.name=tda", "scheme.omgea=2"]);
+    assert_mentions(&m, &["scheme", "omgea", "omega"]);
+    let m = err(&["scheme.name=tda", "scheme.delta=1xs"]);
+    assert_mentions(&m, &["scheme", "delta", "1xs"]);
+    let m = err(&["scheme.name=tcprand"]);
+    assert_mentions(&m, &["scheme.r_min", "adaptive", "cubic"]);
+    let m = err(&["scheme.name=tcprand", "scheme.r_min=2000B"]);
+    assert_mentions(&m, &["scheme.r_min", "2000", "tcp.mss"]);
+    let m = err(&["scheme.name=prob_retx", "scheme.p=1.5"]);
+    assert_mentions(&m, &["scheme.p", "1.5", "probability"]);
+    let m = err(&["scheme.name=dsr", "scheme.mss_dsr=0B"]);
+    assert_mentions(&m, &["scheme.mss_dsr", "0", "tcp.mss"]);
+    let m = err(&["scheme.name=maa", "scheme.sigma=-1"]);
+    assert_mentions(&m, &["scheme.sigma", "-1", "positive"]);
     let m = err(&["topology.kind=ring"]);
     assert_mentions(&m, &["topology", "ring", "star", "dumbbell"]);
     let m = err(&["tcp.congestion_control=vegas"]);

@@ -3,73 +3,140 @@
 //!
 //! The simulation holds one [`SenderScheme`] / [`ReceiverScheme`] per connection: an enum, so
 //! hooks are a `match` on the per-packet path and runs without a scheme pay nothing. A new scheme
-//! is a type implementing the policy traits plus one variant here.
-//!
-//! Only the baseline exists so far; the source papers' schemes are added as variants.
+//! is a type implementing the policy traits (one module) plus one variant here and one config
+//! struct in `incastsim-scenario` (`scheme_config.rs`); see ARCHITECTURE.md "How to add a scheme".
+
+pub mod dsr;
+pub mod plato;
+pub mod prob_retx;
+pub mod rto;
+pub mod tcprand;
 
 use incastsim_core::{Duration, Time};
-use incastsim_tcp::policy::{AckInfo, ReceiverPolicy, SenderPolicy, SenderView};
+use incastsim_tcp::policy::{AckInfo, ReceiverPolicy, SenderAction, SenderPolicy, SenderView};
 use incastsim_tcp::{Segment, StandardTcp};
 
-/// The schemes a run can select, by config name.
-pub const SCHEME_NAMES: &[(&str, &str)] = &[("none", "plain TCP: no incast mitigation")];
+pub use dsr::Dsr;
+pub use plato::{PlatoReceiver, PlatoSender, PlatoState};
+pub use prob_retx::{PrTarget, ProbRetxReceiver, ProbRetxSender};
+pub use rto::{FineGrainedRto, RtoRandMode, RtoRandomization};
+pub use tcprand::{AdaptiveRMin, RMin, TcpRand};
 
 /// Sender-side scheme state of one connection.
 #[derive(Clone, Debug)]
 pub enum SenderScheme {
     None(StandardTcp),
+    RtoRand(RtoRandomization),
+    FineRto(FineGrainedRto),
+    TcpRand(TcpRand),
+    ProbRetx(ProbRetxSender),
+    Dsr(Dsr),
+    Plato(PlatoSender),
 }
 
 /// Receiver-side scheme state of one connection.
 #[derive(Clone, Debug)]
 pub enum ReceiverScheme {
     None(StandardTcp),
+    ProbRetx(ProbRetxReceiver),
+    Plato(PlatoReceiver),
+}
+
+/// Calls `$call` on whichever scheme `$self` holds.
+macro_rules! each_sender {
+    ($self:expr, $p:ident => $call:expr) => {
+        match $self {
+            SenderScheme::None($p) => $call,
+            SenderScheme::RtoRand($p) => $call,
+            SenderScheme::FineRto($p) => $call,
+            SenderScheme::TcpRand($p) => $call,
+            SenderScheme::ProbRetx($p) => $call,
+            SenderScheme::Dsr($p) => $call,
+            SenderScheme::Plato($p) => $call,
+        }
+    };
+}
+
+macro_rules! each_receiver {
+    ($self:expr, $p:ident => $call:expr) => {
+        match $self {
+            ReceiverScheme::None($p) => $call,
+            ReceiverScheme::ProbRetx($p) => $call,
+            ReceiverScheme::Plato($p) => $call,
+        }
+    };
 }
 
 impl SenderPolicy for SenderScheme {
     #[inline]
+    fn hooks(&self) -> u16 {
+        each_sender!(self, p => p.hooks())
+    }
+    #[inline]
+    fn initial_smss(&self, configured_mss: u32) -> u32 {
+        each_sender!(self, p => p.initial_smss(configured_mss))
+    }
+    #[inline]
     fn retransmission_timeout(&mut self, view: &SenderView, rfc6298_rto: Duration) -> Duration {
-        match self {
-            SenderScheme::None(p) => p.retransmission_timeout(view, rfc6298_rto),
-        }
+        each_sender!(self, p => p.retransmission_timeout(view, rfc6298_rto))
     }
     #[inline]
     fn new_segment_payload(&mut self, view: &SenderView, max_payload: u32) -> u32 {
-        match self {
-            SenderScheme::None(p) => p.new_segment_payload(view, max_payload),
-        }
+        each_sender!(self, p => p.new_segment_payload(view, max_payload))
     }
     #[inline]
     fn segment_flags(&mut self, view: &SenderView, segment: &Segment) -> u8 {
-        match self {
-            SenderScheme::None(p) => p.segment_flags(view, segment),
-        }
+        each_sender!(self, p => p.segment_flags(view, segment))
     }
     #[inline]
-    fn on_ack(&mut self, view: &SenderView, ack: &AckInfo) {
-        match self {
-            SenderScheme::None(p) => p.on_ack(view, ack),
-        }
+    fn before_ack(&mut self, view: &SenderView, ack: &AckInfo) {
+        each_sender!(self, p => p.before_ack(view, ack))
     }
     #[inline]
-    fn on_timeout(&mut self, view: &SenderView) {
-        match self {
-            SenderScheme::None(p) => p.on_timeout(view),
-        }
+    fn on_ack(&mut self, view: &SenderView, ack: &AckInfo) -> SenderAction {
+        each_sender!(self, p => p.on_ack(view, ack))
+    }
+    #[inline]
+    fn on_timeout(&mut self, view: &SenderView) -> SenderAction {
+        each_sender!(self, p => p.on_timeout(view))
+    }
+    #[inline]
+    fn timer_period(&self) -> Option<Duration> {
+        each_sender!(self, p => p.timer_period())
+    }
+    #[inline]
+    fn on_timer(&mut self, view: &SenderView) -> SenderAction {
+        each_sender!(self, p => p.on_timer(view))
+    }
+    #[inline]
+    fn wants_active_senders(&self) -> bool {
+        each_sender!(self, p => p.wants_active_senders())
+    }
+    #[inline]
+    fn set_active_senders(&mut self, n: u32) {
+        each_sender!(self, p => p.set_active_senders(n))
     }
 }
 
 impl ReceiverPolicy for ReceiverScheme {
     #[inline]
-    fn advertised_window(&mut self, now: Time, configured_bytes: u32) -> u32 {
-        match self {
-            ReceiverScheme::None(p) => p.advertised_window(now, configured_bytes),
-        }
+    fn rx_hooks(&self) -> u16 {
+        each_receiver!(self, p => p.rx_hooks())
     }
     #[inline]
-    fn extra_duplicate_acks(&mut self, flags: u8, segment_was_new: bool) -> u32 {
-        match self {
-            ReceiverScheme::None(p) => p.extra_duplicate_acks(flags, segment_was_new),
-        }
+    fn advertised_window(&mut self, now: Time, configured_bytes: u32) -> u32 {
+        each_receiver!(self, p => p.advertised_window(now, configured_bytes))
+    }
+    #[inline]
+    fn extra_duplicate_acks(&mut self, flags: u8, unseen: bool) -> u32 {
+        each_receiver!(self, p => p.extra_duplicate_acks(flags, unseen))
+    }
+    #[inline]
+    fn ack_flags(&mut self, segment_flags: u8) -> u8 {
+        each_receiver!(self, p => p.ack_flags(segment_flags))
+    }
+    #[inline]
+    fn on_data(&mut self, now: Time, len: u32) {
+        each_receiver!(self, p => p.on_data(now, len))
     }
 }

@@ -42,6 +42,12 @@ pub mod flags {
     pub const RETX: u8 = 1 << 2;
     /// Scheme label (e.g. PLATO's labelled packets); switches may act on it.
     pub const LABEL: u8 = 1 << 3;
+    /// A scheme's dummy packet: no payload, not part of the sequence space (PLATO's heartbeat
+    /// probes and the receiver's dummy ACKs that answer them).
+    pub const DUMMY: u8 = 1 << 4;
+    /// A scheme's mark in a reserved header bit (probabilistic retransmission, Kulkarni &
+    /// Agrawal §4.2: "one of the six reserved bits in the segment's header").
+    pub const MARK: u8 = 1 << 5;
 }
 
 /// A SACK block (RFC 2018) as offsets from the packet's cumulative ACK, so it fits in 8 bytes.

@@ -15,7 +15,7 @@ pub mod sack;
 pub mod sender;
 
 pub use cc::{Cc, CongestionControl, Cubic, CubicConfig, CubicState, Dctcp, NewReno, Window};
-pub use policy::{AckInfo, ReceiverPolicy, SenderPolicy, SenderView, StandardTcp};
+pub use policy::{AckInfo, ReceiverPolicy, SenderAction, SenderPolicy, SenderView, StandardTcp};
 pub use receiver::{
     AckOut, DelayedAckConfig, EcnFeedback, ReceiverConfig, ReceiverStats, TcpReceiver,
 };

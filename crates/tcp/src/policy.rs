@@ -4,17 +4,24 @@
 //! receiver are generic over their policy type: a scheme is compiled in (no `dyn` per packet), and
 //! runs that use no scheme pay nothing. The schemes crate provides an enum over the schemes that
 //! implements these traits.
+//!
+//! A hook sees the connection through a [`SenderView`] (a copy of the state it may read) and acts
+//! by its return value: a duration, a payload size, flag bits, or a [`SenderAction`] the sender
+//! carries out itself (retransmit a marked segment, send a dummy packet, fire the RTO now, change
+//! the segment size). A scheme never mutates TCP state directly, so TCP's invariants stay TCP's.
 
+use crate::cc::CubicState;
 use crate::sender::Segment;
 use incastsim_core::{Duration, FlowId, Time};
 
 /// What a sender-side hook may look at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SenderView {
     pub now: Time,
     pub flow: FlowId,
     pub cwnd: u64,
     pub ssthresh: u64,
+    /// The segment size in use (SMSS), payload bytes.
     pub smss: u64,
     pub snd_una: u64,
     pub snd_nxt: u64,
@@ -23,8 +30,24 @@ pub struct SenderView {
     pub app_bytes_written: u64,
     /// How many times in a row the oldest outstanding segment has timed out.
     pub successive_timeouts: u32,
+    /// Duplicate ACKs counted since the last new ACK.
+    pub dupacks: u32,
     pub srtt: Option<Duration>,
+    /// RFC 6298 RTO before backoff: max(RTO_min, SRTT + max(G, 4 RTTVAR)).
+    pub base_rto: Duration,
+    /// The configured RTO_min and RTO_max.
+    pub rto_min: Duration,
+    pub rto_max: Duration,
+    /// Timer granularity G.
+    pub granularity: Duration,
+    /// The configured sender MSS (the segment size without any scheme).
+    pub mss: u64,
     pub in_recovery: bool,
+    /// New data could be sent now (the application has unsent data and cwnd/rwnd allow a
+    /// segment beyond snd_nxt).
+    pub can_send_new: bool,
+    /// CUBIC's state, when the flow runs CUBIC (TCPRand adapts to it).
+    pub cubic: Option<CubicState>,
 }
 
 /// A cumulative ACK as the sender sees it.
@@ -40,6 +63,8 @@ pub struct AckInfo {
     /// SACK blocks (RFC 2018), most recent first; only the first `sack_count` are valid.
     pub sack_blocks: [(u64, u64); 3],
     pub sack_count: u8,
+    /// Scheme flag bits of the ACK packet (`flags::LABEL`, `flags::DUMMY`).
+    pub flags: u8,
 }
 
 impl AckInfo {
@@ -52,6 +77,7 @@ impl AckInfo {
             ece: false,
             sack_blocks: [(0, 0); 3],
             sack_count: 0,
+            flags: 0,
         }
     }
     pub fn sack(&self) -> &[(u64, u64)] {
@@ -59,7 +85,54 @@ impl AckInfo {
     }
 }
 
+/// Something a sender hook asks the sender to do. The sender does it with its own machinery,
+/// so a scheme cannot break TCP's sequence-space invariants.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SenderAction {
+    #[default]
+    None,
+    /// Retransmit the outstanding segment with the highest sequence number, with these extra
+    /// flag bits (probabilistic retransmission, Kulkarni & Agrawal Alg. 1).
+    RetransmitHighest { flags: u8 },
+    /// Retransmit the segment at snd_una, with these extra flag bits.
+    RetransmitOldest { flags: u8 },
+    /// Send a dummy packet: no payload, outside the sequence space, with `flags::DUMMY` and these
+    /// extra flag bits (PLATO's heartbeat).
+    SendDummy { flags: u8 },
+    /// Fire the retransmission timeout now (PLATO, when the ACK clock is dead).
+    FireRto,
+    /// Use this segment size (SMSS) from now on; the byte window is kept (DSR, Alg. 4).
+    SetSmss(u32),
+}
+
+/// Bits naming the per-segment/per-ACK sender hooks, for [`SenderPolicy::hooks`].
+pub mod hooks {
+    pub const RTO: u16 = 1 << 0;
+    pub const PAYLOAD: u16 = 1 << 1;
+    pub const FLAGS: u16 = 1 << 2;
+    pub const BEFORE_ACK: u16 = 1 << 3;
+    pub const ON_ACK: u16 = 1 << 4;
+    pub const ON_TIMEOUT: u16 = 1 << 5;
+    pub const ALL: u16 = (1 << 6) - 1;
+    /// Receiver hooks.
+    pub const RX_WINDOW: u16 = 1 << 0;
+    pub const RX_EXTRA_DUPACKS: u16 = 1 << 1;
+    pub const RX_ACK_FLAGS: u16 = 1 << 2;
+    pub const RX_ON_DATA: u16 = 1 << 3;
+    pub const RX_ALL: u16 = (1 << 4) - 1;
+}
+
 pub trait SenderPolicy {
+    /// Which of the hot-path hooks this policy overrides ([`hooks`] bits). The sender reads it
+    /// once, at construction, and neither builds a [`SenderView`] nor calls a hook whose bit is
+    /// clear, so plain TCP pays one bit test per hook site. The default (all) is always correct.
+    fn hooks(&self) -> u16 {
+        hooks::ALL
+    }
+    /// The segment size the connection starts with (DSR starts with MSS_dsr).
+    fn initial_smss(&self, configured_mss: u32) -> u32 {
+        configured_mss
+    }
     /// The retransmission timeout to arm, given the RFC 6298 value after backoff.
     /// (RTO randomization, fine-grained RTO.)
     fn retransmission_timeout(&mut self, _view: &SenderView, rfc6298_rto: Duration) -> Duration {
@@ -74,27 +147,69 @@ pub trait SenderPolicy {
     fn segment_flags(&mut self, _view: &SenderView, _segment: &Segment) -> u8 {
         0
     }
-    /// Called after the sender has processed an ACK.
-    fn on_ack(&mut self, _view: &SenderView, _ack: &AckInfo) {}
-    /// Called after the sender has processed a retransmission timeout.
-    fn on_timeout(&mut self, _view: &SenderView) {}
+    /// Called when an ACK arrives, before TCP processes it (not for dummy ACKs).
+    fn before_ack(&mut self, _view: &SenderView, _ack: &AckInfo) {}
+    /// Called after the sender has processed an ACK (and for a dummy ACK, which TCP ignores).
+    fn on_ack(&mut self, _view: &SenderView, _ack: &AckInfo) -> SenderAction {
+        SenderAction::None
+    }
+    /// Called after the sender has processed a retransmission timeout. (`FireRto` is ignored.)
+    fn on_timeout(&mut self, _view: &SenderView) -> SenderAction {
+        SenderAction::None
+    }
+    /// A per-connection periodic timer, if the scheme wants one. The engine runs it only while
+    /// the connection has data outstanding, and never for schemes that return `None`.
+    fn timer_period(&self) -> Option<Duration> {
+        None
+    }
+    /// The periodic timer fired (only while data is outstanding).
+    fn on_timer(&mut self, _view: &SenderView) -> SenderAction {
+        SenderAction::None
+    }
+    /// Whether the scheme needs [`SenderPolicy::set_active_senders`] (MAA's oracle).
+    fn wants_active_senders(&self) -> bool {
+        false
+    }
+    /// The number of senders of the application task that are active now.
+    fn set_active_senders(&mut self, _n: u32) {}
 }
 
 pub trait ReceiverPolicy {
+    /// Which receiver hooks this policy overrides (`hooks::RX_*` bits; read once, as for the
+    /// sender). The default (all) is always correct.
+    fn rx_hooks(&self) -> u16 {
+        hooks::RX_ALL
+    }
     /// The window to advertise (ICTCP adjusts it).
     fn advertised_window(&mut self, _now: Time, configured_bytes: u32) -> u32 {
         configured_bytes
     }
-    /// Extra duplicate ACKs to send after a segment (probabilistic retransmission answers a
-    /// marked, previously unseen segment with three).
-    fn extra_duplicate_acks(&mut self, _flags: u8, _segment_was_new: bool) -> u32 {
+    /// Extra duplicate ACKs to send after a data segment (probabilistic retransmission answers a
+    /// marked, previously unseen segment with three). `unseen`: no byte of the segment had
+    /// arrived before.
+    fn extra_duplicate_acks(&mut self, _flags: u8, _unseen: bool) -> u32 {
         0
     }
+    /// Extra flag bits for the ACK answering a segment with flags `segment_flags` (PLATO labels
+    /// the ACK of a labelled segment). Also applied to the dummy ACK that answers a dummy.
+    fn ack_flags(&mut self, _segment_flags: u8) -> u8 {
+        0
+    }
+    /// A data segment of `len` payload bytes arrived at `now` (ICTCP measures throughput).
+    fn on_data(&mut self, _now: Time, _len: u32) {}
 }
 
 /// Plain TCP: every hook at its default.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StandardTcp;
 
-impl SenderPolicy for StandardTcp {}
-impl ReceiverPolicy for StandardTcp {}
+impl SenderPolicy for StandardTcp {
+    fn hooks(&self) -> u16 {
+        0
+    }
+}
+impl ReceiverPolicy for StandardTcp {
+    fn rx_hooks(&self) -> u16 {
+        0
+    }
+}

@@ -4,7 +4,7 @@
 //! The application reads every in-order byte as soon as it arrives, so the advertised window is
 //! the configured receive buffer (out-of-order data is held beyond it, as Linux's OFO queue is).
 
-use crate::policy::{ReceiverPolicy, StandardTcp};
+use crate::policy::{ReceiverPolicy, StandardTcp, hooks};
 use incastsim_core::{Duration, Time};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +47,8 @@ pub struct AckOut {
     /// SACK blocks, most recently changed first (RFC 2018 §4); the first `sack_count` are valid.
     pub sack_blocks: [(u64, u64); 3],
     pub sack_count: u8,
+    /// Scheme flag bits (`flags::LABEL`, `flags::DUMMY`).
+    pub flags: u8,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -57,6 +59,8 @@ pub struct ReceiverStats {
     pub duplicate_segments: u64,
     pub out_of_order_segments: u64,
     pub acks_sent: u64,
+    /// Dummy packets received (and answered with a dummy ACK).
+    pub dummies: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -73,6 +77,10 @@ pub struct TcpReceiver<P: ReceiverPolicy = StandardTcp> {
     ts_recent: u64,
     unacked_segments: u32,
     delack_deadline: Option<Time>,
+    /// Scheme flag bits for the next ACK (accumulated over the segments it acknowledges).
+    ack_flags: u8,
+    /// The policy's `hooks::RX_*` bits, read once.
+    hooks: u16,
     stats: ReceiverStats,
     pub policy: P,
 }
@@ -89,6 +97,8 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
             ts_recent: 0,
             unacked_segments: 0,
             delack_deadline: None,
+            ack_flags: 0,
+            hooks: policy.rx_hooks(),
             stats: ReceiverStats::default(),
             policy,
         }
@@ -126,7 +136,30 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
         ce: bool,
         out: &mut Vec<AckOut>,
     ) -> u64 {
+        if flags & incastsim_core::packet::flags::DUMMY != 0 {
+            // A scheme's dummy packet (PLATO): discarded; answered at once by a dummy ACK that
+            // carries the scheme's ACK flags. Receiver state is untouched.
+            self.stats.dummies += 1;
+            self.stats.acks_sent += 1;
+            let window = self.policy.advertised_window(now, self.cfg.window_bytes);
+            out.push(AckOut {
+                ack: self.rcv_nxt,
+                window,
+                ts_echo_ps: self.ts_recent,
+                ece: self.ece_state,
+                sack_blocks: [(0, 0); 3],
+                sack_count: 0,
+                flags: incastsim_core::packet::flags::DUMMY | self.policy.ack_flags(flags),
+            });
+            return 0;
+        }
         self.stats.segments += 1;
+        if self.hooks & hooks::RX_ON_DATA != 0 {
+            self.policy.on_data(now, len);
+        }
+        if self.hooks & hooks::RX_ACK_FLAGS != 0 {
+            self.ack_flags |= self.policy.ack_flags(flags);
+        }
         match self.cfg.ecn {
             EcnFeedback::Off => {}
             EcnFeedback::Classic => {
@@ -147,6 +180,11 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
         }
         let end = seq + len as u64;
         let before = self.rcv_nxt;
+        // No byte of the segment has arrived before (the ranges are sorted and disjoint).
+        let unseen = self.hooks & hooks::RX_EXTRA_DUPACKS != 0 && seq >= self.rcv_nxt && {
+            let i = self.ooo.partition_point(|&(_, e)| e <= seq);
+            i == self.ooo.len() || self.ooo[i].0 >= end
+        };
         // RFC 5681 §4.2: out-of-order segments and segments that fill a gap are ACKed at once.
         let mut immediate = false;
         if seq <= self.rcv_nxt {
@@ -189,11 +227,10 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
             }
             _ => self.send_ack(now, out),
         }
-        for _ in 0..self
-            .policy
-            .extra_duplicate_acks(flags, delivered > 0 || seq > before)
-        {
-            self.send_ack(now, out);
+        if self.hooks & hooks::RX_EXTRA_DUPACKS != 0 {
+            for _ in 0..self.policy.extra_duplicate_acks(flags, unseen) {
+                self.send_ack(now, out);
+            }
         }
         delivered
     }
@@ -210,7 +247,11 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
         self.unacked_segments = 0;
         self.delack_deadline = None;
         self.stats.acks_sent += 1;
-        let window = self.policy.advertised_window(now, self.cfg.window_bytes);
+        let window = if self.hooks & hooks::RX_WINDOW != 0 {
+            self.policy.advertised_window(now, self.cfg.window_bytes)
+        } else {
+            self.cfg.window_bytes
+        };
         let mut ack = AckOut {
             ack: self.rcv_nxt,
             window,
@@ -218,7 +259,9 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
             ece: self.ece_state,
             sack_blocks: [(0, 0); 3],
             sack_count: 0,
+            flags: self.ack_flags,
         };
+        self.ack_flags = 0;
         if self.cfg.sack && !self.ooo.is_empty() {
             // RFC 2018 §4: the first block holds the most recently received segment; the others
             // repeat the most recently changed blocks. Pick the three newest stamps.

@@ -7,7 +7,7 @@
 //! Sequence numbers are byte offsets from 0 (the connection is established at start).
 
 use crate::cc::{Cc, CongestionControl, Window};
-use crate::policy::{AckInfo, SenderPolicy, SenderView, StandardTcp};
+use crate::policy::{AckInfo, SenderAction, SenderPolicy, SenderView, StandardTcp, hooks};
 use crate::rtt::{RtoConfig, RttEstimator};
 use crate::sack::Scoreboard;
 use incastsim_core::packet::flags;
@@ -62,6 +62,10 @@ pub enum SendCause {
     Timeout,
     /// Resent after a timeout as the window reopens from snd_una (go-back-N).
     GoBackN,
+    /// A retransmission a scheme asked for ([`SenderAction::RetransmitHighest`] / `Oldest`).
+    Scheme,
+    /// A scheme's dummy packet: no payload, outside the sequence space.
+    Dummy,
 }
 
 /// A segment the caller must put on the wire.
@@ -98,6 +102,12 @@ pub struct SenderStats {
     /// cwnd reductions in response to ECN-Echo.
     pub ecn_reductions: u64,
     pub sack_retransmits: u64,
+    /// Retransmissions a scheme asked for (e.g. probabilistic retransmission's marked ones).
+    pub scheme_retransmits: u64,
+    /// Dummy packets sent (PLATO).
+    pub dummies_sent: u64,
+    /// Timeouts a scheme fired before the timer expired (PLATO).
+    pub forced_timeouts: u64,
 }
 
 impl SenderStats {
@@ -133,6 +143,10 @@ pub struct TcpSender<P: SenderPolicy = StandardTcp> {
     successive_timeouts: u32,
     rto_deadline: Option<Time>,
     armed_rto: Duration,
+    /// When the running timer was armed (a scheme may fire it early).
+    rto_armed_at: Time,
+    /// Start of the highest new segment sent (for [`SenderAction::RetransmitHighest`]).
+    last_new_seq: u64,
     /// (end of the timed segment, its send time) in `OncePerRtt` mode.
     rtt_timing: Option<(u64, Time)>,
     last_send: Time,
@@ -149,13 +163,15 @@ pub struct TcpSender<P: SenderPolicy = StandardTcp> {
     /// Set CWR on the next new data segment (RFC 3168 §6.1.2).
     cwr_pending: bool,
     stats: SenderStats,
+    /// The policy's [`SenderPolicy::hooks`] bits, read once.
+    hooks: u16,
     pub policy: P,
 }
 
 impl<P: SenderPolicy> TcpSender<P> {
     pub fn new(flow: FlowId, cfg: SenderConfig, cc: Cc, policy: P) -> Self {
         assert!(cfg.smss > 0 && cfg.initial_cwnd_segments > 0 && cfg.dupack_threshold > 0);
-        let smss = cfg.smss as u64;
+        let smss = policy.initial_smss(cfg.smss).max(1) as u64;
         TcpSender {
             cfg,
             flow,
@@ -181,6 +197,8 @@ impl<P: SenderPolicy> TcpSender<P> {
             successive_timeouts: 0,
             rto_deadline: None,
             armed_rto: Duration::ZERO,
+            rto_armed_at: Time::ZERO,
+            last_new_seq: 0,
             rtt_timing: None,
             last_send: Time::ZERO,
             next_new_len: None,
@@ -190,6 +208,7 @@ impl<P: SenderPolicy> TcpSender<P> {
             ecn_recover: 0,
             cwr_pending: false,
             stats: SenderStats::default(),
+            hooks: policy.hooks(),
             policy,
         }
     }
@@ -255,7 +274,10 @@ impl<P: SenderPolicy> TcpSender<P> {
         }
     }
 
+    #[inline(never)]
     pub fn view(&self, now: Time) -> SenderView {
+        let window = self.w.cwnd.min(self.peer_window);
+        let next = (self.app_limit - self.snd_max).min(self.w.smss);
         SenderView {
             now,
             flow: self.flow,
@@ -267,9 +289,74 @@ impl<P: SenderPolicy> TcpSender<P> {
             snd_max: self.snd_max,
             app_bytes_written: self.app_limit,
             successive_timeouts: self.successive_timeouts,
+            dupacks: self.dupacks,
             srtt: self.rtt.srtt(),
+            base_rto: self.rtt.rto(),
+            rto_min: self.cfg.rto.min,
+            rto_max: self.cfg.rto.max,
+            granularity: self.cfg.rto.granularity,
+            mss: self.cfg.smss as u64,
             in_recovery: self.in_recovery,
+            can_send_new: self.snd_nxt == self.snd_max
+                && next > 0
+                && self.snd_max + next <= self.snd_una + window,
+            cubic: self.cc.cubic_state(),
         }
+    }
+
+    /// Carries out what a scheme hook asked for.
+    #[inline(never)]
+    fn apply(&mut self, now: Time, action: SenderAction, out: &mut Vec<Segment>) {
+        match action {
+            SenderAction::None => {}
+            SenderAction::RetransmitHighest { flags }
+            | SenderAction::RetransmitOldest { flags } => {
+                if self.snd_max <= self.snd_una {
+                    return;
+                }
+                let seq = match action {
+                    SenderAction::RetransmitHighest { .. } => self.last_new_seq.max(self.snd_una),
+                    _ => self.snd_una,
+                };
+                let len = (self.snd_max - seq).min(self.w.smss) as u32;
+                self.stats.scheme_retransmits += 1;
+                self.emit_flagged(now, seq, len, SendCause::Scheme, flags, out);
+            }
+            SenderAction::SendDummy { flags } => {
+                self.stats.dummies_sent += 1;
+                out.push(Segment {
+                    seq: self.snd_max,
+                    len: 0,
+                    cause: SendCause::Dummy,
+                    flags: flags | incastsim_core::packet::flags::DUMMY,
+                    ect: false,
+                });
+            }
+            SenderAction::FireRto => {
+                if self.rto_deadline.is_some() && self.snd_una < self.snd_max {
+                    self.stats.forced_timeouts += 1;
+                    // The flow waited only since the timer was armed.
+                    self.armed_rto = now.since(self.rto_armed_at);
+                    self.on_timeout(now, out);
+                }
+            }
+            SenderAction::SetSmss(bytes) => {
+                // The byte window is kept: DSR's cwnd rewrite (Alg. 4) preserves cwnd × MSS.
+                self.w.smss = bytes.max(1) as u64;
+            }
+        }
+    }
+
+    /// The scheme's periodic timer fired (the caller runs it only for schemes that have one).
+    pub fn on_scheme_timer(&mut self, now: Time, out: &mut Vec<Segment>) {
+        let view = self.view(now);
+        let action = self.policy.on_timer(&view);
+        self.apply(now, action, out);
+    }
+
+    /// The scheme's oracle for the number of active senders of the task (MAA).
+    pub fn set_active_senders(&mut self, n: u32) {
+        self.policy.set_active_senders(n);
     }
 
     /// The application hands `bytes` more bytes to the connection.
@@ -291,6 +378,16 @@ impl<P: SenderPolicy> TcpSender<P> {
 
     /// Processes an incoming ACK.
     pub fn on_ack(&mut self, now: Time, ack: &AckInfo, out: &mut Vec<Segment>) {
+        if ack.flags & incastsim_core::packet::flags::DUMMY != 0 {
+            // A scheme's dummy ACK: TCP ignores it (not a duplicate ACK); only the scheme sees it.
+            let view = self.view(now);
+            let action = self.policy.on_ack(&view, ack);
+            return self.apply(now, action, out);
+        }
+        if self.hooks & hooks::BEFORE_ACK != 0 {
+            let view = self.view(now);
+            self.policy.before_ack(&view, ack);
+        }
         self.peer_window = ack.window;
         if ack.ack > self.snd_max {
             return; // acknowledges data never sent: not acceptable (RFC 9293 §3.10.7.4)
@@ -325,8 +422,11 @@ impl<P: SenderPolicy> TcpSender<P> {
         if self.cfg.ecn && ack.ece {
             self.on_ecn_echo(now, out);
         }
-        let view = self.view(now);
-        self.policy.on_ack(&view, ack);
+        if self.hooks & hooks::ON_ACK != 0 {
+            let view = self.view(now);
+            let action = self.policy.on_ack(&view, ack);
+            self.apply(now, action, out);
+        }
     }
 
     /// RFC 3168 §6.1.2 (and RFC 8257 §3.3 for DCTCP's reduction): reduce once per window, not
@@ -595,8 +695,13 @@ impl<P: SenderPolicy> TcpSender<P> {
         self.emit(now, seq, len, SendCause::Timeout, out);
         self.snd_nxt = seq + len as u64;
         // §5.6: the timer was started by `emit` with the backed-off RTO.
-        let view = self.view(now);
-        self.policy.on_timeout(&view);
+        if self.hooks & hooks::ON_TIMEOUT != 0 {
+            let view = self.view(now);
+            match self.policy.on_timeout(&view) {
+                SenderAction::FireRto => {}
+                action => self.apply(now, action, out),
+            }
+        }
     }
 
     /// Length of a retransmission starting at snd_una (up to the next SACKed byte).
@@ -612,6 +717,7 @@ impl<P: SenderPolicy> TcpSender<P> {
     /// new data is sized by the policy.
     /// The policy is asked once per new segment; its answer is kept until that segment is sent,
     /// so a window-limited sender does not redraw a randomized size.
+    #[inline]
     fn next_len(&mut self, now: Time) -> u32 {
         if self.snd_nxt < self.snd_max {
             let end = self
@@ -623,6 +729,7 @@ impl<P: SenderPolicy> TcpSender<P> {
             let max = (self.app_limit - self.snd_nxt).min(self.w.smss) as u32;
             let chosen = match self.next_new_len {
                 Some(len) => len,
+                None if self.hooks & hooks::PAYLOAD == 0 => max,
                 None => {
                     let view = self.view(now);
                     let len = self.policy.new_segment_payload(&view, max);
@@ -670,7 +777,20 @@ impl<P: SenderPolicy> TcpSender<P> {
         }
     }
 
+    #[inline]
     fn emit(&mut self, now: Time, seq: u64, len: u32, cause: SendCause, out: &mut Vec<Segment>) {
+        self.emit_flagged(now, seq, len, cause, 0, out)
+    }
+
+    fn emit_flagged(
+        &mut self,
+        now: Time,
+        seq: u64,
+        len: u32,
+        cause: SendCause,
+        extra_flags: u8,
+        out: &mut Vec<Segment>,
+    ) {
         debug_assert!(len > 0 && seq + len as u64 <= self.app_limit);
         let retransmission = seq < self.snd_max;
         self.stats.segments_sent += 1;
@@ -688,6 +808,7 @@ impl<P: SenderPolicy> TcpSender<P> {
             self.rtt_timing = None; // Karn's algorithm
         } else {
             self.next_new_len = None;
+            self.last_new_seq = seq;
             if self.cfg.rtt_sampling == RttSampling::OncePerRtt && self.rtt_timing.is_none() {
                 self.rtt_timing = Some((seq + len as u64, now));
             }
@@ -704,7 +825,7 @@ impl<P: SenderPolicy> TcpSender<P> {
             seq,
             len,
             cause,
-            flags: if retransmission { flags::RETX } else { 0 },
+            flags: extra_flags | if retransmission { flags::RETX } else { 0 },
             ect: false,
         };
         if self.cfg.ecn && !retransmission {
@@ -715,8 +836,10 @@ impl<P: SenderPolicy> TcpSender<P> {
                 self.cwr_pending = false;
             }
         }
-        let view = self.view(now);
-        segment.flags |= self.policy.segment_flags(&view, &segment);
+        if self.hooks & hooks::FLAGS != 0 {
+            let view = self.view(now);
+            segment.flags |= self.policy.segment_flags(&view, &segment);
+        }
         out.push(segment);
         self.last_send = now;
         // RFC 6298 §5.1: start the timer if it is not running.
@@ -725,11 +848,17 @@ impl<P: SenderPolicy> TcpSender<P> {
         }
     }
 
+    #[inline]
     fn arm_rto(&mut self, now: Time) {
         let rfc = self.rtt.backed_off_rto(self.backoff);
-        let view = self.view(now);
-        let rto = self.policy.retransmission_timeout(&view, rfc);
+        let rto = if self.hooks & hooks::RTO != 0 {
+            let view = self.view(now);
+            self.policy.retransmission_timeout(&view, rfc)
+        } else {
+            rfc
+        };
         self.armed_rto = rto;
+        self.rto_armed_at = now;
         let g = self.cfg.rto.granularity;
         // Timers run on a clock of granularity G: the deadline is rounded up to a tick.
         let deadline = Time(

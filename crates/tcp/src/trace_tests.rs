@@ -286,6 +286,7 @@ fn round_trips(sack: bool, lost: &[u64], rounds: usize) -> (Vec<u64>, SenderStat
                 ece: a.ece,
                 sack_blocks: a.sack_blocks,
                 sack_count: a.sack_count,
+                flags: a.flags,
             };
             s.on_ack(t, &info, &mut next);
         }

@@ -1,0 +1,95 @@
+//! Probabilistic retransmission (Kulkarni & Agrawal, "seed 003", §4.2, Algorithms 1-3).
+//!
+//! Sender (Alg. 1): every `period` (20 µs), if the transmit window holds at least one segment,
+//! with probability p mark the highest unacknowledged segment and retransmit it. Receiver
+//! (Alg. 2): a marked segment with a sequence number not seen before means the original was lost:
+//! answer it with three more (duplicate) ACKs. Sender (Alg. 3): on the third duplicate ACK,
+//! suspend the retransmission thread and fast-retransmit as usual.
+
+use incastsim_core::packet::flags;
+use incastsim_core::{Duration, SimRng};
+use incastsim_tcp::policy::{
+    AckInfo, ReceiverPolicy, SenderAction, SenderPolicy, SenderView, hooks,
+};
+
+/// Which outstanding segment the thread retransmits ("highest unACKed segment" is ambiguous).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrTarget {
+    /// The outstanding segment with the highest sequence number (default; it detects a lost
+    /// tail, which duplicate ACKs cannot).
+    Highest,
+    /// The segment at snd_una.
+    Oldest,
+}
+
+#[derive(Clone, Debug)]
+pub struct ProbRetxSender {
+    pub period: Duration,
+    pub p: f64,
+    pub target: PrTarget,
+    /// Alg. 3: the thread is suspended from the third duplicate ACK until fast recovery ends
+    /// (when it resumes is not stated; inferred).
+    pub suspended: bool,
+    rng: SimRng,
+}
+
+impl ProbRetxSender {
+    pub fn new(period: Duration, p: f64, target: PrTarget, rng: SimRng) -> Self {
+        ProbRetxSender {
+            period,
+            p,
+            target,
+            suspended: false,
+            rng,
+        }
+    }
+}
+
+impl SenderPolicy for ProbRetxSender {
+    fn hooks(&self) -> u16 {
+        hooks::ON_ACK | hooks::ON_TIMEOUT
+    }
+    fn timer_period(&self) -> Option<Duration> {
+        Some(self.period)
+    }
+    fn on_timer(&mut self, view: &SenderView) -> SenderAction {
+        // Alg. 1: `if length(Transmit Window) ≥ 1 then if uniform(0,1) ≤ p then ...`.
+        if self.suspended || view.snd_max <= view.snd_una || !self.rng.bernoulli(self.p) {
+            return SenderAction::None;
+        }
+        match self.target {
+            PrTarget::Highest => SenderAction::RetransmitHighest { flags: flags::MARK },
+            PrTarget::Oldest => SenderAction::RetransmitOldest { flags: flags::MARK },
+        }
+    }
+    fn on_ack(&mut self, view: &SenderView, _ack: &AckInfo) -> SenderAction {
+        if view.dupacks >= 3 {
+            // Alg. 3: `if dupackcount ≡ 3 then suspend retransmission thread`.
+            self.suspended = true;
+        } else if self.suspended && !view.in_recovery && view.dupacks == 0 {
+            self.suspended = false;
+        }
+        SenderAction::None
+    }
+    fn on_timeout(&mut self, _view: &SenderView) -> SenderAction {
+        // A timeout ends any fast recovery: the thread runs again.
+        self.suspended = false;
+        SenderAction::None
+    }
+}
+
+/// Alg. 2 at the receiver.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ProbRetxReceiver;
+
+impl ReceiverPolicy for ProbRetxReceiver {
+    fn extra_duplicate_acks(&mut self, segment_flags: u8, unseen: bool) -> u32 {
+        // `if isduplicate(seg) ≡ false then if ismarked(seg) then for i = 1 to 3 do send ACK`;
+        // a marked duplicate gets only the normal cumulative ACK.
+        if unseen && segment_flags & flags::MARK != 0 {
+            3
+        } else {
+            0
+        }
+    }
+}
