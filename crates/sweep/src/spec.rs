@@ -375,6 +375,32 @@ workload: {kind: synchronized_reads, sru: 64KB, blocks: 2}
     }
 
     #[test]
+    fn scheme_parameters_are_sweep_keys() {
+        use incastsim_scenario::scheme_config::SchemeConfig;
+        let s = sweep("{grid: {scheme: [none, maa]}}").unwrap();
+        assert_eq!(
+            s.points[1].config.scheme,
+            SchemeConfig::defaults("maa").unwrap()
+        );
+        let s = Sweep::from_yaml(
+            &format!(
+                "{BASE}\nscheme: {{name: tda}}\nsweep: {{grid: {{scheme.delta: [1ms, 4ms]}}}}\n"
+            ),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(s.points[1].label, "scheme.delta=4ms");
+        assert!(s.points[1].config.to_yaml().contains("delta: 4ms"));
+        let err = Sweep::from_yaml(
+            &format!("{BASE}\nscheme: {{name: tda}}\nsweep: {{grid: {{scheme.omega: [0.5]}}}}\n"),
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("scheme.omega"), "{err}");
+    }
+
+    #[test]
     fn zip_varies_keys_together() {
         let s = sweep("{grid: {senders: [1, 2]}, zip: {topology.switch_buffer: [32KB, 64KB], workload.sru: [64KB, 128KB]}}").unwrap();
         assert_eq!(s.points.len(), 4);
