@@ -31,6 +31,8 @@ enum Command {
     Plot(sweep_cmd::PlotArgs),
     /// Check a config (with overrides) and print it fully resolved, without running it.
     Check(CheckArgs),
+    /// List the incast mitigation schemes, their parameters and defaults (the `scheme:` section).
+    Schemes,
 }
 
 #[derive(clap::Args, Debug)]
@@ -65,6 +67,10 @@ fn main() -> ExitCode {
         Command::Merge(args) => sweep_cmd::merge(args),
         Command::Plot(args) => sweep_cmd::plot(args),
         Command::Check(args) => check(args),
+        Command::Schemes => {
+            schemes();
+            Ok(())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -98,6 +104,20 @@ fn check(args: CheckArgs) -> Result<()> {
             let cfg = other.with_context(|| format!("invalid config {}", args.config.display()))?;
             print!("{}", cfg.to_yaml());
             Ok(())
+        }
+    }
+}
+
+/// Prints every scheme with its parameters at their defaults, as they go in a config.
+fn schemes() {
+    use incastsim::scenario::scheme_config::{SCHEMES, SchemeConfig};
+    println!("Schemes (config: `scheme: <name>` or `scheme: {{name: <name>, <param>: <value>}}`):");
+    for (name, about) in SCHEMES {
+        println!("\n{name}\n  {about}");
+        let defaults = SchemeConfig::defaults(name).expect("every listed scheme has defaults");
+        let yaml = serde_saphyr::to_string(&defaults).unwrap_or_default();
+        for line in yaml.lines().filter(|l| !l.starts_with("name:")) {
+            println!("  default {line}");
         }
     }
 }

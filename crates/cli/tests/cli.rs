@@ -34,6 +34,7 @@ fn help_on_every_command() {
         vec!["--help"],
         vec!["run", "--help"],
         vec!["check", "--help"],
+        vec!["schemes", "--help"],
     ] {
         let o = bin().args(&args).output().unwrap();
         assert!(o.status.success(), "{args:?}");
@@ -175,4 +176,30 @@ fn check_prints_the_resolved_config() {
         s.contains("rto_min: 10ms") && s.contains("link_rate: 10Gbps"),
         "{s}"
     );
+}
+
+#[test]
+fn schemes_lists_every_scheme_with_defaults() {
+    let o = bin().arg("schemes").output().unwrap();
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    for needle in [
+        "tda",
+        "default delta: 1ms",
+        "default omega: 2",
+        "maa",
+        "default sigma: 2",
+        "tcprand",
+        "default r_min: adaptive",
+        "default theta: 200B",
+        "prob_retx",
+        "default period: 20us",
+        "default p: 0.001",
+        "dsr",
+        "default mss_dsr: 50B",
+        "plato",
+        "fine_rto",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+    }
 }
