@@ -119,6 +119,7 @@ pub fn load_series(dir: &Path, req: &PlotRequest) -> Result<Vec<Series>, PlotErr
     let (mean, lo, hi) = (col("mean")?, col("ci95_low")?, col("ci95_high")?);
     let mut series: Vec<Series> = Vec::new();
     let mut found_metric = false;
+    let mut x_unit: Option<String> = None;
     for rec in rdr.records() {
         let rec = rec.map_err(|e| input(e.to_string()))?;
         if rec.get(metric_col) != Some(req.y.as_str()) {
@@ -126,7 +127,23 @@ pub fn load_series(dir: &Path, req: &PlotRequest) -> Result<Vec<Series>, PlotErr
         }
         found_metric = true;
         let xs = rec.get(x_col).unwrap_or_default();
-        let x: f64 = xs.parse().map_err(|_| {
+        // Values with one common unit ("20 packets", "60 packets") plot at their numbers.
+        let t = xs.trim();
+        let split = t
+            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+            .unwrap_or(t.len());
+        let (numeric, unit) = (t[..split].trim(), t[split..].trim());
+        match &x_unit {
+            None => x_unit = Some(unit.to_string()),
+            Some(u) if u != unit => {
+                return Err(input(format!(
+                    "{} mixes units ({u:?} and {unit:?}): plot it as --series instead",
+                    header[x_col]
+                )));
+            }
+            Some(_) => {}
+        }
+        let x: f64 = numeric.parse().map_err(|_| {
             input(format!(
                 "{} has a non-numeric value {xs:?}: plot it as --series instead",
                 header[x_col]
@@ -387,6 +404,15 @@ mod tests {
             series[1].points,
             vec![(1.0, 905.0, 885.0, 925.0), (8.0, 800.0, 780.0, 820.0)]
         );
+        // A key with one common unit plots at its numbers; mixed units are refused.
+        let by_rto = PlotRequest {
+            x: "tcp.rto_min".into(),
+            series: Some("senders".into()),
+            ..req.clone()
+        };
+        let s = load_series(&dir, &by_rto).unwrap();
+        assert_eq!(s[0].points[0].0, 1.0);
+        assert_eq!(s[0].points[1].0, 200.0);
         let files = plot_sweep(&dir, &req).unwrap();
         for f in &files {
             assert!(
