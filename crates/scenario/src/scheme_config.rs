@@ -128,6 +128,9 @@ pub struct DsrParams {
     pub mss_dsr: Bytes,
     #[serde(default = "d_cwnd_dsr")]
     pub cwnd_dsr: u32,
+    /// Every response (block) starts again with MSS_dsr segments (false: only the first).
+    #[serde(default = "d_true")]
+    pub per_transfer: bool,
     /// Header bytes per packet with RFC 1144 compression (3-4 B on average); none: tcp.header.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compressed_header: Option<Bytes>,
@@ -221,6 +224,9 @@ fn d_target() -> PrTargetName {
 }
 fn d_mss_dsr() -> Bytes {
     Bytes(50)
+}
+fn d_true() -> bool {
+    true
 }
 fn d_cwnd_dsr() -> u32 {
     50
@@ -505,10 +511,14 @@ impl SchemeConfig {
                 ))
             }
             SchemeConfig::Dsr(DsrParams {
-                mss_dsr, cwnd_dsr, ..
+                mss_dsr,
+                cwnd_dsr,
+                per_transfer,
+                ..
             }) => SenderScheme::Dsr(Dsr {
                 mss_dsr: mss_dsr.0 as u32,
                 cwnd_dsr: *cwnd_dsr,
+                per_transfer: *per_transfer,
             }),
             SchemeConfig::Plato => SenderScheme::Plato(PlatoSender::default()),
         }
@@ -641,6 +651,7 @@ impl SchemeConfig {
                 mss_dsr,
                 cwnd_dsr,
                 compressed_header,
+                ..
             }) => {
                 if mss_dsr.0 == 0 || mss_dsr.0 > mss {
                     return Err(invalid(

@@ -14,6 +14,10 @@ pub struct Dsr {
     pub mss_dsr: u32,
     /// Trigger, in segments.
     pub cwnd_dsr: u32,
+    /// Every transfer (each response of a persistent connection) starts again with MSS_dsr
+    /// segments, cwnd kept in segments ("the transfer starts with segment size MSS_dsr"; whether
+    /// state persists across blocks is not stated). Off: only the connection's first transfer.
+    pub per_transfer: bool,
 }
 
 impl Dsr {
@@ -38,6 +42,14 @@ impl SenderPolicy for Dsr {
         self.mss_dsr.min(configured_mss)
     }
     fn on_ack(&mut self, view: &SenderView, _ack: &AckInfo) -> SenderAction {
+        if self.per_transfer && view.snd_una >= view.app_bytes_written {
+            // The transfer is complete: the next one starts with MSS_dsr segments.
+            return if view.smss != self.mss_dsr.min(view.mss as u32) as u64 {
+                SenderAction::SetSmssKeepSegments(self.mss_dsr.min(view.mss as u32))
+            } else {
+                SenderAction::None
+            };
+        }
         // Alg. 4 runs "after normal handling of cwnd growth": not during loss recovery.
         if view.in_recovery {
             return SenderAction::None;
@@ -59,6 +71,7 @@ mod tests {
         let d = Dsr {
             mss_dsr: 50,
             cwnd_dsr: 50,
+            per_transfer: true,
         };
         // Below the trigger: nothing.
         assert_eq!(d.resize(49, 50, 1000), None);

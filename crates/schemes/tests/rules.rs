@@ -295,6 +295,7 @@ fn dsr_starts_small_and_resizes_keeping_the_byte_window() {
     let d = Dsr {
         mss_dsr: 50,
         cwnd_dsr: 50,
+        per_transfer: true,
     };
     let mut s = sender(2, d);
     let mut r = receiver(incastsim_tcp::StandardTcp);
@@ -327,6 +328,20 @@ fn dsr_starts_small_and_resizes_keeping_the_byte_window() {
     }
     let segs = deliver(&mut s, &mut r, us(100 * (t + 1)), &segs, &[]);
     assert!(!segs.is_empty() && segs.iter().all(|g| g.len == 1000));
+    // When the transfer is complete the next one starts again with 50 B segments, cwnd kept in
+    // segments.
+    let mut rest = segs;
+    let mut t = t + 2;
+    while s.snd_una() < 1_000_000 {
+        rest = deliver(&mut s, &mut r, us(100 * t), &rest, &[]);
+        t += 1;
+    }
+    let cwnd_segments = s.window().cwnd / s.window().smss;
+    assert_eq!(s.window().smss, 50);
+    assert_eq!(s.window().cwnd / 50, cwnd_segments);
+    let mut next = Vec::new();
+    s.write(us(100 * t), 10_000, &mut next);
+    assert!(!next.is_empty() && next.iter().all(|g| g.len == 50));
 }
 
 #[test]

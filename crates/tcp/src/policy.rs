@@ -103,6 +103,9 @@ pub enum SenderAction {
     FireRto,
     /// Use this segment size (SMSS) from now on; the byte window is kept (DSR, Alg. 4).
     SetSmss(u32),
+    /// Use this segment size from now on, keeping cwnd and ssthresh in segments (their bytes
+    /// scale with the size): DSR restarting a new transfer with small segments.
+    SetSmssKeepSegments(u32),
 }
 
 /// Bits naming the per-segment/per-ACK sender hooks, for [`SenderPolicy::hooks`].

@@ -344,6 +344,15 @@ impl<P: SenderPolicy> TcpSender<P> {
                 // The byte window is kept: DSR's cwnd rewrite (Alg. 4) preserves cwnd × MSS.
                 self.w.smss = bytes.max(1) as u64;
             }
+            SenderAction::SetSmssKeepSegments(bytes) => {
+                let (old, new) = (self.w.smss, bytes.max(1) as u64);
+                let scale = |b: u64| (b / old).max(1).saturating_mul(new);
+                self.w.cwnd = scale(self.w.cwnd);
+                if self.w.ssthresh < u64::MAX / 4 {
+                    self.w.ssthresh = scale(self.w.ssthresh).max(2 * new);
+                }
+                self.w.smss = new;
+            }
         }
     }
 
