@@ -4,6 +4,7 @@
 //! - [`units`]: human units ("25us", "1Gbps", "32KB").
 //! - [`build`]: topologies and host roles.
 //! - [`sim`]: the [`Simulation`] value and its event loop (where packets and timers are handled).
+//! - [`traffic`]: long-lived, Poisson and staggered flows; the ideal flow-completion time.
 //! - [`metrics`]: result records (runs, flows, ports), Jain's index, quantiles.
 
 pub mod build;
@@ -11,6 +12,7 @@ pub mod cdf;
 pub mod config;
 pub mod metrics;
 pub mod sim;
+pub mod traffic;
 pub mod units;
 
 pub use config::{Config, ConfigError};

@@ -219,7 +219,7 @@ fn new_features_are_deterministic() {
             "topology.link_loss=0.001",
         ],
     );
-    assert_eq!(run(&cfg, 9), run(&cfg, 9));
+    assert_eq!(format!("{:?}", run(&cfg, 9)), format!("{:?}", run(&cfg, 9)));
 }
 
 #[test]
