@@ -925,6 +925,33 @@ pub fn set_path(
     }
     let mut node = tree;
     for (i, key) in keys.iter().enumerate() {
+        // `name[I]` steps into entry I of the list `name` (e.g. traffic[0].load).
+        let (key, index) = match key.strip_suffix(']').and_then(|k| k.split_once('[')) {
+            Some((name, idx)) => {
+                let idx: usize = idx
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("{key}: the index must be a number"))?;
+                (name, Some(idx))
+            }
+            None => (*key, None),
+        };
+        if let Some(idx) = index {
+            let list = node
+                .get_mut(key)
+                .and_then(|v| v.as_array_mut())
+                .ok_or_else(|| format!("{} is not a list", keys[..=i].join(".")))?;
+            let len = list.len();
+            let entry = list
+                .get_mut(idx)
+                .ok_or_else(|| format!("{key}[{idx}]: the list {key} has {len} entries"))?;
+            if i + 1 == keys.len() {
+                *entry = value;
+                return Ok(());
+            }
+            node = entry;
+            continue;
+        }
         let map = match node {
             serde_json::Value::Object(m) => m,
             serde_json::Value::Null => {

@@ -20,11 +20,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TrafficConfig {
-    /// One flow from each host in `from` to `to`, always having data, from `start` until
+    /// `count` flows from each host in `from` to `to`, always having data, from `start` until
     /// `stop` (default: the end of the run).
     LongLived {
         from: HostList,
         to: String,
+        #[serde(default = "one")]
+        count: u32,
         #[serde(default = "zero")]
         start: Dur,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -51,15 +53,41 @@ pub enum TrafficConfig {
         stop: Option<Dur>,
     },
     /// Flow i (from the i-th host of `from`) starts at start + i·interval and sends for
-    /// `duration` (TCPRand's convergence test).
+    /// `duration` (one value for all, or one per flow: TCPRand's convergence test uses
+    /// 270, 210, 150, 90 and 30 s at 30 s intervals).
     Staggered {
         from: HostList,
         to: String,
         #[serde(default = "zero")]
         start: Dur,
         interval: Dur,
-        duration: Dur,
+        duration: DurList,
     },
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// One duration, or a list of them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "OneOrManyDur")]
+pub struct DurList(pub Vec<Dur>);
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrManyDur {
+    One(Dur),
+    Many(Vec<Dur>),
+}
+
+impl From<OneOrManyDur> for DurList {
+    fn from(v: OneOrManyDur) -> DurList {
+        match v {
+            OneOrManyDur::One(d) => DurList(vec![d]),
+            OneOrManyDur::Many(v) => DurList(v),
+        }
+    }
 }
 
 fn zero() -> Dur {
@@ -328,9 +356,13 @@ pub fn generate(
             TrafficConfig::LongLived {
                 from,
                 to,
+                count,
                 start,
                 stop,
             } => {
+                if *count == 0 || *count > 10_000 {
+                    return Err(invalid(&key("count"), count, "1 to 10000 flows per source"));
+                }
                 let dst = place.host(to, &key("to"))?;
                 let srcs = place.hosts(from, &key("from"))?;
                 if let Some(stop) = stop
@@ -342,14 +374,16 @@ pub fn generate(
                     if src == dst {
                         return Err(invalid(&key("from"), src, "hosts other than `to`"));
                     }
-                    flows.push(GeneratedFlow {
-                        generator,
-                        src,
-                        dst,
-                        start: Time::ZERO + start.0,
-                        size: None,
-                        stop: stop.map(|s| Time::ZERO + s.0),
-                    });
+                    for _ in 0..*count {
+                        flows.push(GeneratedFlow {
+                            generator,
+                            src,
+                            dst,
+                            start: Time::ZERO + start.0,
+                            size: None,
+                            stop: stop.map(|s| Time::ZERO + s.0),
+                        });
+                    }
                 }
             }
             TrafficConfig::Staggered {
@@ -360,13 +394,22 @@ pub fn generate(
                 duration,
             } => {
                 let dst = place.host(to, &key("to"))?;
-                if duration.0 == Duration::ZERO {
-                    return Err(invalid(&key("duration"), duration.0, "a positive duration"));
+                let srcs = place.hosts(from, &key("from"))?;
+                if duration.0.len() != 1 && duration.0.len() != srcs.len() {
+                    return Err(invalid(
+                        &key("duration"),
+                        format!("{} values", duration.0.len()),
+                        format!("one duration, or one per flow ({})", srcs.len()),
+                    ));
                 }
-                for (i, src) in place.hosts(from, &key("from"))?.into_iter().enumerate() {
+                if let Some(d) = duration.0.iter().find(|d| d.0 == Duration::ZERO) {
+                    return Err(invalid(&key("duration"), d.0, "positive durations"));
+                }
+                for (i, src) in srcs.into_iter().enumerate() {
                     if src == dst {
                         return Err(invalid(&key("from"), src, "hosts other than `to`"));
                     }
+                    let duration = duration.0[i.min(duration.0.len() - 1)];
                     let at = Time::ZERO + start.0 + Duration(interval.0.0 * i as u64);
                     flows.push(GeneratedFlow {
                         generator,
