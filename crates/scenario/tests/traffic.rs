@@ -277,3 +277,21 @@ fn bad_traffic_configs_are_refused_with_the_key() {
     .to_string();
     assert!(err.contains("traffic[0].stop"), "{err}");
 }
+
+#[test]
+fn list_entries_can_be_overridden_by_index() {
+    let yaml = "senders: 2\ntopology: {kind: star}\nworkload: {kind: traffic, duration: 1s}\ntraffic: [{kind: poisson, load: 0.5, sizes: {kind: fixed, size: 1KB}}]\n";
+    let cfg = Config::from_yaml(yaml, &["traffic[0].load=0.25".into()]).unwrap();
+    match &cfg.traffic[0] {
+        incastsim_scenario::traffic::TrafficConfig::Poisson { load, .. } => assert_eq!(*load, 0.25),
+        other => panic!("{other:?}"),
+    }
+    let err = Config::from_yaml(yaml, &["traffic[3].load=0.25".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("has 1 entries"), "{err}");
+    let err = Config::from_yaml(yaml, &["tcp[0].mss=1".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("not a list"), "{err}");
+}
