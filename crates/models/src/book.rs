@@ -18,7 +18,9 @@
 //! | `n_star` | n* | Split Model: up to this many senders, IBTTs are whole-window losses |
 //!
 //! Throughputs are in packets/s (the book's B, Eq. 3.1: packets sent per unit time at the shared
-//! link); [`pps_to_mbps`] converts with a segment size.
+//! link); [`pps_to_mbps`] converts with a segment size. The models have no link-capacity term, so
+//! nothing caps them at the line rate: with made-up inputs (e.g. the same p_c for every n) the
+//! TD-only value easily exceeds what the link can carry.
 //!
 //! # Interpretation choices
 //! - **`C(k, m)` for m = k.** Eq. 3.33 prints `C(g, m) = (1 − p_r)^n` for `m = g` (and Eq. 3.39
