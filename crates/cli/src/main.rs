@@ -1,5 +1,6 @@
 //! The `incastsim` command-line tool.
 
+mod model_cmd;
 mod sweep_cmd;
 
 use anyhow::{Context, Result, bail};
@@ -31,6 +32,8 @@ enum Command {
     Plot(sweep_cmd::PlotArgs),
     /// Check a config (with overrides) and print it fully resolved, without running it.
     Check(CheckArgs),
+    /// Evaluate the papers' analytic incast models from parameters (CSV on stdout).
+    Model(model_cmd::ModelArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => sweep_cmd::merge(args),
         Command::Plot(args) => sweep_cmd::plot(args),
         Command::Check(args) => check(args),
+        Command::Model(args) => model_cmd::model(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
