@@ -713,6 +713,11 @@ pub struct TcpConfig {
     /// RFC 5681 §4.1 restart window after idle. Off: cwnd is kept across blocks.
     #[serde(default)]
     pub slow_start_after_idle: bool,
+    /// ns-2's Agent/TCP `overhead_`: each data segment leaves the host an extra U[0, value]
+    /// later, in order. Random per-packet timing breaks the phase effects that identical packet
+    /// sizes and constant delays otherwise lock in (Floyd & Jacobson, 1992). 0 = off.
+    #[serde(default = "default_zero_dur")]
+    pub send_overhead: Dur,
 }
 
 impl Default for TcpConfig {
@@ -1289,6 +1294,13 @@ impl Config {
                 "tcp.dctcp.initial_alpha",
                 t.dctcp.initial_alpha,
                 "a number in [0, 1]",
+            ));
+        }
+        if t.send_overhead.0 > Duration::from_ms(100) {
+            return Err(invalid(
+                "tcp.send_overhead",
+                t.send_overhead.0,
+                "0 (off) up to 100ms",
             ));
         }
         if t.dscp > 63 {
