@@ -28,7 +28,7 @@ pub enum ConfigError {
     #[error("--set {arg:?}: {message}")]
     Override { arg: String, message: String },
     #[error(
-        "this config has a `sweep:` section: run it with `incastsim sweep` (`incastsim run` runs one scenario)"
+        "this config has a `sweep:` section: run it with `incastsim sweep`, or run its base point with --set sweep=null"
     )]
     HasSweep,
 }
@@ -1029,6 +1029,12 @@ impl Config {
         let mut tree = parse_tree(text)?;
         for o in overrides {
             apply_override(&mut tree, o)?;
+        }
+        // `--set sweep=null` runs a sweep config's base point as one scenario.
+        if let Some(m) = tree.as_object_mut()
+            && m.get("sweep").is_some_and(|v| v.is_null())
+        {
+            m.remove("sweep");
         }
         if tree.get("sweep").is_some() {
             return Err(ConfigError::HasSweep);
