@@ -1,5 +1,6 @@
 //! The `incastsim` command-line tool.
 
+mod model_cmd;
 mod sweep_cmd;
 
 use anyhow::{Context, Result, bail};
@@ -33,6 +34,8 @@ enum Command {
     Check(CheckArgs),
     /// List the incast mitigation schemes, their parameters and defaults (the `scheme:` section).
     Schemes,
+    /// Evaluate the papers' analytic incast models from parameters (CSV on stdout).
+    Model(model_cmd::ModelArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -71,6 +74,7 @@ fn main() -> ExitCode {
             schemes();
             Ok(())
         }
+        Command::Model(args) => model_cmd::model(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

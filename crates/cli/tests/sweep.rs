@@ -345,5 +345,5 @@ fn plot_command_draws_from_a_sweep_folder() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("non-numeric"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("mixes units"));
 }

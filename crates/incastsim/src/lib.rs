@@ -9,6 +9,8 @@
 //! ```
 
 pub use incastsim_core as core;
+/// The papers' closed-form incast models (`incastsim model`).
+pub use incastsim_models as models;
 pub use incastsim_plot as plot;
 pub use incastsim_scenario as scenario;
 pub use incastsim_schemes as schemes;

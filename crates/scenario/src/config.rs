@@ -28,7 +28,7 @@ pub enum ConfigError {
     #[error("--set {arg:?}: {message}")]
     Override { arg: String, message: String },
     #[error(
-        "this config has a `sweep:` section: run it with `incastsim sweep` (`incastsim run` runs one scenario)"
+        "this config has a `sweep:` section: run it with `incastsim sweep`, or run its base point with --set sweep=null"
     )]
     HasSweep,
 }
@@ -66,6 +66,12 @@ pub struct Config {
     /// Background traffic sharing the network with the workload.
     #[serde(default)]
     pub background: Vec<BackgroundConfig>,
+    /// More TCP traffic in the same run: long-lived, Poisson at a target load, staggered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traffic: Vec<crate::traffic::TrafficConfig>,
+    /// Flow-metric settings: FCT size groups, the flows Jain's index is computed over.
+    #[serde(default)]
+    pub metrics: MetricsConfig,
     /// Opt-in sampled time series (off by default, and free when off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_series: Option<TimeSeriesConfig>,
@@ -707,6 +713,11 @@ pub struct TcpConfig {
     /// RFC 5681 §4.1 restart window after idle. Off: cwnd is kept across blocks.
     #[serde(default)]
     pub slow_start_after_idle: bool,
+    /// ns-2's Agent/TCP `overhead_`: each data segment leaves the host an extra U[0, value]
+    /// later, in order. Random per-packet timing breaks the phase effects that identical packet
+    /// sizes and constant delays otherwise lock in (Floyd & Jacobson, 1992). 0 = off.
+    #[serde(default = "default_zero_dur")]
+    pub send_overhead: Dur,
 }
 
 impl Default for TcpConfig {
@@ -785,6 +796,74 @@ pub enum WorkloadConfig {
         #[serde(default = "default_zero_dur")]
         start_jitter: Dur,
     },
+    /// No flows of its own: only the `traffic:` generators. Arrivals run for `duration`; with
+    /// `drain` (the default) the run then continues until every finite flow has completed
+    /// (bounded by `run.max_sim_time`), so every arrival gets a flow-completion time.
+    Traffic {
+        duration: Dur,
+        #[serde(default = "default_true")]
+        drain: bool,
+    },
+}
+
+/// Flow-metric settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// The two size edges of the small / mid / large FCT groups: small < edge 1 <= mid < edge 2
+    /// <= large (the TCPRand paper's 100 KB and 10 MB by default).
+    #[serde(default = "default_fct_bins")]
+    pub fct_bins: Vec<Bytes>,
+    #[serde(default)]
+    pub fairness: FairnessConfig,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        MetricsConfig {
+            fct_bins: default_fct_bins(),
+            fairness: FairnessConfig::default(),
+        }
+    }
+}
+
+fn default_fct_bins() -> Vec<Bytes> {
+    vec![Bytes(100_000), Bytes(10_000_000)]
+}
+
+/// Which goodputs Jain's index (runs.csv `jain_fairness`) is computed over.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FairnessConfig {
+    /// `workload` (the workload's flows; all flows for a `traffic` workload), `all`, `traffic`,
+    /// `traffic[I]` (one generator's flows) or flow indices such as "0,3,5-9".
+    #[serde(default = "default_fairness_flows")]
+    pub flows: String,
+    /// `flow`: one goodput per flow. `sender`: per source host, the mean goodput of its flows
+    /// (the TCPRand paper's g_i).
+    #[serde(default)]
+    pub per: FairnessPer,
+}
+
+impl Default for FairnessConfig {
+    fn default() -> Self {
+        FairnessConfig {
+            flows: default_fairness_flows(),
+            per: FairnessPer::Flow,
+        }
+    }
+}
+
+fn default_fairness_flows() -> String {
+    "workload".into()
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FairnessPer {
+    #[default]
+    Flow,
+    Sender,
 }
 
 fn default_request_size() -> Bytes {
@@ -799,6 +878,15 @@ impl WorkloadConfig {
         match self {
             WorkloadConfig::SynchronizedReads { .. } => "synchronized_reads",
             WorkloadConfig::Bulk { .. } => "bulk",
+            WorkloadConfig::Traffic { .. } => "traffic",
+        }
+    }
+
+    /// Flows the workload itself runs (one per sender; none for `traffic`).
+    pub fn flow_count(&self, senders: u32) -> u32 {
+        match self {
+            WorkloadConfig::Traffic { .. } => 0,
+            _ => senders,
         }
     }
 }
@@ -836,6 +924,33 @@ pub fn set_path(
     }
     let mut node = tree;
     for (i, key) in keys.iter().enumerate() {
+        // `name[I]` steps into entry I of the list `name` (e.g. traffic[0].load).
+        let (key, index) = match key.strip_suffix(']').and_then(|k| k.split_once('[')) {
+            Some((name, idx)) => {
+                let idx: usize = idx
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("{key}: the index must be a number"))?;
+                (name, Some(idx))
+            }
+            None => (*key, None),
+        };
+        if let Some(idx) = index {
+            let list = node
+                .get_mut(key)
+                .and_then(|v| v.as_array_mut())
+                .ok_or_else(|| format!("{} is not a list", keys[..=i].join(".")))?;
+            let len = list.len();
+            let entry = list
+                .get_mut(idx)
+                .ok_or_else(|| format!("{key}[{idx}]: the list {key} has {len} entries"))?;
+            if i + 1 == keys.len() {
+                *entry = value;
+                return Ok(());
+            }
+            node = entry;
+            continue;
+        }
         let map = match node {
             serde_json::Value::Object(m) => m,
             serde_json::Value::Null => {
@@ -908,6 +1023,12 @@ impl Config {
         let mut tree = parse_tree(text)?;
         for o in overrides {
             apply_override(&mut tree, o)?;
+        }
+        // `--set sweep=null` runs a sweep config's base point as one scenario.
+        if let Some(m) = tree.as_object_mut()
+            && m.get("sweep").is_some_and(|v| v.is_null())
+        {
+            m.remove("sweep");
         }
         if tree.get("sweep").is_some() {
             return Err(ConfigError::HasSweep);
@@ -1175,6 +1296,13 @@ impl Config {
                 "a number in [0, 1]",
             ));
         }
+        if t.send_overhead.0 > Duration::from_ms(100) {
+            return Err(invalid(
+                "tcp.send_overhead",
+                t.send_overhead.0,
+                "0 (off) up to 100ms",
+            ));
+        }
         if t.dscp > 63 {
             return Err(invalid("tcp.dscp", t.dscp, "0 to 63"));
         }
@@ -1342,7 +1470,7 @@ impl Config {
                     ));
                 }
             }
-            WorkloadConfig::Bulk { duration, .. } => {
+            WorkloadConfig::Bulk { duration, .. } | WorkloadConfig::Traffic { duration, .. } => {
                 if duration.0 == Duration::ZERO {
                     return Err(invalid(
                         "workload.duration",
@@ -1352,6 +1480,40 @@ impl Config {
                 }
             }
         }
+        // Draw the traffic generators' flows once: this validates their hosts, sizes and loads.
+        let built = crate::build::build_topology(self);
+        let generated = crate::traffic::generate_for(self, self.seed, &built)?;
+        let workload_flows = self.workload.flow_count(self.senders) as usize;
+        let total_flows = workload_flows + generated.len();
+        if total_flows == 0 {
+            return Err(invalid(
+                "traffic",
+                "no flows",
+                "a `traffic` workload needs generators that start at least one flow",
+            ));
+        }
+        let bins = &self.metrics.fct_bins;
+        if bins.len() != 2 || bins[0].0 == 0 || bins[1].0 <= bins[0].0 {
+            return Err(invalid(
+                "metrics.fct_bins",
+                format!("{:?}", bins.iter().map(|b| b.0).collect::<Vec<_>>()),
+                "two increasing positive sizes (small < first <= mid < second <= large)",
+            ));
+        }
+        let generators: Vec<u32> = generated.iter().map(|g| g.generator).collect();
+        crate::traffic::select_flows(
+            &self.metrics.fairness.flows,
+            workload_flows,
+            &generators,
+            self.traffic.len(),
+        )
+        .map_err(|allowed| {
+            invalid(
+                "metrics.fairness.flows",
+                &self.metrics.fairness.flows,
+                allowed,
+            )
+        })?;
         if let Some(ts) = &self.time_series {
             if ts.interval.0 == Duration::ZERO {
                 return Err(invalid(
@@ -1360,15 +1522,15 @@ impl Config {
                     "a positive duration",
                 ));
             }
-            if let Some(&f) = ts.flows.iter().find(|&&f| f >= self.senders) {
+            if let Some(&f) = ts.flows.iter().find(|&&f| f as usize >= total_flows) {
                 return Err(invalid(
                     "time_series.flows",
                     f,
-                    format!("flow indices below senders = {}", self.senders),
+                    format!("flow indices below the number of flows ({total_flows})"),
                 ));
             }
             if !ts.ports.is_empty() || ts.on_change_port.is_some() {
-                let names = crate::build::port_names(&crate::build::build_topology(self).topology);
+                let names = crate::build::port_names(&built.topology);
                 if let Some(p) = ts
                     .ports
                     .iter()

@@ -5,6 +5,7 @@
 //! - [`build`]: topologies and host roles.
 //! - [`sim`]: the [`Simulation`] value and its event loop (where packets and timers are handled).
 //! - [`scheme_config`]: the `scheme:` section (incast mitigation schemes and their parameters).
+//! - [`traffic`]: long-lived, Poisson and staggered flows; the ideal flow-completion time.
 //! - [`metrics`]: result records (runs, flows, ports), Jain's index, quantiles.
 
 pub mod build;
@@ -13,6 +14,7 @@ pub mod config;
 pub mod metrics;
 pub mod scheme_config;
 pub mod sim;
+pub mod traffic;
 pub mod units;
 
 pub use config::{Config, ConfigError};

@@ -56,9 +56,47 @@ pub struct RunRecord {
     pub completed: bool,
     pub sim_time_s: f64,
     pub app_bytes: u64,
-    /// Application bytes delivered / total time.
+    /// Application bytes of the workload's flows (all flows for a `traffic` workload) / total
+    /// time.
     pub goodput_mbps: f64,
+    /// Application bytes of every TCP flow (workload and traffic generators) / total time.
+    pub total_goodput_mbps: f64,
+    /// Jain's index over `metrics.fairness` (default: the workload's flows, one value per flow).
     pub jain_fairness: f64,
+    /// Flows of the traffic generators with a size (Poisson), and how many completed.
+    pub flows_finite: u64,
+    pub flows_completed: u64,
+    /// Flow-completion times of the completed finite flows, and slowdown = FCT / ideal FCT
+    /// (the flow alone on an idle network).
+    pub fct_mean_ms: f64,
+    pub fct_p50_ms: f64,
+    pub fct_p99_ms: f64,
+    pub fct_max_ms: f64,
+    pub slowdown_mean: f64,
+    pub slowdown_p99: f64,
+    /// The same per size group (`metrics.fct_bins`; default small < 100 KB <= mid < 10 MB <=
+    /// large).
+    pub fct_small_count: u64,
+    pub fct_small_mean_ms: f64,
+    pub fct_small_p50_ms: f64,
+    pub fct_small_p99_ms: f64,
+    pub fct_small_max_ms: f64,
+    pub slowdown_small_mean: f64,
+    pub slowdown_small_p99: f64,
+    pub fct_mid_count: u64,
+    pub fct_mid_mean_ms: f64,
+    pub fct_mid_p50_ms: f64,
+    pub fct_mid_p99_ms: f64,
+    pub fct_mid_max_ms: f64,
+    pub slowdown_mid_mean: f64,
+    pub slowdown_mid_p99: f64,
+    pub fct_large_count: u64,
+    pub fct_large_mean_ms: f64,
+    pub fct_large_p50_ms: f64,
+    pub fct_large_p99_ms: f64,
+    pub fct_large_max_ms: f64,
+    pub slowdown_large_mean: f64,
+    pub slowdown_large_p99: f64,
     pub blocks_completed: u32,
     pub bct_mean_ms: f64,
     pub bct_p50_ms: f64,
@@ -95,7 +133,107 @@ pub struct RunRecord {
     pub events: u64,
 }
 
+/// FCT statistics of one group of flows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FctStats {
+    pub count: u64,
+    pub mean_ms: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    pub slowdown_mean: f64,
+    pub slowdown_p99: f64,
+}
+
+impl FctStats {
+    /// From (FCT ms, slowdown) pairs; NaN statistics for an empty group.
+    pub fn of(pairs: &[(f64, f64)]) -> FctStats {
+        let mut fct: Vec<f64> = pairs.iter().map(|p| p.0).collect();
+        let mut slow: Vec<f64> = pairs.iter().map(|p| p.1).collect();
+        fct.sort_by(f64::total_cmp);
+        slow.sort_by(f64::total_cmp);
+        let mean = |v: &[f64]| {
+            if v.is_empty() {
+                f64::NAN
+            } else {
+                v.iter().sum::<f64>() / v.len() as f64
+            }
+        };
+        FctStats {
+            count: pairs.len() as u64,
+            mean_ms: mean(&fct),
+            p50_ms: quantile(&fct, 0.5),
+            p99_ms: quantile(&fct, 0.99),
+            max_ms: fct.last().copied().unwrap_or(f64::NAN),
+            slowdown_mean: mean(&slow),
+            slowdown_p99: quantile(&slow, 0.99),
+        }
+    }
+}
+
 impl RunRecord {
+    /// Fills the FCT columns: all completed finite flows, then the three size groups.
+    pub fn set_fct(&mut self, all: &FctStats, groups: &[FctStats; 3]) {
+        self.fct_mean_ms = all.mean_ms;
+        self.fct_p50_ms = all.p50_ms;
+        self.fct_p99_ms = all.p99_ms;
+        self.fct_max_ms = all.max_ms;
+        self.slowdown_mean = all.slowdown_mean;
+        self.slowdown_p99 = all.slowdown_p99;
+        let [s, m, l] = groups;
+        (
+            self.fct_small_count,
+            self.fct_small_mean_ms,
+            self.fct_small_p50_ms,
+            self.fct_small_p99_ms,
+            self.fct_small_max_ms,
+            self.slowdown_small_mean,
+            self.slowdown_small_p99,
+        ) = (
+            s.count,
+            s.mean_ms,
+            s.p50_ms,
+            s.p99_ms,
+            s.max_ms,
+            s.slowdown_mean,
+            s.slowdown_p99,
+        );
+        (
+            self.fct_mid_count,
+            self.fct_mid_mean_ms,
+            self.fct_mid_p50_ms,
+            self.fct_mid_p99_ms,
+            self.fct_mid_max_ms,
+            self.slowdown_mid_mean,
+            self.slowdown_mid_p99,
+        ) = (
+            m.count,
+            m.mean_ms,
+            m.p50_ms,
+            m.p99_ms,
+            m.max_ms,
+            m.slowdown_mean,
+            m.slowdown_p99,
+        );
+        (
+            self.fct_large_count,
+            self.fct_large_mean_ms,
+            self.fct_large_p50_ms,
+            self.fct_large_p99_ms,
+            self.fct_large_max_ms,
+            self.slowdown_large_mean,
+            self.slowdown_large_p99,
+        ) = (
+            l.count,
+            l.mean_ms,
+            l.p50_ms,
+            l.p99_ms,
+            l.max_ms,
+            l.slowdown_mean,
+            l.slowdown_p99,
+        );
+    }
+
     pub fn set_successive(&mut self, hist: &[u64; SUCCESSIVE_TIMEOUT_BINS]) {
         [
             &mut self.rto_run_1,
@@ -122,8 +260,22 @@ pub struct FlowRecord {
     pub flow: u32,
     pub src_host: u32,
     pub dst_host: u32,
+    /// `workload`, or the generator kind (`long_lived`, `poisson`, `staggered`).
+    pub kind: String,
+    /// Index in `traffic:` (empty for workload flows).
+    pub generator: Option<u32>,
+    pub start_s: f64,
+    /// Bytes to send (empty: always has data).
+    pub size_bytes: Option<u64>,
+    /// Flow-completion time: start to the last byte delivered in order (empty if unfinished).
+    pub fct_ms: Option<f64>,
+    /// FCT of the same flow alone on an idle network.
+    pub ideal_fct_ms: Option<f64>,
+    pub slowdown: Option<f64>,
     pub congestion_control: String,
     pub bytes_delivered: u64,
+    /// Bytes delivered / the flow's active time: the run for workload flows, start to
+    /// completion for sized flows, start to stop (or the end of the run) otherwise.
     pub goodput_mbps: f64,
     pub rto_count: u64,
     pub max_successive_rto: u32,
@@ -136,6 +288,54 @@ pub struct FlowRecord {
     pub final_cwnd_bytes: u64,
     pub final_ssthresh_bytes: u64,
     pub srtt_us: f64,
+}
+
+/// One row of senders.csv: the flows one host sent in one run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SenderRecord {
+    pub scenario: String,
+    pub seed: u64,
+    pub senders: u32,
+    pub src_host: u32,
+    pub flows: u32,
+    pub bytes_delivered: u64,
+    /// Mean goodput of its flows (the TCPRand paper's g_i).
+    pub mean_flow_goodput_mbps: f64,
+    /// Sum of its flows' goodputs.
+    pub total_goodput_mbps: f64,
+    pub rto_count: u64,
+    pub timeout_wait_s: f64,
+}
+
+/// Per-sender aggregates of one run's flows, by source host.
+pub fn sender_records(flows: &[FlowRecord]) -> Vec<SenderRecord> {
+    let mut by_host = std::collections::BTreeMap::<u32, SenderRecord>::new();
+    for f in flows {
+        let r = by_host.entry(f.src_host).or_insert_with(|| SenderRecord {
+            scenario: f.scenario.clone(),
+            seed: f.seed,
+            senders: f.senders,
+            src_host: f.src_host,
+            flows: 0,
+            bytes_delivered: 0,
+            mean_flow_goodput_mbps: 0.0,
+            total_goodput_mbps: 0.0,
+            rto_count: 0,
+            timeout_wait_s: 0.0,
+        });
+        r.flows += 1;
+        r.bytes_delivered += f.bytes_delivered;
+        r.total_goodput_mbps += f.goodput_mbps;
+        r.rto_count += f.rto_count;
+        r.timeout_wait_s += f.timeout_wait_s;
+    }
+    by_host
+        .into_values()
+        .map(|mut r| {
+            r.mean_flow_goodput_mbps = r.total_goodput_mbps / r.flows as f64;
+            r
+        })
+        .collect()
 }
 
 /// One row of ports.csv.

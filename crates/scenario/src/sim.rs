@@ -15,6 +15,7 @@ use crate::config::{
 use crate::metrics::{
     FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult, jain_fairness, quantile,
 };
+use crate::traffic::{GeneratedFlow, Hop, IdealTcp, ideal_fct};
 use crate::units::Buffer;
 use incastsim_core::packet::flags;
 use incastsim_core::rng::{Stream, derive_seed};
@@ -64,6 +65,18 @@ pub enum Event {
     UdpSend {
         source: u32,
     },
+    /// A traffic-generator flow starts (and schedules its generator's next flow).
+    FlowStart {
+        flow: u32,
+    },
+    /// A fixed-duration flow's application stops writing.
+    FlowStop {
+        flow: u32,
+    },
+    /// The next overhead-delayed segment of `flow` leaves its host (`tcp.send_overhead`).
+    DeferredSend {
+        flow: u32,
+    },
     /// Take one time-series sample.
     Sample,
     /// The end of a fixed-duration workload.
@@ -72,6 +85,14 @@ pub enum Event {
     SchemeTimer {
         flow: u32,
     },
+}
+
+/// ns-2-style random send overhead of one flow.
+struct SendOverhead {
+    max: Duration,
+    rng: SimRng,
+    pending: std::collections::VecDeque<(Time, Packet)>,
+    last_release: Time,
 }
 
 /// A constant-bit-rate UDP background source.
@@ -130,6 +151,23 @@ struct Bulk {
 enum Workload {
     SyncReads(SyncReads),
     Bulk(Bulk),
+    /// Only the traffic generators; arrivals end at `duration`, then drain if asked.
+    Traffic {
+        duration: Duration,
+        drain: bool,
+    },
+}
+
+/// Run-time state of the traffic generators' flows (flow `workload_flows + i` is entry i).
+struct GeneratedFlows {
+    spec: Vec<GeneratedFlow>,
+    completed_at: Vec<Option<Time>>,
+    /// Bytes delivered when a fixed-duration flow stopped.
+    delivered_at_stop: Vec<Option<u64>>,
+    /// Sized flows not yet complete.
+    finite_pending: u64,
+    /// The traffic workload's arrival period is over; finish when `finite_pending` reaches 0.
+    draining: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -167,11 +205,17 @@ pub struct Simulation {
     rto_timers: Vec<LazyTimer>,
     delack_timers: Vec<LazyTimer>,
     workload: Workload,
+    /// Flows 0..workload_flows belong to the workload; the rest to the traffic generators.
+    workload_flows: usize,
+    generated: GeneratedFlows,
     /// Header bytes of requests and background packets (the top-level TCP setting).
     header_bytes: u16,
     /// Per flow: header bytes and DSCP of its packets.
     flow_header: Vec<u16>,
     flow_dscp: Vec<u8>,
+    /// `tcp.send_overhead` per flow (empty when every flow has none): the delay bound, its
+    /// RNG, the segments waiting to leave (release time, packet), the last release time.
+    send_overhead: Vec<SendOverhead>,
     udp: Vec<UdpSource>,
     /// Time series: sampled ports (with departed bytes at the last sample) and flows.
     sampled_ports: Vec<(u32, u64)>,
@@ -204,6 +248,13 @@ impl Simulation {
         let built = build_topology(cfg);
         let routes = crate::build::routes_for(&built)
             .expect("validated: topologies are connected and loop-free");
+        let built_for_traffic = BuiltTopology {
+            topology: built.topology.clone(),
+            port_buffers: Vec::new(),
+            route_overrides: Vec::new(),
+            servers: built.servers.clone(),
+            clients: built.clients.clone(),
+        };
         let BuiltTopology {
             topology,
             servers,
@@ -267,13 +318,21 @@ impl Simulation {
 
         let t = &cfg.tcp;
         let rto_initial = t.rto_initial.map_or(t.rto_min.0, |d| d.0);
+        let workload_flows = cfg.workload.flow_count(cfg.senders) as usize;
+        let generated = crate::traffic::generate_for(cfg, seed, &built_for_traffic)
+            .expect("validated: traffic generators");
         let flows: Vec<FlowEnds> = servers
             .iter()
             .enumerate()
+            .take(workload_flows)
             .map(|(i, &src)| FlowEnds {
                 src,
                 dst: clients[i % clients.len()],
             })
+            .chain(generated.iter().map(|g| FlowEnds {
+                src: g.src,
+                dst: g.dst,
+            }))
             .collect();
         let n = flows.len();
         // Each flow runs its own TCP settings (the top-level ones or its override group's).
@@ -299,8 +358,21 @@ impl Simulation {
             })
             .collect();
         let flow_dscp: Vec<u8> = (0..n).map(|f| cfg.tcp_for_flow(f as u32).dscp).collect();
+        let send_overhead: Vec<SendOverhead> =
+            if (0..n).any(|f| cfg.tcp_for_flow(f as u32).send_overhead.0 > Duration::ZERO) {
+                (0..n)
+                    .map(|f| SendOverhead {
+                        max: cfg.tcp_for_flow(f as u32).send_overhead.0,
+                        rng: SimRng::for_stream(seed, Stream::SendOverhead, f as u64),
+                        pending: std::collections::VecDeque::new(),
+                        last_release: Time::ZERO,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
         let jitter_rngs = |seed| {
-            (0..n as u64)
+            (0..workload_flows as u64)
                 .map(|i| SimRng::for_stream(seed, Stream::StartJitter, i))
                 .collect()
         };
@@ -313,26 +385,27 @@ impl Simulation {
                 start_jitter,
                 request_timeout,
             } => {
+                let nw = workload_flows;
                 let per_flow_bytes: Vec<u64> = match (sru, block) {
-                    (Some(s), _) => vec![s.0; n],
+                    (Some(s), _) => vec![s.0; nw],
                     (None, Some(b)) => {
                         // Stripe the block: the first (block mod N) servers carry one extra byte.
-                        let (q, r) = (b.0 / n as u64, b.0 % n as u64);
-                        (0..n as u64).map(|i| q + u64::from(i < r)).collect()
+                        let (q, r) = (b.0 / nw as u64, b.0 % nw as u64);
+                        (0..nw as u64).map(|i| q + u64::from(i < r)).collect()
                     }
                     (None, None) => unreachable!("validated: sru or block"),
                 };
                 Workload::SyncReads(SyncReads {
                     client: clients[0],
-                    target: vec![0; n],
-                    delivered: vec![0; n],
-                    done: vec![false; n],
+                    target: vec![0; nw],
+                    delivered: vec![0; nw],
+                    done: vec![false; nw],
                     per_flow_bytes,
                     blocks_total: *blocks,
                     block: 0,
                     block_start: Time::ZERO,
                     flows_pending: 0,
-                    next_to_serve: vec![0; n],
+                    next_to_serve: vec![0; nw],
                     jitter_rngs: jitter_rngs(seed),
                     start_jitter: start_jitter.0,
                     request_bytes: request_size.0 as u32,
@@ -348,6 +421,17 @@ impl Simulation {
                 start_jitter: start_jitter.0,
                 jitter_rngs: jitter_rngs(seed),
             }),
+            WorkloadConfig::Traffic { duration, drain } => Workload::Traffic {
+                duration: duration.0,
+                drain: *drain,
+            },
+        };
+        let generated = GeneratedFlows {
+            finite_pending: generated.iter().filter(|g| g.size.is_some()).count() as u64,
+            completed_at: vec![None; generated.len()],
+            delivered_at_stop: vec![None; generated.len()],
+            spec: generated,
+            draining: false,
         };
 
         let mut udp = Vec::new();
@@ -405,9 +489,12 @@ impl Simulation {
             rto_timers: vec![LazyTimer::default(); n],
             delack_timers: vec![LazyTimer::default(); n],
             workload,
+            workload_flows,
+            generated,
             header_bytes: t.header.0 as u16,
             flow_header,
             flow_dscp,
+            send_overhead,
             udp,
             sampled_ports: Vec::new(),
             sampled_flows: Vec::new(),
@@ -467,10 +554,27 @@ impl Simulation {
 
     fn start(&mut self) {
         let now = Time::ZERO;
+        // Each generator's flows are consecutive and in start order: schedule the first of
+        // each; every start schedules the next.
+        let w = self.workload_flows;
+        for (i, g) in self.generated.spec.iter().enumerate() {
+            if i == 0 || self.generated.spec[i - 1].generator != g.generator {
+                self.events.schedule(
+                    g.start,
+                    Event::FlowStart {
+                        flow: (w + i) as u32,
+                    },
+                );
+            }
+        }
         match &mut self.workload {
             Workload::SyncReads(_) => self.start_block(now),
+            Workload::Traffic { duration, .. } => {
+                let end = now + *duration;
+                self.events.schedule(end, Event::End);
+            }
             Workload::Bulk(b) => {
-                for f in 0..self.flows.len() {
+                for f in 0..w {
                     let at = now + b.jitter_rngs[f].duration_up_to(b.start_jitter);
                     self.events
                         .schedule(at, Event::ServerStart { flow: f as u32 });
@@ -555,8 +659,37 @@ impl Simulation {
             Event::ServerStart { flow } => self.server_start(now, flow as usize),
             Event::RequestCheck { block } => self.on_request_check(now, block),
             Event::UdpSend { source } => self.udp_send(now, source as usize),
+            Event::FlowStart { flow } => self.flow_start(now, flow as usize),
+            Event::FlowStop { flow } => {
+                let f = flow as usize;
+                let i = f - self.workload_flows;
+                self.senders[f].stop_writing();
+                self.generated.delivered_at_stop[i] =
+                    Some(self.receivers[f].stats().delivered_bytes);
+            }
+            Event::DeferredSend { flow } => {
+                let f = flow as usize;
+                let o = &mut self.send_overhead[f];
+                let (_, mut packet) = o
+                    .pending
+                    .pop_front()
+                    .expect("one event per pending segment");
+                if let Some(&(next, _)) = o.pending.front() {
+                    self.events.schedule(next, Event::DeferredSend { flow });
+                }
+                packet.timestamp_ps = now.as_ps();
+                self.send_from_host(now, self.flows[f].src, packet);
+            }
             Event::Sample => self.sample(now),
-            Event::End => self.finish(now),
+            Event::End => {
+                if let Workload::Traffic { drain: true, .. } = self.workload
+                    && self.generated.finite_pending > 0
+                {
+                    self.generated.draining = true;
+                } else {
+                    self.finish(now);
+                }
+            }
             Event::SchemeTimer { flow } => self.on_scheme_timer(now, flow as usize),
         }
     }
@@ -770,6 +903,19 @@ impl Simulation {
             if s.ect {
                 packet.ecn = Ecn::Ect0;
             }
+            if let Some(o) = self.send_overhead.get_mut(f)
+                && o.max > Duration::ZERO
+            {
+                // ns-2 overhead_: an extra U[0, max], never overtaking the previous segment.
+                let release = (now + o.rng.duration_up_to(o.max)).max(o.last_release);
+                o.last_release = release;
+                o.pending.push_back((release, packet));
+                if o.pending.len() == 1 {
+                    self.events
+                        .schedule(release, Event::DeferredSend { flow: f as u32 });
+                }
+                continue;
+            }
             self.send_from_host(now, src, packet);
         }
     }
@@ -847,7 +993,7 @@ impl Simulation {
             w.target[f] += w.per_flow_bytes[f];
             w.done[f] = false;
         }
-        for f in 0..self.flows.len() {
+        for f in 0..self.workload_flows {
             self.send_request(now, f);
         }
         let Workload::SyncReads(w) = &mut self.workload else {
@@ -892,7 +1038,7 @@ impl Simulation {
         if block != w.block || w.block >= w.blocks_total {
             return; // that block is complete
         }
-        let silent: Vec<usize> = (0..self.flows.len())
+        let silent: Vec<usize> = (0..self.workload_flows)
             .filter(|&f| {
                 let block_start = w.target[f] - w.per_flow_bytes[f];
                 !w.done[f] && self.receivers[f].highest_received() <= block_start
@@ -928,7 +1074,7 @@ impl Simulation {
         let bytes = match &self.workload {
             Workload::SyncReads(w) => w.per_flow_bytes[f],
             // "Always has data": far more than any run can send.
-            Workload::Bulk(_) => u64::MAX / 4,
+            Workload::Bulk(_) | Workload::Traffic { .. } => ALWAYS_HAS_DATA,
         };
         self.segments.clear();
         self.senders[f].write(now, bytes, &mut self.segments);
@@ -936,7 +1082,42 @@ impl Simulation {
         self.sync_rto_timer(f);
     }
 
+    /// A traffic-generator flow starts: its application writes the flow (or endless data).
+    fn flow_start(&mut self, now: Time, f: usize) {
+        let i = f - self.workload_flows;
+        let g = self.generated.spec[i];
+        if let Some(next) = self.generated.spec.get(i + 1)
+            && next.generator == g.generator
+        {
+            self.events
+                .schedule(next.start, Event::FlowStart { flow: f as u32 + 1 });
+        }
+        if let Some(stop) = g.stop {
+            self.events
+                .schedule(stop, Event::FlowStop { flow: f as u32 });
+        }
+        self.segments.clear();
+        self.senders[f].write(now, g.size.unwrap_or(ALWAYS_HAS_DATA), &mut self.segments);
+        self.transmit_segments(now, f);
+        self.sync_rto_timer(f);
+    }
+
     fn on_app_delivery(&mut self, now: Time, f: usize, bytes: u64) {
+        if f >= self.workload_flows {
+            let i = f - self.workload_flows;
+            let g = &mut self.generated;
+            if let Some(size) = g.spec[i].size
+                && g.completed_at[i].is_none()
+                && self.receivers[f].stats().delivered_bytes >= size
+            {
+                g.completed_at[i] = Some(now);
+                g.finite_pending -= 1;
+                if g.finite_pending == 0 && g.draining {
+                    self.finish(now);
+                }
+            }
+            return;
+        }
         let Workload::SyncReads(w) = &mut self.workload else {
             return;
         };
@@ -1034,7 +1215,7 @@ impl Simulation {
         if let Workload::SyncReads(w) = &self.workload
             && self.outcome == Some(Outcome::Completed)
         {
-            for (f, r) in self.receivers.iter().enumerate() {
+            for (f, r) in self.receivers.iter().enumerate().take(self.workload_flows) {
                 let expected = w.per_flow_bytes[f] * w.blocks_total as u64;
                 if r.stats().delivered_bytes != expected {
                     return Err(format!(
@@ -1042,6 +1223,19 @@ impl Simulation {
                         r.stats().delivered_bytes
                     ));
                 }
+            }
+        }
+        // A sized flow delivers exactly its size, and completes when it has.
+        for (i, g) in self.generated.spec.iter().enumerate() {
+            let f = self.workload_flows + i;
+            let got = self.receivers[f].stats().delivered_bytes;
+            if let Some(size) = g.size
+                && (got > size || (got == size) != self.generated.completed_at[i].is_some())
+            {
+                return Err(format!(
+                    "flow {f}: delivered {got} of {size} B, completed {:?}",
+                    self.generated.completed_at[i]
+                ));
             }
         }
         Ok(())
@@ -1060,7 +1254,13 @@ impl Simulation {
             .iter()
             .map(|r| r.stats().delivered_bytes)
             .collect();
-        let app_bytes: u64 = delivered.iter().sum();
+        let w = self.workload_flows;
+        let all_bytes: u64 = delivered.iter().sum();
+        let app_bytes: u64 = if w > 0 {
+            delivered[..w].iter().sum()
+        } else {
+            all_bytes
+        };
         let mbps = |bytes: u64| {
             if secs > 0.0 {
                 bytes as f64 * 8.0 / secs / 1e6
@@ -1068,7 +1268,95 @@ impl Simulation {
                 0.0
             }
         };
-        let flow_goodputs: Vec<f64> = delivered.iter().map(|&b| mbps(b)).collect();
+        // Per flow: (start, FCT if a sized flow completed, goodput over its active time).
+        let timing: Vec<(Time, Option<Duration>, f64)> = (0..delivered.len())
+            .map(|f| {
+                if f < w {
+                    return (Time::ZERO, None, mbps(delivered[f]));
+                }
+                let i = f - w;
+                let g = &self.generated.spec[i];
+                let rate = |bytes: u64, d: Duration| {
+                    if d == Duration::ZERO {
+                        0.0
+                    } else {
+                        bytes as f64 * 8.0 / d.as_secs_f64() / 1e6
+                    }
+                };
+                if let (Some(size), Some(done)) = (g.size, self.generated.completed_at[i]) {
+                    let fct = done.since(g.start);
+                    return (g.start, Some(fct), rate(size, fct));
+                }
+                let goodput = match (g.stop, self.generated.delivered_at_stop[i]) {
+                    (Some(stop), Some(bytes)) => rate(bytes, stop.since(g.start)),
+                    _ if end > g.start => rate(delivered[f], end.since(g.start)),
+                    _ => 0.0,
+                };
+                (g.start, None, goodput)
+            })
+            .collect();
+        let flow_goodputs: Vec<f64> = timing.iter().map(|t| t.2).collect();
+        let jain = {
+            let generators: Vec<u32> = self.generated.spec.iter().map(|g| g.generator).collect();
+            let chosen = crate::traffic::select_flows(
+                &cfg.metrics.fairness.flows,
+                w,
+                &generators,
+                cfg.traffic.len(),
+            )
+            .expect("validated: metrics.fairness.flows");
+            match cfg.metrics.fairness.per {
+                crate::config::FairnessPer::Flow => {
+                    jain_fairness(&chosen.iter().map(|&f| flow_goodputs[f]).collect::<Vec<_>>())
+                }
+                crate::config::FairnessPer::Sender => {
+                    // The TCPRand paper's g_i: the mean goodput of the flows sender i sent.
+                    let mut per_host = std::collections::BTreeMap::<HostId, (f64, u32)>::new();
+                    for &f in &chosen {
+                        let e = per_host.entry(self.flows[f].src).or_default();
+                        e.0 += flow_goodputs[f];
+                        e.1 += 1;
+                    }
+                    jain_fairness(
+                        &per_host
+                            .values()
+                            .map(|(sum, n)| sum / *n as f64)
+                            .collect::<Vec<_>>(),
+                    )
+                }
+            }
+        };
+        let ideal: Vec<Option<Duration>> = (0..delivered.len())
+            .map(|f| {
+                timing[f].1?;
+                let size = self.generated.spec[f - w].size?;
+                Some(self.ideal_fct(f, size))
+            })
+            .collect();
+        let fct_pairs: Vec<(u64, f64, f64)> = (w..delivered.len())
+            .filter_map(|f| {
+                let fct = timing[f].1?;
+                let ideal = ideal[f]?;
+                let size = self.generated.spec[f - w].size?;
+                Some((
+                    size,
+                    fct.as_ms_f64(),
+                    fct.as_ps() as f64 / ideal.as_ps() as f64,
+                ))
+            })
+            .collect();
+        let group = |lo: u64, hi: u64| {
+            crate::metrics::FctStats::of(
+                &fct_pairs
+                    .iter()
+                    .filter(|p| p.0 >= lo && p.0 < hi)
+                    .map(|p| (p.1, p.2))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let (e1, e2) = (cfg.metrics.fct_bins[0].0, cfg.metrics.fct_bins[1].0);
+        let fct_all = group(0, u64::MAX);
+        let fct_groups = [group(0, e1), group(e1, e2), group(e2, u64::MAX)];
 
         let (block_times_ms, per_flow_mean) = match &self.workload {
             Workload::SyncReads(w) => (
@@ -1078,7 +1366,7 @@ impl Simulation {
                     .collect::<Vec<_>>(),
                 w.per_flow_bytes.iter().sum::<u64>() as f64 / w.per_flow_bytes.len() as f64,
             ),
-            Workload::Bulk(_) => (Vec::new(), 0.0),
+            Workload::Bulk(_) | Workload::Traffic { .. } => (Vec::new(), 0.0),
         };
         let mut sorted = block_times_ms.clone();
         sorted.sort_by(f64::total_cmp);
@@ -1141,7 +1429,15 @@ impl Simulation {
             sim_time_s: secs,
             app_bytes,
             goodput_mbps: mbps(app_bytes),
-            jain_fairness: jain_fairness(&flow_goodputs),
+            total_goodput_mbps: mbps(all_bytes),
+            jain_fairness: jain,
+            flows_finite: self
+                .generated
+                .spec
+                .iter()
+                .filter(|g| g.size.is_some())
+                .count() as u64,
+            flows_completed: fct_all.count,
             blocks_completed,
             bct_mean_ms: mean,
             bct_p50_ms: quantile(&sorted, 0.5),
@@ -1184,8 +1480,10 @@ impl Simulation {
             packets_sent: self.counters.sent,
             packets_forwarded: self.counters.forwarded,
             events: self.events_processed,
+            ..RunRecord::default()
         };
         run.set_successive(&hist);
+        run.set_fct(&fct_all, &fct_groups);
 
         let flows = self
             .senders
@@ -1200,6 +1498,21 @@ impl Simulation {
                     flow: f as u32,
                     src_host: self.flows[f].src,
                     dst_host: self.flows[f].dst,
+                    kind: match f.checked_sub(w) {
+                        None => "workload".into(),
+                        Some(i) => cfg.traffic[self.generated.spec[i].generator as usize]
+                            .kind()
+                            .into(),
+                    },
+                    generator: f.checked_sub(w).map(|i| self.generated.spec[i].generator),
+                    start_s: timing[f].0.as_secs_f64(),
+                    size_bytes: f.checked_sub(w).and_then(|i| self.generated.spec[i].size),
+                    fct_ms: timing[f].1.map(|d| d.as_ms_f64()),
+                    ideal_fct_ms: ideal[f].map(|d| d.as_ms_f64()),
+                    slowdown: timing[f]
+                        .1
+                        .zip(ideal[f])
+                        .map(|(a, b)| a.as_ps() as f64 / b.as_ps() as f64),
                     congestion_control: s.cc().name().to_string(),
                     bytes_delivered: delivered[f],
                     goodput_mbps: flow_goodputs[f],
@@ -1300,6 +1613,45 @@ impl Simulation {
         }
     }
 }
+
+impl Simulation {
+    /// The hops (output ports) from host `src` to host `dst` on the static route.
+    fn path(&self, src: HostId, dst: HostId) -> Vec<Hop> {
+        let mut hops = Vec::new();
+        let mut port = self.host_port[src as usize];
+        loop {
+            let p = &self.ports[port as usize];
+            hops.push(Hop {
+                serialization: p.serialization(),
+                latency: p.latency(),
+            });
+            match self.nodes[p.to as usize] {
+                NodeKind::Host(_) => return hops,
+                NodeKind::Switch(_) => port = self.routes.next_hop_static(p.to, dst),
+            }
+        }
+    }
+
+    /// Flow `f`'s completion time alone on the idle network (see [`ideal_fct`]).
+    fn ideal_fct(&self, f: usize, size: u64) -> Duration {
+        let FlowEnds { src, dst } = self.flows[f];
+        let t = self.cfg.tcp_for_flow(f as u32);
+        ideal_fct(
+            &self.path(src, dst),
+            &self.path(dst, src),
+            size,
+            IdealTcp {
+                mss: t.mss.0,
+                header: t.header.0,
+                initial_cwnd_segments: t.initial_cwnd as u64,
+                receive_window_segments: t.receive_window_segments as u64,
+            },
+        )
+    }
+}
+
+/// Bytes an always-busy application writes: far more than any run can send.
+const ALWAYS_HAS_DATA: u64 = u64::MAX / 4;
 
 // ----- scheme support: the per-flow scheme timer and the active-senders oracle -----
 

@@ -219,7 +219,7 @@ fn new_features_are_deterministic() {
             "topology.link_loss=0.001",
         ],
     );
-    assert_eq!(run(&cfg, 9), run(&cfg, 9));
+    assert_eq!(format!("{:?}", run(&cfg, 9)), format!("{:?}", run(&cfg, 9)));
 }
 
 #[test]
@@ -581,4 +581,64 @@ fn on_change_trace_records_every_queue_change_in_order() {
         admissions as u64, port.packets_enqueued,
         "every admission is recorded"
     );
+}
+
+/// S4 with drop-tail: the 2-hop flow from the receiver's own edge switch gets far below its
+/// fair share while the 6-hop flows get more than theirs (TCP outcast), as shipped (with a
+/// 2 us random send overhead that keeps packet trains from locking into one phase) and without
+/// any randomness when the switches add no processing delay.
+#[test]
+fn s4_shows_tcp_outcast() {
+    for overrides in [
+        &["workload.duration=2s"][..],
+        &[
+            "workload.duration=2s",
+            "topology.switch_delay=0us",
+            "tcp.send_overhead=0us",
+        ][..],
+    ] {
+        let r = run(&shipped("outcast-fattree.yaml", overrides), 1);
+        let g: Vec<f64> = r.flows.iter().map(|f| f.goodput_mbps).collect();
+        let fair = r.run.goodput_mbps / 15.0;
+        let six_hop = g[3..].iter().sum::<f64>() / 12.0;
+        assert!(
+            g[0] < 0.5 * fair,
+            "{overrides:?}: 2-hop {:.1} Mbps, fair {fair:.1}",
+            g[0]
+        );
+        assert!(
+            six_hop > fair,
+            "{overrides:?}: 6-hop mean {six_hop:.1}, fair {fair:.1}"
+        );
+        // The 2-hop flow's losses come in runs that take whole windows: it times out more than
+        // twice as often as any 6-hop flow, and spends more than twice as long in timeouts.
+        let six = &r.flows[3..];
+        let max_rtos = six.iter().map(|f| f.rto_count).max().unwrap();
+        let max_wait = six.iter().map(|f| f.timeout_wait_s).fold(0.0, f64::max);
+        assert!(
+            r.flows[0].rto_count > 2 * max_rtos,
+            "{overrides:?}: {} vs {max_rtos}",
+            r.flows[0].rto_count
+        );
+        assert!(r.flows[0].timeout_wait_s > 2.0 * max_wait, "{overrides:?}");
+    }
+}
+
+#[test]
+fn send_overhead_delays_segments_without_reordering_them() {
+    let base = "senders: 1\ntopology: {kind: star, link_rate: 1Gbps, switch_buffer: 10MB}\ntcp: {rto_min: 1ms}\nworkload: {kind: synchronized_reads, sru: 2MB, blocks: 3}\n";
+    let plain = run(&Config::from_yaml(base, &[]).unwrap(), 1);
+    let o = ["tcp.send_overhead=20us".to_string()];
+    let cfg = Config::from_yaml(base, &o).unwrap();
+    let a = run(&cfg, 1);
+    // In order: no duplicate ACKs, so no retransmission of any kind.
+    assert_eq!(a.run.retransmitted_segments, 0);
+    assert_eq!(a.run.fast_retransmits, 0);
+    assert_eq!(a.run.app_bytes, plain.run.app_bytes);
+    // The delay costs time (the sender's ACK clock slows) but at most 20 us per segment.
+    assert!(a.run.sim_time_s > plain.run.sim_time_s);
+    let segments = a.run.data_segments_sent as f64;
+    assert!(a.run.sim_time_s < plain.run.sim_time_s + segments * 20e-6);
+    assert_eq!(format!("{:?}", a), format!("{:?}", run(&cfg, 1)));
+    assert_ne!(format!("{:?}", a.run), format!("{:?}", run(&cfg, 2).run));
 }

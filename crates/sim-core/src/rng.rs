@@ -29,6 +29,8 @@ pub enum Stream {
     Workload = 4,
     Queue = 5,
     Ecmp = 6,
+    /// Per-flow random send overhead (ns-2's `overhead_`).
+    SendOverhead = 7,
 }
 
 /// Derives the seed of stream `stream`, instance `index`, of the run seeded with `run_seed`.

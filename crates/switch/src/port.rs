@@ -182,6 +182,10 @@ impl OutputPort {
     pub fn serialization(&self) -> SerializationRate {
         self.serialization
     }
+    /// Propagation delay plus the receiving node's processing delay.
+    pub fn latency(&self) -> Duration {
+        self.latency
+    }
     pub fn limit(&self) -> BufferLimit {
         self.qdisc.limit()
     }

@@ -380,6 +380,12 @@ impl<P: SenderPolicy> TcpSender<P> {
         self.send_window(now, out);
     }
 
+    /// The application writes nothing more: data already sent (and its retransmissions) is
+    /// still delivered, no new data is sent. (Fixed-duration flows.)
+    pub fn stop_writing(&mut self) {
+        self.app_limit = self.app_limit.min(self.snd_max);
+    }
+
     /// The SACK scoreboard, when SACK is on.
     pub fn scoreboard(&self) -> Option<&Scoreboard> {
         self.scoreboard.as_ref()

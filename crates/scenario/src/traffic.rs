@@ -1,0 +1,736 @@
+//! Traffic beyond the main workload, composable in one run: long-lived flows, flows arriving as a
+//! Poisson process at a target load, and flows started one after another for fixed durations.
+//!
+//! Every flow of every generator is drawn at build time from the generator's own RNG stream
+//! (`Stream::Workload`, index = generator), so each flow is a preallocated connection, adding a
+//! generator never changes another generator's flows, and the event heap holds one pending
+//! start per generator (each start schedules the next).
+//!
+//! Also here: the ideal flow-completion time (the flow alone on its path), the denominator of
+//! slowdown.
+
+use crate::cdf::EmpiricalCdf;
+use crate::config::{Config, ConfigError, WorkloadConfig, invalid};
+use crate::units::{Bytes, Dur};
+use incastsim_core::rng::Stream;
+use incastsim_core::{Duration, HostId, SerializationRate, SimRng, Time};
+use serde::{Deserialize, Serialize};
+
+/// One traffic generator (`traffic:` list entry).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TrafficConfig {
+    /// `count` flows from each host in `from` to `to`, always having data, from `start` until
+    /// `stop` (default: the end of the run).
+    LongLived {
+        from: HostList,
+        to: String,
+        #[serde(default = "one")]
+        count: u32,
+        #[serde(default = "zero")]
+        start: Dur,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stop: Option<Dur>,
+    },
+    /// Flows arriving as a Poisson process so that the expected application bytes offered per
+    /// second are `load` × the capacity of the reference links: `load_link` (a port name such
+    /// as "switch0->host16") if given, else the links into the destination hosts. Each arrival
+    /// picks a source uniformly from `sources` and a different destination uniformly from
+    /// `destinations`, and a size from `sizes`. Arrivals in [start, stop).
+    Poisson {
+        load: f64,
+        sizes: SizeDistConfig,
+        #[serde(default = "all_hosts")]
+        sources: HostList,
+        #[serde(default = "all_hosts")]
+        destinations: HostList,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        load_link: Option<String>,
+        #[serde(default = "zero")]
+        start: Dur,
+        /// Default: the workload's `duration` (bulk or traffic workloads).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stop: Option<Dur>,
+    },
+    /// Flow i (from the i-th host of `from`) starts at start + i·interval and sends for
+    /// `duration` (one value for all, or one per flow: TCPRand's convergence test uses
+    /// 270, 210, 150, 90 and 30 s at 30 s intervals).
+    Staggered {
+        from: HostList,
+        to: String,
+        #[serde(default = "zero")]
+        start: Dur,
+        interval: Dur,
+        duration: DurList,
+    },
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// One duration, or a list of them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "OneOrManyDur")]
+pub struct DurList(pub Vec<Dur>);
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrManyDur {
+    One(Dur),
+    Many(Vec<Dur>),
+}
+
+impl From<OneOrManyDur> for DurList {
+    fn from(v: OneOrManyDur) -> DurList {
+        match v {
+            OneOrManyDur::One(d) => DurList(vec![d]),
+            OneOrManyDur::Many(v) => DurList(v),
+        }
+    }
+}
+
+fn zero() -> Dur {
+    Dur(Duration::ZERO)
+}
+fn all_hosts() -> HostList {
+    HostList(vec!["all".into()])
+}
+
+impl TrafficConfig {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TrafficConfig::LongLived { .. } => "long_lived",
+            TrafficConfig::Poisson { .. } => "poisson",
+            TrafficConfig::Staggered { .. } => "staggered",
+        }
+    }
+}
+
+/// Flow sizes of a Poisson generator.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SizeDistConfig {
+    Fixed {
+        size: Bytes,
+    },
+    /// Uniform integer bytes in [min, max].
+    Uniform {
+        min: Bytes,
+        max: Bytes,
+    },
+    /// An empirical CDF: a shipped one by name (`websearch`, `datamining`, `hadoop`) or a file
+    /// path (relative to the working directory) in the format of `configs/workloads/*.cdf`.
+    Cdf {
+        file: String,
+    },
+}
+
+/// The shipped flow-size CDFs (embedded, so configs need no file path).
+pub const BUILTIN_CDFS: &[(&str, &str)] = &[
+    (
+        "websearch",
+        include_str!("../../../configs/workloads/websearch.cdf"),
+    ),
+    (
+        "datamining",
+        include_str!("../../../configs/workloads/datamining.cdf"),
+    ),
+    (
+        "hadoop",
+        include_str!("../../../configs/workloads/hadoop.cdf"),
+    ),
+];
+
+/// A sampler for a [`SizeDistConfig`].
+#[derive(Clone, Debug)]
+pub enum SizeDist {
+    Fixed(u64),
+    Uniform(u64, u64),
+    Cdf(EmpiricalCdf),
+}
+
+impl SizeDist {
+    pub fn from_config(c: &SizeDistConfig, key: &str) -> Result<SizeDist, ConfigError> {
+        match c {
+            SizeDistConfig::Fixed { size } if size.0 == 0 => {
+                Err(invalid(&format!("{key}.size"), size.0, "at least 1 byte"))
+            }
+            SizeDistConfig::Fixed { size } => Ok(SizeDist::Fixed(size.0)),
+            SizeDistConfig::Uniform { min, max } if min.0 == 0 || max.0 < min.0 => Err(invalid(
+                &format!("{key}.min/max"),
+                format!("{}..{}", min.0, max.0),
+                "1 <= min <= max bytes",
+            )),
+            SizeDistConfig::Uniform { min, max } => Ok(SizeDist::Uniform(min.0, max.0)),
+            SizeDistConfig::Cdf { file } => {
+                let cdf = match BUILTIN_CDFS.iter().find(|(n, _)| n == file) {
+                    Some((_, text)) => EmpiricalCdf::parse(text),
+                    None => EmpiricalCdf::load(std::path::Path::new(file)),
+                };
+                cdf.map(SizeDist::Cdf).map_err(|e| {
+                    invalid(
+                        &format!("{key}.file"),
+                        file,
+                        format!("websearch, datamining, hadoop or a readable CDF file ({e})"),
+                    )
+                })
+            }
+        }
+    }
+
+    /// Expected size in bytes.
+    pub fn mean(&self) -> f64 {
+        match self {
+            SizeDist::Fixed(s) => *s as f64,
+            SizeDist::Uniform(a, b) => (*a as f64 + *b as f64) / 2.0,
+            SizeDist::Cdf(c) => c.mean(),
+        }
+    }
+
+    pub fn sample(&self, rng: &mut SimRng) -> u64 {
+        match self {
+            SizeDist::Fixed(s) => *s,
+            SizeDist::Uniform(a, b) => rng.range_inclusive(*a, *b),
+            SizeDist::Cdf(c) => c.sample(rng).max(1),
+        }
+    }
+}
+
+/// Hosts named in a config: one string or a list. Each entry is `all`, `senders`, `receiver`,
+/// `sender:I`, `sender:I-J`, `receiver:I`, `host:I` or `host:I-J` (topology host indices, as in
+/// node names `hostI`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "OneOrMany")]
+pub struct HostList(pub Vec<String>);
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl From<OneOrMany> for HostList {
+    fn from(v: OneOrMany) -> HostList {
+        match v {
+            OneOrMany::One(s) => HostList(vec![s]),
+            OneOrMany::Many(v) => HostList(v),
+        }
+    }
+}
+
+/// Where the named hosts are: the topology's hosts, the placed senders and receivers.
+pub struct Placement<'a> {
+    pub host_count: u32,
+    pub servers: &'a [HostId],
+    pub clients: &'a [HostId],
+}
+
+const HOST_FORMS: &str =
+    "all, senders, receiver, sender:I, sender:I-J, receiver:I, host:I or host:I-J";
+
+fn range(spec: &str, len: u32) -> Option<std::ops::Range<u32>> {
+    let (a, b) = match spec.split_once('-') {
+        Some((a, b)) => (a.trim().parse().ok()?, b.trim().parse().ok()?),
+        None => {
+            let a: u32 = spec.trim().parse().ok()?;
+            (a, a)
+        }
+    };
+    (a <= b && b < len).then_some(a..b + 1)
+}
+
+impl Placement<'_> {
+    /// The hosts of one entry, or `None` if it does not parse or names a host that is not there.
+    fn entry(&self, e: &str) -> Option<Vec<HostId>> {
+        let e = e.trim();
+        match e {
+            "all" => return Some((0..self.host_count).collect()),
+            "senders" => return Some(self.servers.to_vec()),
+            "receiver" | "receivers" => return Some(self.clients.to_vec()),
+            _ => {}
+        }
+        let (kind, spec) = e.split_once(':')?;
+        match kind.trim() {
+            "sender" => Some(
+                range(spec, self.servers.len() as u32)?
+                    .map(|i| self.servers[i as usize])
+                    .collect(),
+            ),
+            "receiver" => Some(
+                range(spec, self.clients.len() as u32)?
+                    .map(|i| self.clients[i as usize])
+                    .collect(),
+            ),
+            "host" => Some(range(spec, self.host_count)?.collect()),
+            _ => None,
+        }
+    }
+
+    /// The hosts of a list, in order, without repeats.
+    pub fn hosts(&self, list: &HostList, key: &str) -> Result<Vec<HostId>, ConfigError> {
+        let mut out: Vec<HostId> = Vec::new();
+        for e in &list.0 {
+            let hosts = self.entry(e).ok_or_else(|| {
+                invalid(
+                    key,
+                    e,
+                    format!(
+                        "{HOST_FORMS} ({} hosts, {} senders, {} receivers)",
+                        self.host_count,
+                        self.servers.len(),
+                        self.clients.len()
+                    ),
+                )
+            })?;
+            for h in hosts {
+                if !out.contains(&h) {
+                    out.push(h);
+                }
+            }
+        }
+        if out.is_empty() {
+            return Err(invalid(key, "[]", "at least one host"));
+        }
+        Ok(out)
+    }
+
+    pub fn host(&self, name: &str, key: &str) -> Result<HostId, ConfigError> {
+        let hosts = self.hosts(&HostList(vec![name.into()]), key)?;
+        if hosts.len() != 1 {
+            return Err(invalid(key, name, "exactly one host"));
+        }
+        Ok(hosts[0])
+    }
+}
+
+/// A flow drawn by a traffic generator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GeneratedFlow {
+    pub generator: u32,
+    pub src: HostId,
+    pub dst: HostId,
+    pub start: Time,
+    /// Bytes to send, or `None` for a flow that always has data.
+    pub size: Option<u64>,
+    /// When the application stops writing (fixed-duration flows).
+    pub stop: Option<Time>,
+}
+
+/// Most flows one run may preallocate (about 2 KB each).
+pub const MAX_GENERATED_FLOWS: u64 = 2_000_000;
+
+/// Capacity of the reference links of a Poisson generator, bits/s.
+pub type LinkCapacity<'a> = &'a dyn Fn(Option<&str>, &[HostId]) -> Option<f64>;
+
+/// Arrival rate (flows/s) for a Poisson generator: load × capacity / (8 × mean size).
+pub fn poisson_rate(load: f64, capacity_bps: f64, mean_size_bytes: f64) -> f64 {
+    load * capacity_bps / (8.0 * mean_size_bytes)
+}
+
+/// The end of arrivals of a Poisson generator with no `stop`: the workload's duration.
+fn default_stop(cfg: &Config) -> Option<Duration> {
+    match &cfg.workload {
+        WorkloadConfig::Bulk { duration, .. } | WorkloadConfig::Traffic { duration, .. } => {
+            Some(duration.0)
+        }
+        WorkloadConfig::SynchronizedReads { .. } => None,
+    }
+}
+
+/// Draws every flow of every generator (validating the generators on the way). `capacity`
+/// gives the capacity of a named port, or of the links into a set of hosts.
+pub fn generate(
+    cfg: &Config,
+    seed: u64,
+    place: &Placement,
+    capacity: LinkCapacity,
+) -> Result<Vec<GeneratedFlow>, ConfigError> {
+    let mut flows = Vec::new();
+    for (g, t) in cfg.traffic.iter().enumerate() {
+        let key = |k: &str| format!("traffic[{g}].{k}");
+        let generator = g as u32;
+        let mut rng = SimRng::for_stream(seed, Stream::Workload, g as u64);
+        match t {
+            TrafficConfig::LongLived {
+                from,
+                to,
+                count,
+                start,
+                stop,
+            } => {
+                if *count == 0 || *count > 10_000 {
+                    return Err(invalid(&key("count"), count, "1 to 10000 flows per source"));
+                }
+                let dst = place.host(to, &key("to"))?;
+                let srcs = place.hosts(from, &key("from"))?;
+                if let Some(stop) = stop
+                    && stop.0 <= start.0
+                {
+                    return Err(invalid(&key("stop"), stop.0, "a time after `start`"));
+                }
+                for src in srcs {
+                    if src == dst {
+                        return Err(invalid(&key("from"), src, "hosts other than `to`"));
+                    }
+                    for _ in 0..*count {
+                        flows.push(GeneratedFlow {
+                            generator,
+                            src,
+                            dst,
+                            start: Time::ZERO + start.0,
+                            size: None,
+                            stop: stop.map(|s| Time::ZERO + s.0),
+                        });
+                    }
+                }
+            }
+            TrafficConfig::Staggered {
+                from,
+                to,
+                start,
+                interval,
+                duration,
+            } => {
+                let dst = place.host(to, &key("to"))?;
+                let srcs = place.hosts(from, &key("from"))?;
+                if duration.0.len() != 1 && duration.0.len() != srcs.len() {
+                    return Err(invalid(
+                        &key("duration"),
+                        format!("{} values", duration.0.len()),
+                        format!("one duration, or one per flow ({})", srcs.len()),
+                    ));
+                }
+                if let Some(d) = duration.0.iter().find(|d| d.0 == Duration::ZERO) {
+                    return Err(invalid(&key("duration"), d.0, "positive durations"));
+                }
+                for (i, src) in srcs.into_iter().enumerate() {
+                    if src == dst {
+                        return Err(invalid(&key("from"), src, "hosts other than `to`"));
+                    }
+                    let duration = duration.0[i.min(duration.0.len() - 1)];
+                    let at = Time::ZERO + start.0 + Duration(interval.0.0 * i as u64);
+                    flows.push(GeneratedFlow {
+                        generator,
+                        src,
+                        dst,
+                        start: at,
+                        size: None,
+                        stop: Some(at + duration.0),
+                    });
+                }
+            }
+            TrafficConfig::Poisson {
+                load,
+                sizes,
+                sources,
+                destinations,
+                load_link,
+                start,
+                stop,
+            } => {
+                if !(load.is_finite() && *load > 0.0 && *load <= 10.0) {
+                    return Err(invalid(&key("load"), load, "a number in (0, 10]"));
+                }
+                let dist = SizeDist::from_config(sizes, &key("sizes"))?;
+                let srcs = place.hosts(sources, &key("sources"))?;
+                let dsts = place.hosts(destinations, &key("destinations"))?;
+                if srcs.len() == 1 && dsts == srcs {
+                    return Err(invalid(
+                        &key("destinations"),
+                        dsts[0],
+                        "a host other than the only source",
+                    ));
+                }
+                let capacity_bps = capacity(load_link.as_deref(), &dsts).ok_or_else(|| {
+                    invalid(
+                        &key("load_link"),
+                        load_link.as_deref().unwrap_or(""),
+                        "an output port name \"from->to\" (e.g. \"switch0->host16\")",
+                    )
+                })?;
+                let stop = match stop.map(|s| s.0).or_else(|| default_stop(cfg)) {
+                    Some(s) if s > start.0 => s,
+                    Some(s) => return Err(invalid(&key("stop"), s, "a time after `start`")),
+                    None => {
+                        return Err(invalid(
+                            &key("stop"),
+                            "(none)",
+                            "an end of arrivals (required with synchronized_reads)",
+                        ));
+                    }
+                };
+                let rate = poisson_rate(*load, capacity_bps, dist.mean());
+                let expected = rate * (stop - start.0).as_secs_f64();
+                if expected > MAX_GENERATED_FLOWS as f64 {
+                    return Err(invalid(
+                        &key("load"),
+                        load,
+                        format!(
+                            "at most {MAX_GENERATED_FLOWS} flows per run (this asks for {expected:.0}: shorten stop - start)"
+                        ),
+                    ));
+                }
+                let mean_gap_ps = 1e12 / rate;
+                let mut t = Time::ZERO + start.0;
+                let end = Time::ZERO + stop;
+                loop {
+                    // Exponential gap by inversion: -ln(1 - U) with U in [0, 1).
+                    let gap = -(1.0 - rng.unit_f64()).ln() * mean_gap_ps;
+                    t += Duration(gap.round() as u64);
+                    if t >= end {
+                        break;
+                    }
+                    let src = srcs[rng.below(srcs.len() as u64) as usize];
+                    let dst = loop {
+                        let d = dsts[rng.below(dsts.len() as u64) as usize];
+                        if d != src {
+                            break d;
+                        }
+                    };
+                    flows.push(GeneratedFlow {
+                        generator,
+                        src,
+                        dst,
+                        start: t,
+                        size: Some(dist.sample(&mut rng)),
+                        stop: None,
+                    });
+                }
+            }
+        }
+        if flows.len() as u64 > MAX_GENERATED_FLOWS {
+            return Err(invalid(
+                "traffic",
+                flows.len(),
+                format!("at most {MAX_GENERATED_FLOWS} flows in all"),
+            ));
+        }
+    }
+    Ok(flows)
+}
+
+/// [`generate`] on a built topology: ports by name, and the links into destination hosts.
+pub fn generate_for(
+    cfg: &Config,
+    seed: u64,
+    built: &crate::build::BuiltTopology,
+) -> Result<Vec<GeneratedFlow>, ConfigError> {
+    if cfg.traffic.is_empty() {
+        return Ok(Vec::new());
+    }
+    let t = &built.topology;
+    let names = crate::build::port_names(t);
+    let capacity = |link: Option<&str>, dsts: &[HostId]| -> Option<f64> {
+        match link {
+            Some(name) => names
+                .iter()
+                .position(|n| n == name)
+                .map(|i| t.ports[i].rate.as_f64()),
+            None => Some(
+                dsts.iter()
+                    .map(|&h| {
+                        let node = t.node_of_host(h);
+                        t.ports
+                            .iter()
+                            .filter(|p| p.to == node)
+                            .map(|p| p.rate.as_f64())
+                            .sum::<f64>()
+                    })
+                    .sum(),
+            ),
+        }
+    };
+    let place = Placement {
+        host_count: t.host_count() as u32,
+        servers: &built.servers,
+        clients: &built.clients,
+    };
+    generate(cfg, seed, &place, &capacity)
+}
+
+/// The flow indices a fairness spec selects: `workload`, `all`, `traffic`, `traffic[I]` or a
+/// list such as "0,3,5-9". Flows 0..workload_flows are the workload's; generated flow i is
+/// flow workload_flows + i, from generator `generators[i]`. Err: what is allowed.
+pub fn select_flows(
+    spec: &str,
+    workload_flows: usize,
+    generators: &[u32],
+    generator_count: usize,
+) -> Result<Vec<usize>, String> {
+    let total = workload_flows + generators.len();
+    let traffic = |pick: &dyn Fn(u32) -> bool| -> Vec<usize> {
+        generators
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| pick(**g))
+            .map(|(i, _)| workload_flows + i)
+            .collect()
+    };
+    let spec = spec.trim();
+    let flows = match spec {
+        "workload" if workload_flows > 0 => (0..workload_flows).collect(),
+        "workload" | "all" => (0..total).collect(),
+        "traffic" => traffic(&|_| true),
+        _ => {
+            if let Some(i) = spec
+                .strip_prefix("traffic[")
+                .and_then(|r| r.strip_suffix(']'))
+            {
+                match i.trim().parse::<u32>() {
+                    Ok(g) if (g as usize) < generator_count => traffic(&|x| x == g),
+                    _ => {
+                        return Err(format!(
+                            "traffic[I] with I below {generator_count} (the number of generators)"
+                        ));
+                    }
+                }
+            } else {
+                let mut out = Vec::new();
+                for part in spec.split(',') {
+                    let r = range(part, total as u32).ok_or_else(|| {
+                        format!(
+                            "workload, all, traffic, traffic[I] or flow indices below {total} such as \"0,3,5-9\""
+                        )
+                    })?;
+                    out.extend(r.map(|f| f as usize));
+                }
+                out
+            }
+        }
+    };
+    if flows.is_empty() {
+        return Err("a selection with at least one flow".into());
+    }
+    Ok(flows)
+}
+
+/// One hop of a path for the ideal-FCT computation: the output port's serialization and the
+/// latency to the next node (propagation + that node's processing delay).
+#[derive(Clone, Copy, Debug)]
+pub struct Hop {
+    pub serialization: SerializationRate,
+    pub latency: Duration,
+}
+
+/// TCP parameters the ideal FCT depends on.
+#[derive(Clone, Copy, Debug)]
+pub struct IdealTcp {
+    pub mss: u64,
+    pub header: u64,
+    pub initial_cwnd_segments: u64,
+    pub receive_window_segments: u64,
+}
+
+/// The completion time of a `size`-byte flow alone on an idle network: serialization at every
+/// hop (store-and-forward), propagation and processing delays, and the slow-start rounds of an
+/// ACK-clocked sender (initial window `initial_cwnd_segments`, +1 segment per ACK, one ACK per
+/// segment, no loss, window capped by the receive window). Computed exactly by the max-plus
+/// recurrence of a tandem of FIFO links: segment i leaves hop h at
+/// `max(arrival_h(i), departure_h(i-1)) + tx_h(i)`, and is released by the ACK that opens the
+/// window for it. Delayed ACKs are not modelled (their cost counts as slowdown).
+pub fn ideal_fct(fwd: &[Hop], rev: &[Hop], size: u64, tcp: IdealTcp) -> Duration {
+    assert!(size > 0 && tcp.mss > 0 && !fwd.is_empty() && !rev.is_empty());
+    let n = size.div_ceil(tcp.mss);
+    let w0 = tcp.initial_cwnd_segments.max(1);
+    let rwnd = tcp.receive_window_segments.max(1);
+    // After the ACK of segment j (ACKs in order), segments below (j+1) + min(w0 + j + 1, rwnd)
+    // may be sent; before any ACK, below min(w0, rwnd).
+    let allowed = |acked: u64| acked + (w0 + acked).min(rwnd);
+    let mut fwd_free = vec![Time::ZERO; fwd.len()];
+    let mut rev_free = vec![Time::ZERO; rev.len()];
+    let mut ack_times: Vec<Time> = Vec::with_capacity(n as usize);
+    let mut acked = 0u64; // ACKs that have opened the window for the current segment
+    let mut delivered = Time::ZERO;
+    for i in 0..n {
+        while allowed(acked) <= i {
+            acked += 1;
+        }
+        let release = if acked == 0 {
+            Time::ZERO
+        } else {
+            ack_times[acked as usize - 1]
+        };
+        let payload = tcp.mss.min(size - i * tcp.mss);
+        let mut t = release;
+        for (h, hop) in fwd.iter().enumerate() {
+            let begin = t.max(fwd_free[h]);
+            fwd_free[h] = begin + hop.serialization.time_for(payload + tcp.header);
+            t = fwd_free[h] + hop.latency;
+        }
+        delivered = t;
+        for (h, hop) in rev.iter().enumerate() {
+            let begin = t.max(rev_free[h]);
+            rev_free[h] = begin + hop.serialization.time_for(tcp.header);
+            t = rev_free[h] + hop.latency;
+        }
+        ack_times.push(t);
+    }
+    delivered.since(Time::ZERO)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use incastsim_core::BitsPerSec;
+
+    fn hops(n: usize, gbps: u64, latency_us: u64) -> Vec<Hop> {
+        vec![
+            Hop {
+                serialization: SerializationRate::new(BitsPerSec::gbps(gbps)),
+                latency: Duration::from_us(latency_us),
+            };
+            n
+        ]
+    }
+
+    const TCP: IdealTcp = IdealTcp {
+        mss: 1460,
+        header: 40,
+        initial_cwnd_segments: 2,
+        receive_window_segments: 1000,
+    };
+
+    #[test]
+    fn one_segment_is_store_and_forward() {
+        // 1000 B + 40 B at 1 Gbps = 8.32 us per hop, two hops, 10 us latency each.
+        let fct = ideal_fct(&hops(2, 1, 10), &hops(2, 1, 10), 1000, TCP);
+        assert_eq!(fct, Duration::from_ns(2 * 8320 + 2 * 10_000));
+    }
+
+    #[test]
+    fn slow_start_rounds_closed_form() {
+        // Equal-rate path: rounds of 2, 4, 8, ... segments one RTT apart while the window is
+        // below the bandwidth-delay product, then line rate.
+        // T = 12 us per 1500 B packet, T_ack = 0.32 us, 2 hops of 25 us:
+        // RTT = 2*12 + 2*0.32 + 4*25 = 124.64 us; BDP = 10.39 packets.
+        // 20 segments: rounds of 2, 4 and 8 each wait for the ACK clock (8 * 12 = 96 us < RTT),
+        // so the last 6 segments start at 3 RTT and go back to back:
+        // FCT = 3*RTT + 6*T + (H-1)*T + 2*25 = 373.92 + 72 + 12 + 50 = 507.92 us.
+        let fct = ideal_fct(&hops(2, 1, 25), &hops(2, 1, 25), 20 * 1460, TCP);
+        assert_eq!(fct, Duration::from_ns(507_920));
+        // 40 segments: round 3 has window 16 (16 * 12 = 192 us > RTT): from 3 RTT the sender
+        // streams the remaining 26 segments: 373.92 + 26*12 + 12 + 50 = 747.92 us.
+        let fct = ideal_fct(&hops(2, 1, 25), &hops(2, 1, 25), 40 * 1460, TCP);
+        assert_eq!(fct, Duration::from_ns(747_920));
+    }
+
+    #[test]
+    fn receive_window_caps_the_rounds() {
+        // rwnd 1 segment: stop-and-wait, one RTT (of a full packet) per segment.
+        let tcp = IdealTcp {
+            receive_window_segments: 1,
+            ..TCP
+        };
+        let fct = ideal_fct(&hops(2, 1, 25), &hops(2, 1, 25), 3 * 1460, tcp);
+        // Two full RTTs (124.64 us) then the third segment's one-way time 2*12 + 50 = 74 us.
+        assert_eq!(fct, Duration::from_ns(2 * 124_640 + 74_000));
+    }
+
+    #[test]
+    fn poisson_rate_formula() {
+        // 50% of 1 Gbps with 30 KB mean flows: 0.5e9 / 8 / 30000 = 2083.33 flows/s.
+        assert!((poisson_rate(0.5, 1e9, 30_000.0) - 2083.333).abs() < 0.01);
+    }
+}

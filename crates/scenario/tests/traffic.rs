@@ -1,0 +1,312 @@
+//! Composable traffic: Poisson arrivals at a target load, long-lived and staggered flows, FCT,
+//! slowdown and fairness over a chosen set.
+
+mod common;
+
+use common::run;
+use incastsim_scenario::Config;
+
+/// A star of `senders` hosts + one receiver, 1 Gbps, 25 us links, 1460 B MSS, no delayed ACK.
+fn star(senders: u32, extra: &str) -> Config {
+    let yaml = format!(
+        r#"
+name: traffic-test
+senders: {senders}
+topology: {{kind: star, link_rate: 1Gbps, link_delay: 25us, switch_buffer: 100KB}}
+tcp: {{mss: 1460B, header: 40B, initial_cwnd: 2, rto_min: 10ms, delayed_ack: {{enabled: false}}}}
+{extra}
+"#
+    );
+    Config::from_yaml(&yaml, &[]).unwrap_or_else(|e| panic!("{e}\n{yaml}"))
+}
+
+#[test]
+fn idle_network_fct_equals_the_analytic_value() {
+    // One 20-segment flow alone (rate so low that flows never overlap in 0.5 s). Closed form
+    // on the 2-hop star (T = 12 us per 1500 B packet, T_ack = 0.32 us, 25 us links):
+    // RTT = 2*12 + 2*0.32 + 4*25 = 124.64 us; rounds of 2, 4, 8 segments each wait one RTT
+    // (8 * 12 us < RTT), the last 6 go back to back:
+    // FCT = 3*RTT + 6*12 + 12 + 2*25 = 507.92 us.
+    let cfg = star(
+        4,
+        r#"
+workload: {kind: traffic, duration: 0.5s}
+traffic:
+  - {kind: poisson, load: 0.002, sizes: {kind: fixed, size: 29200B}, sources: senders, destinations: receiver}
+"#,
+    );
+    let r = run(&cfg, 3);
+    assert!(r.run.completed);
+    let flows: Vec<_> = r.flows.iter().filter(|f| f.kind == "poisson").collect();
+    assert!(flows.len() >= 2, "{} flows", flows.len());
+    for f in &flows {
+        let fct = f.fct_ms.expect("completed");
+        assert!((fct - 0.50792).abs() < 1e-9, "flow {} fct {fct} ms", f.flow);
+        assert_eq!(f.ideal_fct_ms, Some(fct));
+        assert_eq!(f.slowdown, Some(1.0));
+    }
+    assert_eq!(r.run.flows_finite, flows.len() as u64);
+    assert_eq!(r.run.flows_completed, flows.len() as u64);
+    assert_eq!(r.run.fct_small_count, flows.len() as u64);
+    assert_eq!(r.run.fct_mid_count, 0);
+    assert!(r.run.fct_mid_mean_ms.is_nan());
+    assert!((r.run.slowdown_mean - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn idle_fct_matches_across_rate_changes_and_sizes() {
+    // 10 Gbps hosts into a 1 Gbps bottleneck (dumbbell), sizes from 1 B to 3 MB: every flow
+    // alone on the network finishes exactly at its ideal FCT (slowdown 1).
+    let yaml = r#"
+senders: 2
+topology: {kind: dumbbell, link_rate: 10Gbps, bottleneck_rate: 1Gbps, link_delay: 10us, switch_buffer: 10MB}
+tcp: {mss: 1460B, header: 40B, initial_cwnd: 10, rto_min: 10ms, delayed_ack: {enabled: false}}
+workload: {kind: traffic, duration: 2s}
+traffic:
+  - {kind: poisson, load: 0.003, sizes: {kind: uniform, min: 1B, max: 3MB}, sources: senders, destinations: receiver}
+"#;
+    let cfg = Config::from_yaml(yaml, &[]).unwrap();
+    let r = run(&cfg, 1);
+    let flows: Vec<_> = r.flows.iter().filter(|f| f.kind == "poisson").collect();
+    assert!(flows.len() >= 2);
+    // Keep the flows that ran alone (no overlap with the previous or next flow).
+    let mut alone = 0;
+    for (i, f) in flows.iter().enumerate() {
+        let end = f.start_s + f.fct_ms.unwrap() / 1e3;
+        let prev_end = i
+            .checked_sub(1)
+            .map_or(0.0, |p| flows[p].start_s + flows[p].fct_ms.unwrap() / 1e3);
+        let next_start = flows.get(i + 1).map_or(f64::INFINITY, |n| n.start_s);
+        if prev_end < f.start_s && end < next_start {
+            alone += 1;
+            let s = f.slowdown.unwrap();
+            assert!((s - 1.0).abs() < 1e-12, "flow {} slowdown {s}", f.flow);
+        }
+    }
+    assert!(alone >= 2, "{alone} flows ran alone");
+}
+
+#[test]
+fn poisson_arrivals_reach_the_requested_load() {
+    // 50% of the receiver's 1 Gbps link with U[10 KB, 50 KB] flows for 10 s: ~20,800 flows.
+    let cfg = star(
+        8,
+        r#"
+workload: {kind: traffic, duration: 10s}
+traffic:
+  - {kind: poisson, load: 0.5, sizes: {kind: uniform, min: 10KB, max: 50KB}, sources: senders, destinations: receiver}
+"#,
+    );
+    let r = run(&cfg, 1);
+    assert!(r.run.completed);
+    let offered: u64 = r.flows.iter().filter_map(|f| f.size_bytes).sum();
+    let load = offered as f64 * 8.0 / 10.0 / 1e9;
+    assert!((load - 0.5).abs() < 0.01, "offered load {load}");
+    // Every flow completed (drain), and the receiver got exactly the offered bytes.
+    assert_eq!(r.run.flows_completed, r.run.flows_finite);
+    let delivered: u64 = r.flows.iter().map(|f| f.bytes_delivered).sum();
+    assert_eq!(delivered, offered);
+    // Arrivals spread evenly over the senders.
+    for s in 0..8 {
+        let n = r.flows.iter().filter(|f| f.src_host == s).count() as f64;
+        let expected = r.flows.len() as f64 / 8.0;
+        assert!(
+            (n - expected).abs() < 0.1 * expected,
+            "sender {s}: {n} flows"
+        );
+    }
+    // All flows are below 100 KB: the small group holds them all.
+    assert_eq!(r.run.fct_small_count, r.run.flows_completed);
+    assert!(r.run.slowdown_mean >= 1.0 && r.run.slowdown_p99 >= r.run.slowdown_mean);
+}
+
+#[test]
+fn random_pairs_never_send_to_themselves_and_use_every_host() {
+    let yaml = r#"
+senders: 15
+topology: {kind: fat_tree, k: 4, link_rate: 1Gbps, link_delay: 5us, switch_buffer: 100pkts}
+workload: {kind: traffic, duration: 0.5s}
+traffic:
+  - {kind: poisson, load: 0.3, sizes: {kind: cdf, file: websearch}}
+"#;
+    let cfg = Config::from_yaml(yaml, &[]).unwrap();
+    let r = run(&cfg, 2);
+    assert!(r.flows.len() > 100, "{} flows", r.flows.len());
+    let mut srcs = std::collections::BTreeSet::new();
+    for f in &r.flows {
+        assert_ne!(f.src_host, f.dst_host);
+        srcs.insert(f.src_host);
+    }
+    assert_eq!(srcs.len(), 16);
+    assert!(r.run.completed && r.run.flows_completed == r.run.flows_finite);
+}
+
+#[test]
+fn long_lived_and_staggered_flows_compose_with_synchronized_reads() {
+    // 4 servers answer blocks while 2 long-lived flows and 2 staggered ones share the link.
+    let cfg = star(
+        6,
+        r#"
+workload: {kind: synchronized_reads, sru: 64KB, blocks: 20}
+traffic:
+  - {kind: long_lived, from: ["sender:4", "sender:5"], to: receiver}
+  - {kind: staggered, from: "sender:0-1", to: receiver, start: 1ms, interval: 10ms, duration: 30ms}
+"#,
+    );
+    let r = run(&cfg, 1);
+    assert!(r.run.completed);
+    assert_eq!(r.flows.len(), 6 + 2 + 2);
+    let kinds: Vec<&str> = r.flows.iter().map(|f| f.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "workload",
+            "workload",
+            "workload",
+            "workload",
+            "workload",
+            "workload",
+            "long_lived",
+            "long_lived",
+            "staggered",
+            "staggered"
+        ]
+    );
+    let st: Vec<_> = r.flows.iter().filter(|f| f.kind == "staggered").collect();
+    assert_eq!(st[0].start_s, 0.001);
+    assert_eq!(st[1].start_s, 0.011);
+    for f in r.flows.iter().filter(|f| f.kind != "workload") {
+        assert!(f.bytes_delivered > 0 && f.goodput_mbps > 0.0, "{f:?}");
+    }
+    // Goodput of the run counts the workload's flows only; total counts all.
+    assert!(r.run.total_goodput_mbps > r.run.goodput_mbps);
+}
+
+#[test]
+fn fairness_over_a_chosen_set_per_sender() {
+    let base = r#"
+workload: {kind: bulk, duration: 0.2s}
+traffic:
+  - {kind: long_lived, from: ["sender:0", "sender:0", "sender:1"], to: receiver}
+"#;
+    let cfg = star(2, base);
+    let all = run(&cfg, 1);
+    let mut per_sender = cfg.clone();
+    per_sender.metrics.fairness.flows = "traffic".into();
+    per_sender.metrics.fairness.per = incastsim_scenario::config::FairnessPer::Sender;
+    per_sender.validate().unwrap();
+    let r = run(&per_sender, 1);
+    // sender:0 listed twice is one host: two long-lived flows, one per host.
+    assert_eq!(r.flows.len(), 4);
+    let g: Vec<f64> = r.flows[2..].iter().map(|f| f.goodput_mbps).collect();
+    let expected = incastsim_scenario::metrics::jain_fairness(&g);
+    assert!((r.run.jain_fairness - expected).abs() < 1e-12);
+    assert_eq!(all.run.goodput_mbps, r.run.goodput_mbps);
+}
+
+#[test]
+fn traffic_runs_are_deterministic() {
+    let cfg = star(
+        4,
+        r#"
+workload: {kind: traffic, duration: 0.2s}
+traffic:
+  - {kind: poisson, load: 0.7, sizes: {kind: cdf, file: websearch}, sources: senders, destinations: receiver}
+  - {kind: long_lived, from: "sender:0", to: receiver, stop: 0.1s}
+"#,
+    );
+    // Debug strings compare NaN fields too.
+    let a = format!("{:?}", run(&cfg, 9));
+    let b = format!("{:?}", run(&cfg, 9));
+    assert_eq!(a, b);
+    let c = format!("{:?}", run(&cfg, 10));
+    assert_ne!(a, c);
+}
+
+#[test]
+fn bad_traffic_configs_are_refused_with_the_key() {
+    let cases = [
+        (
+            "traffic: [{kind: poisson, load: 0, sizes: {kind: fixed, size: 1KB}}]",
+            "traffic[0].load",
+        ),
+        (
+            "traffic: [{kind: poisson, load: 0.5, sizes: {kind: cdf, file: nosuch}}]",
+            "traffic[0].sizes.file",
+        ),
+        (
+            "traffic: [{kind: poisson, load: 0.5, sizes: {kind: uniform, min: 50KB, max: 10KB}}]",
+            "traffic[0].sizes.min/max",
+        ),
+        (
+            "traffic: [{kind: long_lived, from: \"sender:9\", to: receiver}]",
+            "traffic[0].from",
+        ),
+        (
+            "traffic: [{kind: poisson, load: 0.5, sizes: {kind: fixed, size: 1KB}, load_link: \"a->b\"}]",
+            "traffic[0].load_link",
+        ),
+        (
+            "traffic: [{kind: poisson, load: 0.5, sizes: {kind: fixed, size: 1KB}, sources: receiver, destinations: receiver}]",
+            "traffic[0].destinations",
+        ),
+        ("metrics: {fct_bins: [10MB, 100KB]}", "metrics.fct_bins"),
+        (
+            "metrics: {fairness: {flows: \"traffic[3]\"}}",
+            "metrics.fairness.flows",
+        ),
+    ];
+    for (extra, key) in cases {
+        let yaml = format!(
+            "senders: 2\ntopology: {{kind: star}}\nworkload: {{kind: traffic, duration: 1s}}\n{extra}\n"
+        );
+        let yaml = if extra.starts_with("metrics") {
+            format!("{yaml}traffic: [{{kind: long_lived, from: senders, to: receiver}}]\n")
+        } else {
+            yaml
+        };
+        let err = Config::from_yaml(&yaml, &[]).expect_err(extra).to_string();
+        assert!(err.contains(key), "{extra}: {err}");
+    }
+    // Poisson with synchronized reads needs an explicit end of arrivals.
+    let err = Config::from_yaml(
+        "senders: 2\ntopology: {kind: star}\nworkload: {kind: synchronized_reads, sru: 1KB}\ntraffic: [{kind: poisson, load: 0.5, sizes: {kind: fixed, size: 1KB}}]\n",
+        &[],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("traffic[0].stop"), "{err}");
+}
+
+#[test]
+fn list_entries_can_be_overridden_by_index() {
+    let yaml = "senders: 2\ntopology: {kind: star}\nworkload: {kind: traffic, duration: 1s}\ntraffic: [{kind: poisson, load: 0.5, sizes: {kind: fixed, size: 1KB}}]\n";
+    let cfg = Config::from_yaml(yaml, &["traffic[0].load=0.25".into()]).unwrap();
+    match &cfg.traffic[0] {
+        incastsim_scenario::traffic::TrafficConfig::Poisson { load, .. } => assert_eq!(*load, 0.25),
+        other => panic!("{other:?}"),
+    }
+    let err = Config::from_yaml(yaml, &["traffic[3].load=0.25".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("has 1 entries"), "{err}");
+    let err = Config::from_yaml(yaml, &["tcp[0].mss=1".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("not a list"), "{err}");
+}
+
+#[test]
+fn a_sweep_config_runs_its_base_point_with_sweep_unset() {
+    let path = common::config_path("rto-nonincast.yaml");
+    let err = Config::load(&path, &[]).unwrap_err().to_string();
+    assert!(err.contains("--set sweep=null"), "{err}");
+    let cfg = Config::load(
+        &path,
+        &["sweep=null".into(), "workload.duration=0.05s".into()],
+    )
+    .unwrap();
+    let r = run(&cfg, 1);
+    assert!(r.run.completed && r.run.flows_completed == r.run.flows_finite);
+    assert!(r.run.flows_finite > 0);
+}
