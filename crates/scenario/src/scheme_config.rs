@@ -7,11 +7,14 @@ use crate::units::{Bytes, Dur};
 use incastsim_core::rng::Stream;
 use incastsim_core::{Duration, SimRng};
 use incastsim_schemes::{
-    AdaptiveRMin, Dsr, FineGrainedRto, PlatoReceiver, PlatoSender, PrTarget, ProbRetxReceiver,
-    ProbRetxSender, RMin, ReceiverScheme, RtoRandMode, RtoRandomization, SenderScheme, TcpRand,
+    AdaptiveRMin, Dsr, FineGrainedRto, IctcpHost, IctcpParams, IctcpReceiver, PlatoReceiver,
+    PlatoSender, PrTarget, ProbRetxReceiver, ProbRetxSender, RMin, ReceiverScheme, RtoRandMode,
+    RtoRandomization, SenderScheme, TcpRand,
 };
 use incastsim_tcp::StandardTcp;
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// The scheme and its parameters. In YAML a mapping `{name: <scheme>, <param>: <value>, ...}`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -38,6 +41,30 @@ pub enum SchemeConfig {
     Dsr(DsrParams),
     /// TCP PLATO (Shukla et al.); pair with topology.switch_queue {kind: threshold_admit}.
     Plato,
+    /// ICTCP (Wu et al. 2010): receiver-side window control per connection.
+    Ictcp(IctcpConfigParams),
+}
+
+/// Parameters of `Ictcp` (see [`SchemeConfig`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IctcpConfigParams {
+    #[serde(default = "d_gamma1")]
+    pub gamma1: f64,
+    #[serde(default = "d_gamma2")]
+    pub gamma2: f64,
+    /// Share of the receiving link's capacity the connections may use.
+    #[serde(default = "d_alpha")]
+    pub alpha: f64,
+    /// EWMA weight of the measured throughput.
+    #[serde(default = "d_beta")]
+    pub beta: f64,
+    /// RTT assumed before the first receiver-side measurement.
+    #[serde(default = "d_initial_rtt")]
+    pub initial_rtt: Dur,
+    /// Initial and minimal advertised window, segments.
+    #[serde(default = "d_min_window")]
+    pub min_window_segments: u32,
 }
 
 /// Parameters of `RtoStatic` (see [`SchemeConfig`]).
@@ -175,6 +202,10 @@ pub const SCHEMES: &[(&str, &str)] = &[
         "plato",
         "TCP PLATO (Shukla et al.): labelling state machine with dummy probes; use switch_queue threshold_admit",
     ),
+    (
+        "ictcp",
+        "ICTCP (Wu et al.): receiver adjusts each connection's window from measured vs expected throughput within alpha x link capacity",
+    ),
 ];
 
 fn d_delta() -> Dur {
@@ -224,6 +255,24 @@ fn d_target() -> PrTargetName {
 }
 fn d_mss_dsr() -> Bytes {
     Bytes(50)
+}
+fn d_gamma1() -> f64 {
+    0.1
+}
+fn d_gamma2() -> f64 {
+    0.5
+}
+fn d_alpha() -> f64 {
+    0.9
+}
+fn d_beta() -> f64 {
+    0.75
+}
+fn d_initial_rtt() -> Dur {
+    Dur(Duration::from_us(100))
+}
+fn d_min_window() -> u32 {
+    2
 }
 fn d_true() -> bool {
     true
@@ -365,6 +414,7 @@ impl<'de> Deserialize<'de> for SchemeConfig {
             "tcprand" => SchemeConfig::Tcprand(params(&name, rest)?),
             "prob_retx" => SchemeConfig::ProbRetx(params(&name, rest)?),
             "dsr" => SchemeConfig::Dsr(params(&name, rest)?),
+            "ictcp" => SchemeConfig::Ictcp(params(&name, rest)?),
             other => {
                 return Err(de::Error::custom(format!(
                     "unknown scheme `{other}`; {}",
@@ -392,6 +442,7 @@ impl Serialize for SchemeConfig {
             SchemeConfig::Tcprand(p) => serde_json::to_value(p),
             SchemeConfig::ProbRetx(p) => serde_json::to_value(p),
             SchemeConfig::Dsr(p) => serde_json::to_value(p),
+            SchemeConfig::Ictcp(p) => serde_json::to_value(p),
         }
         .map_err(serde::ser::Error::custom)?;
         let mut map = serde_json::Map::new();
@@ -416,6 +467,7 @@ impl SchemeConfig {
             SchemeConfig::ProbRetx(_) => "prob_retx",
             SchemeConfig::Dsr(_) => "dsr",
             SchemeConfig::Plato => "plato",
+            SchemeConfig::Ictcp(_) => "ictcp",
         }
     }
 
@@ -521,19 +573,22 @@ impl SchemeConfig {
                 per_transfer: *per_transfer,
             }),
             SchemeConfig::Plato => SenderScheme::Plato(PlatoSender::default()),
+            SchemeConfig::Ictcp(_) => SenderScheme::None(StandardTcp),
         }
     }
 
-    /// The receiver-side state of a flow.
-    pub fn receiver(&self) -> ReceiverScheme {
-        match self {
-            SchemeConfig::ProbRetx(_) => ReceiverScheme::ProbRetx(ProbRetxReceiver),
-            SchemeConfig::Plato => ReceiverScheme::Plato(PlatoReceiver),
-            _ => ReceiverScheme::None(StandardTcp),
+    /// Makes the receiver-side state of each flow; state shared by the flows of one receiving
+    /// host (ICTCP's interface) is created once per host. `capacity_bps`: the receivers' link rate.
+    pub fn receivers(&self, capacity_bps: f64) -> ReceiverFactory<'_> {
+        ReceiverFactory {
+            scheme: self,
+            capacity_bps,
+            hosts: Vec::new(),
         }
     }
 
     /// Checks the parameters against the rest of the config.
+    #[allow(clippy::too_many_lines)]
     pub fn validate(&self, cfg: &Config) -> Result<(), ConfigError> {
         let positive_dur = |k: &str, d: &Dur| {
             if d.0 == Duration::ZERO {
@@ -556,6 +611,32 @@ impl SchemeConfig {
         let mss = cfg.tcp.mss.0;
         match self {
             SchemeConfig::None | SchemeConfig::Plato => {}
+            SchemeConfig::Ictcp(IctcpConfigParams {
+                gamma1,
+                gamma2,
+                alpha,
+                beta,
+                initial_rtt,
+                min_window_segments,
+            }) => {
+                if !(*gamma1 >= 0.0 && gamma1 < gamma2 && *gamma2 <= 1.0) {
+                    return Err(invalid(
+                        "scheme.gamma1 / scheme.gamma2",
+                        format!("{gamma1} / {gamma2}"),
+                        "0 ≤ gamma1 < gamma2 ≤ 1",
+                    ));
+                }
+                if !(*alpha > 0.0 && *alpha <= 1.0) {
+                    return Err(invalid("scheme.alpha", alpha, "a share in (0, 1]"));
+                }
+                if !(0.0..1.0).contains(beta) {
+                    return Err(invalid("scheme.beta", beta, "a weight in [0, 1)"));
+                }
+                positive_dur("initial_rtt", initial_rtt)?;
+                if *min_window_segments == 0 {
+                    return Err(invalid("scheme.min_window_segments", 0, "at least 1"));
+                }
+            }
             SchemeConfig::RtoStatic(RtoStaticParams { delta }) => positive_dur("delta", delta)?,
             SchemeConfig::Tda(TdaParams { delta, omega }) => {
                 positive_dur("delta", delta)?;
@@ -695,4 +776,41 @@ pub fn fast_retransmit_sender_bound(cfg: &Config) -> f64 {
     let t = 2.0 * links.link_delay.0.as_secs_f64();
     incastsim_models::packet_size::n_max_bound(b, links.link_rate.0.as_f64(), t, l)
         .map_or(f64::NAN, |n| n.bound)
+}
+
+/// Builds each flow's receiver-side scheme state (see [`SchemeConfig::receivers`]).
+pub struct ReceiverFactory<'a> {
+    scheme: &'a SchemeConfig,
+    capacity_bps: f64,
+    hosts: Vec<(u32, Rc<RefCell<IctcpHost>>)>,
+}
+
+impl ReceiverFactory<'_> {
+    /// The state of a flow received by host `dst` with segments of `mss` bytes.
+    pub fn make(&mut self, dst: u32, mss: u32) -> ReceiverScheme {
+        match self.scheme {
+            SchemeConfig::ProbRetx(_) => ReceiverScheme::ProbRetx(ProbRetxReceiver),
+            SchemeConfig::Plato => ReceiverScheme::Plato(PlatoReceiver),
+            SchemeConfig::Ictcp(p) => {
+                let host = match self.hosts.iter().find(|(h, _)| *h == dst) {
+                    Some((_, host)) => host.clone(),
+                    None => {
+                        let params = IctcpParams {
+                            gamma1: p.gamma1,
+                            gamma2: p.gamma2,
+                            alpha: p.alpha,
+                            beta: p.beta,
+                            initial_rtt: p.initial_rtt.0,
+                            min_window_mss: p.min_window_segments,
+                        };
+                        let host = Rc::new(RefCell::new(IctcpHost::new(self.capacity_bps, params)));
+                        self.hosts.push((dst, host.clone()));
+                        host
+                    }
+                };
+                ReceiverScheme::Ictcp(IctcpReceiver::new(host, mss))
+            }
+            _ => ReceiverScheme::None(StandardTcp),
+        }
+    }
 }

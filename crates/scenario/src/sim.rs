@@ -345,10 +345,12 @@ impl Simulation {
                 s
             })
             .collect();
+        let mut receiver_schemes = cfg.scheme.receivers(links.link_rate.0.as_f64());
         let receivers = (0..n)
             .map(|f| {
-                let scheme = cfg.scheme.receiver();
-                TcpReceiver::new(receiver_config(cfg.tcp_for_flow(f as u32)), scheme)
+                let t = cfg.tcp_for_flow(f as u32);
+                let scheme = receiver_schemes.make(flows[f].dst, t.mss.0 as u32);
+                TcpReceiver::new(receiver_config(t), scheme)
             })
             .collect();
         let flow_header: Vec<u16> = (0..n)

@@ -41,6 +41,7 @@ fn every_scheme() -> Vec<Vec<&'static str>> {
                 "topology.switch_queue.kind=threshold_admit",
                 "topology.switch_queue.threshold=22400B",
             ],
+            "ictcp" => vec!["scheme.name=ictcp"],
             other => panic!("add {other} to this test"),
         })
         .collect()
@@ -106,6 +107,10 @@ fn schemes_act() {
     let dsr = run(&with_scheme(4, "10ms", &["scheme=dsr"]), 1);
     let base = run(&with_scheme(4, "10ms", &[]), 1);
     assert!(dsr.run.data_segments_sent > base.run.data_segments_sent);
+    // ICTCP limits the advertised windows: fewer drops than plain TCP at 32 senders.
+    let ictcp = run(&with_scheme(32, "200ms", &["scheme=ictcp"]), 1);
+    let plain32 = run(&with_scheme(32, "200ms", &[]), 1);
+    assert!(ictcp.run.drops_total < plain32.run.drops_total);
     // Probabilistic retransmission sends marked retransmissions.
     let pr = run(
         &with_scheme(32, "200ms", &["scheme.name=prob_retx", "scheme.p=0.01"]),

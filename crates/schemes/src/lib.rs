@@ -7,6 +7,7 @@
 //! struct in `incastsim-scenario` (`scheme_config.rs`); see ARCHITECTURE.md "How to add a scheme".
 
 pub mod dsr;
+pub mod ictcp;
 pub mod plato;
 pub mod prob_retx;
 pub mod rto;
@@ -17,6 +18,7 @@ use incastsim_tcp::policy::{AckInfo, ReceiverPolicy, SenderAction, SenderPolicy,
 use incastsim_tcp::{Segment, StandardTcp};
 
 pub use dsr::Dsr;
+pub use ictcp::{IctcpHost, IctcpParams, IctcpReceiver};
 pub use plato::{PlatoReceiver, PlatoSender, PlatoState};
 pub use prob_retx::{PrTarget, ProbRetxReceiver, ProbRetxSender};
 pub use rto::{FineGrainedRto, RtoRandMode, RtoRandomization};
@@ -40,6 +42,7 @@ pub enum ReceiverScheme {
     None(StandardTcp),
     ProbRetx(ProbRetxReceiver),
     Plato(PlatoReceiver),
+    Ictcp(IctcpReceiver),
 }
 
 /// Calls `$call` on whichever scheme `$self` holds.
@@ -63,6 +66,7 @@ macro_rules! each_receiver {
             ReceiverScheme::None($p) => $call,
             ReceiverScheme::ProbRetx($p) => $call,
             ReceiverScheme::Plato($p) => $call,
+            ReceiverScheme::Ictcp($p) => $call,
         }
     };
 }
