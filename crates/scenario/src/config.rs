@@ -718,6 +718,18 @@ pub struct TcpConfig {
     /// sizes and constant delays otherwise lock in (Floyd & Jacobson, 1992). 0 = off.
     #[serde(default = "default_zero_dur")]
     pub send_overhead: Dur,
+    /// What cwnd counts: `bytes` (RFC 5681 byte counting) or `packets` (segments of any size,
+    /// grown per acknowledged segment: Linux without ABC, as in the TCPRand paper).
+    #[serde(default)]
+    pub cwnd_unit: CwndUnit,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndUnit {
+    #[default]
+    Bytes,
+    Packets,
 }
 
 impl Default for TcpConfig {

@@ -342,6 +342,7 @@ impl Simulation {
                 let scheme = cfg.scheme.sender(seed, f as u32);
                 let mut s = TcpSender::new(f as FlowId, sender_config(ft), make_cc(ft), scheme);
                 s.set_peer_window(receiver_config(ft).window_bytes as u64);
+                s.set_packet_cwnd(ft.cwnd_unit == crate::config::CwndUnit::Packets);
                 s
             })
             .collect();

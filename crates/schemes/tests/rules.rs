@@ -432,3 +432,35 @@ fn plato_arrested_sends_three_dummies_then_fires_the_rto() {
     }
     assert_eq!(r.stats().dummies, 3);
 }
+
+#[test]
+fn packet_counted_cwnd_limits_segments_not_bytes() {
+    // TCPRand with rMin = 200 B: payloads average ~600 B. Byte counting lets an initial window
+    // of 4 × 1000 B carry more than 4 such segments; packet counting (Linux without ABC) sends 4.
+    let mut bytes = sender(4, TcpRand::new(RMin::Static(200), rng(9)));
+    let mut out = Vec::new();
+    bytes.write(us(0), 100_000, &mut out);
+    assert!(out.len() > 4, "{}", out.len());
+    let mut packets = sender(4, TcpRand::new(RMin::Static(200), rng(9)));
+    packets.set_packet_cwnd(true);
+    let mut out = Vec::new();
+    packets.write(us(0), 100_000, &mut out);
+    assert_eq!(out.len(), 4);
+    // Slow start: an ACK of one (small) segment adds one segment to the window, so it releases
+    // two segments, whatever their sizes.
+    let end = out[0].seq + out[0].len as u64;
+    let mut more = Vec::new();
+    packets.on_ack(us(100), &AckInfo::plain(end, 1 << 30, 0), &mut more);
+    assert_eq!(more.len(), 2);
+    assert_eq!(packets.window().cwnd, 5000);
+    // In byte mode the same ACK grows cwnd by the bytes acknowledged only.
+    let end = {
+        let mut o = Vec::new();
+        let mut b = sender(4, TcpRand::new(RMin::Static(200), rng(9)));
+        b.write(us(0), 100_000, &mut o);
+        let e = o[0].seq + o[0].len as u64;
+        b.on_ack(us(100), &AckInfo::plain(e, 1 << 30, 0), &mut Vec::new());
+        (e, b.window().cwnd)
+    };
+    assert_eq!(end.1, 4000 + end.0.min(1000));
+}

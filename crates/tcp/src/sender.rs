@@ -165,6 +165,11 @@ pub struct TcpSender<P: SenderPolicy = StandardTcp> {
     stats: SenderStats,
     /// The policy's [`SenderPolicy::hooks`] bits, read once.
     hooks: u16,
+    /// cwnd counts packets (segments of any size), as Linux without ABC; see
+    /// [`TcpSender::set_packet_cwnd`].
+    packet_cwnd: bool,
+    /// In packet mode: the end of every new segment not yet acknowledged, in order.
+    seg_ends: std::collections::VecDeque<u64>,
     pub policy: P,
 }
 
@@ -209,6 +214,8 @@ impl<P: SenderPolicy> TcpSender<P> {
             cwr_pending: false,
             stats: SenderStats::default(),
             hooks: policy.hooks(),
+            packet_cwnd: false,
+            seg_ends: std::collections::VecDeque::new(),
             policy,
         }
     }
@@ -261,6 +268,43 @@ impl<P: SenderPolicy> TcpSender<P> {
     pub fn all_acked(&self) -> bool {
         self.snd_una == self.app_limit
     }
+    /// Counts cwnd in packets instead of bytes (Linux without Appropriate Byte Counting, which
+    /// the TCPRand paper uses): at most cwnd/SMSS segments of any size in flight; each ACK grows
+    /// the window by the number of segments it acknowledges (× SMSS) instead of its bytes; the
+    /// FlightSize behind ssthresh is the number of segments in flight × SMSS. SACK recovery's
+    /// pipe stays in bytes.
+    pub fn set_packet_cwnd(&mut self, on: bool) {
+        self.packet_cwnd = on;
+        if on {
+            self.seg_ends.reserve(64);
+        }
+    }
+
+    /// Segments in flight below `upto` (packet mode).
+    fn packets_below(&self, upto: u64) -> u64 {
+        if upto <= self.snd_una || self.seg_ends.is_empty() {
+            return 0;
+        }
+        let (a, b) = self.seg_ends.as_slices();
+        let full = a.partition_point(|&e| e < upto) + b.partition_point(|&e| e < upto);
+        (full as u64 + 1).min(self.seg_ends.len() as u64)
+    }
+
+    /// RFC 5681's FlightSize (bytes), or segments in flight × SMSS in packet mode.
+    fn flight_size(&self) -> u64 {
+        if self.packet_cwnd {
+            self.packets_below(self.snd_nxt) * self.w.smss
+        } else {
+            self.snd_nxt - self.snd_una
+        }
+    }
+
+    /// Whether one more segment of `len` bytes at snd_nxt fits cwnd (+ `extra` segments) in
+    /// packet mode.
+    fn packet_window_allows(&self, extra: u64) -> bool {
+        self.packets_below(self.snd_nxt) + 1 <= (self.w.cwnd / self.w.smss).max(1) + extra
+    }
+
     /// The receive window advertised at connection setup.
     pub fn set_peer_window(&mut self, bytes: u64) {
         self.peer_window = bytes;
@@ -450,7 +494,7 @@ impl<P: SenderPolicy> TcpSender<P> {
         if self.in_recovery || self.snd_una < self.ecn_recover {
             return;
         }
-        let flight = self.snd_nxt - self.snd_una;
+        let flight = self.flight_size();
         self.w.ssthresh = self.cc.ssthresh_on_ecn(&self.w, now, flight);
         self.w.cwnd = self.w.ssthresh;
         self.ecn_recover = self.snd_max.max(self.snd_una + 1);
@@ -485,6 +529,16 @@ impl<P: SenderPolicy> TcpSender<P> {
         self.snd_una = ack.ack;
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
+        }
+        let mut acked_for_cc = acked;
+        if self.packet_cwnd {
+            // Without ABC the window grows per acknowledged segment, whatever its size.
+            let mut segments = 0;
+            while self.seg_ends.front().is_some_and(|&e| e <= self.snd_una) {
+                self.seg_ends.pop_front();
+                segments += 1;
+            }
+            acked_for_cc = segments.max(1) * self.w.smss;
         }
         if let Some(sb) = &mut self.scoreboard {
             sb.advance(self.snd_una);
@@ -528,7 +582,8 @@ impl<P: SenderPolicy> TcpSender<P> {
         } else {
             self.dupacks = 0;
             let _ = sample;
-            self.cc.on_ack(&mut self.w, now, acked, self.rtt.srtt());
+            self.cc
+                .on_ack(&mut self.w, now, acked_for_cc, self.rtt.srtt());
         }
         if self.snd_una == self.snd_max {
             // RFC 6298 §5.2: all outstanding data acknowledged: stop the timer.
@@ -555,7 +610,7 @@ impl<P: SenderPolicy> TcpSender<P> {
             // `recover` (avoids a second reduction for losses from the same window, and spurious
             // fast retransmits after a timeout).
             if self.snd_una >= self.recover {
-                let flight = self.snd_nxt - self.snd_una;
+                let flight = self.flight_size();
                 // RFC 5681 §3.2 steps 2-4.
                 self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, now, flight);
                 self.recover = self.snd_max;
@@ -577,7 +632,13 @@ impl<P: SenderPolicy> TcpSender<P> {
         if self.snd_nxt == self.snd_max && self.snd_nxt < self.app_limit {
             let allowed = (self.w.cwnd + self.dupacks as u64 * self.w.smss).min(self.peer_window);
             let len = self.next_len(now);
-            if self.snd_nxt + len as u64 <= self.snd_una + allowed {
+            let fits = if self.packet_cwnd {
+                self.packet_window_allows(self.dupacks as u64)
+                    && self.snd_nxt + len as u64 <= self.snd_una + self.peer_window
+            } else {
+                self.snd_nxt + len as u64 <= self.snd_una + allowed
+            };
+            if fits {
                 let seq = self.snd_nxt;
                 self.emit(now, seq, len, SendCause::LimitedTransmit, out);
             }
@@ -597,7 +658,7 @@ impl<P: SenderPolicy> TcpSender<P> {
         if (self.dupacks >= dupthresh || lost) && self.snd_una >= self.recover {
             // Step (4): RecoveryPoint = HighData; ssthresh = cwnd = FlightSize/2 (RFC 5681
             // eq. 4, through the controller); retransmit the first segment presumed lost.
-            let flight = self.snd_nxt - self.snd_una;
+            let flight = self.flight_size();
             self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, now, flight);
             self.w.cwnd = self.w.ssthresh;
             self.recover = self.snd_max;
@@ -690,7 +751,7 @@ impl<P: SenderPolicy> TcpSender<P> {
         self.stats.timeouts += 1;
         self.stats.timeout_wait_ps += self.armed_rto.as_ps();
         self.successive_timeouts += 1;
-        let flight = self.snd_nxt - self.snd_una;
+        let flight = self.flight_size();
         // RFC 5681 §3.1: ssthresh (held on a repeated timeout of the same segment), cwnd = 1 SMSS.
         self.cc
             .on_timeout(&mut self.w, now, flight, self.successive_timeouts == 1);
@@ -779,7 +840,13 @@ impl<P: SenderPolicy> TcpSender<P> {
                 .scoreboard
                 .as_ref()
                 .map_or(0, |sb| sb.covered(self.snd_una, self.snd_nxt));
-            if self.snd_nxt + len as u64 > self.snd_una + window + sacked {
+            if self.packet_cwnd {
+                if !self.packet_window_allows(0)
+                    || self.snd_nxt + len as u64 > self.snd_una + self.peer_window
+                {
+                    break;
+                }
+            } else if self.snd_nxt + len as u64 > self.snd_una + window + sacked {
                 break;
             }
             let cause = if self.snd_nxt < self.snd_max {
@@ -824,6 +891,9 @@ impl<P: SenderPolicy> TcpSender<P> {
         } else {
             self.next_new_len = None;
             self.last_new_seq = seq;
+            if self.packet_cwnd {
+                self.seg_ends.push_back(seq + len as u64);
+            }
             if self.cfg.rtt_sampling == RttSampling::OncePerRtt && self.rtt_timing.is_none() {
                 self.rtt_timing = Some((seq + len as u64, now));
             }
