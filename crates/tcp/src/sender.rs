@@ -302,7 +302,7 @@ impl<P: SenderPolicy> TcpSender<P> {
     /// Whether one more segment of `len` bytes at snd_nxt fits cwnd (+ `extra` segments) in
     /// packet mode.
     fn packet_window_allows(&self, extra: u64) -> bool {
-        self.packets_below(self.snd_nxt) + 1 <= (self.w.cwnd / self.w.smss).max(1) + extra
+        self.packets_below(self.snd_nxt) < (self.w.cwnd / self.w.smss).max(1) + extra
     }
 
     /// The receive window advertised at connection setup.
