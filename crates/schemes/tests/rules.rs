@@ -464,3 +464,38 @@ fn packet_counted_cwnd_limits_segments_not_bytes() {
     };
     assert_eq!(end.1, 4000 + end.0.min(1000));
 }
+
+#[test]
+fn plato_waits_in_fast_recovery_and_labels_the_next_new_segment() {
+    let mut s = sender(4, PlatoSender::default());
+    let mut r = receiver(PlatoReceiver);
+    let mut segs = Vec::new();
+    s.write(us(0), 100_000, &mut segs);
+    // Segment 0 (labelled) is acknowledged: TRANSIENT → LABEL: segment 4000 goes out labelled.
+    let next = deliver(&mut s, &mut r, us(100), &segs[..1], &[]);
+    assert_eq!(
+        next.iter().map(|g| g.seq).collect::<Vec<_>>(),
+        vec![4000, 5000]
+    );
+    assert_ne!(next[0].flags & flags::LABEL, 0);
+    // 1000 is lost; 2000 and 3000 give two duplicate ACKs; the labelled 4000 gives the third,
+    // labelled: fast retransmit (labelled, as every retransmission), cwnd = 2000 + 3000 leaves
+    // no room for new data → in fast recovery: WAIT.
+    let sent = deliver(&mut s, &mut r, us(200), &segs[1..], &[1000]);
+    assert!(sent.is_empty());
+    let sent = deliver(&mut s, &mut r, us(210), &next[..1], &[]);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(
+        (sent[0].seq, sent[0].cause),
+        (1000, SendCause::FastRetransmit)
+    );
+    assert_ne!(sent[0].flags & flags::LABEL, 0);
+    assert!(s.in_recovery());
+    assert_eq!(s.policy.state, PlatoState::Wait);
+    // The next duplicate ACK inflates cwnd enough for new data: it carries the label.
+    let sent = deliver(&mut s, &mut r, us(220), &next[1..], &[]);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].seq, 6000);
+    assert_ne!(sent[0].flags & flags::LABEL, 0);
+    assert_eq!(s.policy.state, PlatoState::DontLabel);
+}
