@@ -246,6 +246,10 @@ pub struct CustomTopologyConfig {
     pub link_loss: f64,
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
+    /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
+    /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay_jitter: Dur,
     #[serde(default)]
     pub receiver_host: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -284,6 +288,10 @@ pub struct FatTreeConfig {
     pub link_loss: f64,
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
+    /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
+    /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay_jitter: Dur,
     #[serde(default)]
     pub routing: RoutingConfig,
     /// Host index of the receiver (hosts are numbered pod by pod, edge by edge).
@@ -318,6 +326,10 @@ pub struct TreeConfig {
     pub link_loss: f64,
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
+    /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
+    /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay_jitter: Dur,
     #[serde(default)]
     pub receiver_host: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -343,6 +355,10 @@ pub struct DumbbellConfig {
     pub link_loss: f64,
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
+    /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
+    /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay_jitter: Dur,
     #[serde(default = "default_one")]
     pub receivers: u32,
     /// Rate of the switch-to-switch link (defaults to link_rate).
@@ -439,6 +455,10 @@ pub struct LinkDefaults {
     /// Switch processing delay added to every packet a switch receives.
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
+    /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
+    /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay_jitter: Dur,
 }
 
 fn default_link_rate() -> Rate {
@@ -507,6 +527,7 @@ impl TopologyConfig {
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 switch_delay: d.switch_delay,
+                switch_delay_jitter: d.switch_delay_jitter,
             },
             TopologyConfig::Custom(d) => LinkDefaults {
                 link_rate: d.link_rate,
@@ -517,6 +538,7 @@ impl TopologyConfig {
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 switch_delay: d.switch_delay,
+                switch_delay_jitter: d.switch_delay_jitter,
             },
             TopologyConfig::Tree(d) => LinkDefaults {
                 link_rate: d.link_rate,
@@ -527,6 +549,7 @@ impl TopologyConfig {
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 switch_delay: d.switch_delay,
+                switch_delay_jitter: d.switch_delay_jitter,
             },
             TopologyConfig::Dumbbell(d) => LinkDefaults {
                 link_rate: d.link_rate,
@@ -537,6 +560,7 @@ impl TopologyConfig {
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 switch_delay: d.switch_delay,
+                switch_delay_jitter: d.switch_delay_jitter,
             },
         }
     }
@@ -1266,6 +1290,13 @@ impl Config {
                     format!("between 1 and {MAX_SENDERS}"),
                 ));
             }
+        }
+        if l.switch_delay_jitter.0 > Duration::from_ms(100) {
+            return Err(invalid(
+                "topology.switch_delay_jitter",
+                l.switch_delay_jitter.0,
+                "0 (constant processing delay) up to 100ms",
+            ));
         }
         validate_queue(&l.switch_queue, l.switch_buffer)?;
         if l.priority_classes == 0 || l.priority_classes > 64 {

@@ -293,6 +293,14 @@ impl Simulation {
                 } else {
                     links.priority_classes as usize
                 })
+                .with_latency_jitter(
+                    if to_switch {
+                        links.switch_delay_jitter.0
+                    } else {
+                        Duration::ZERO
+                    },
+                    SimRng::for_stream(seed, Stream::SwitchJitter, i as u64),
+                )
             })
             .collect();
         let port_from = topology.ports.iter().map(|p| p.from).collect();
