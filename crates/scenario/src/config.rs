@@ -250,6 +250,11 @@ pub struct CustomTopologyConfig {
     /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
     #[serde(default = "default_zero_dur")]
     pub switch_delay_jitter: Dur,
+    /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
+    /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
+    /// do in real networks; 0 = every port at exactly its nominal rate.
+    #[serde(default)]
+    pub clock_tolerance_ppm: f64,
     #[serde(default)]
     pub receiver_host: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -292,6 +297,11 @@ pub struct FatTreeConfig {
     /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
     #[serde(default = "default_zero_dur")]
     pub switch_delay_jitter: Dur,
+    /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
+    /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
+    /// do in real networks; 0 = every port at exactly its nominal rate.
+    #[serde(default)]
+    pub clock_tolerance_ppm: f64,
     #[serde(default)]
     pub routing: RoutingConfig,
     /// Host index of the receiver (hosts are numbered pod by pod, edge by edge).
@@ -330,6 +340,11 @@ pub struct TreeConfig {
     /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
     #[serde(default = "default_zero_dur")]
     pub switch_delay_jitter: Dur,
+    /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
+    /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
+    /// do in real networks; 0 = every port at exactly its nominal rate.
+    #[serde(default)]
+    pub clock_tolerance_ppm: f64,
     #[serde(default)]
     pub receiver_host: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -359,6 +374,11 @@ pub struct DumbbellConfig {
     /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
     #[serde(default = "default_zero_dur")]
     pub switch_delay_jitter: Dur,
+    /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
+    /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
+    /// do in real networks; 0 = every port at exactly its nominal rate.
+    #[serde(default)]
+    pub clock_tolerance_ppm: f64,
     #[serde(default = "default_one")]
     pub receivers: u32,
     /// Rate of the switch-to-switch link (defaults to link_rate).
@@ -459,6 +479,11 @@ pub struct LinkDefaults {
     /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
     #[serde(default = "default_zero_dur")]
     pub switch_delay_jitter: Dur,
+    /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
+    /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
+    /// do in real networks; 0 = every port at exactly its nominal rate.
+    #[serde(default)]
+    pub clock_tolerance_ppm: f64,
 }
 
 fn default_link_rate() -> Rate {
@@ -528,6 +553,7 @@ impl TopologyConfig {
                 link_loss: d.link_loss,
                 switch_delay: d.switch_delay,
                 switch_delay_jitter: d.switch_delay_jitter,
+                clock_tolerance_ppm: d.clock_tolerance_ppm,
             },
             TopologyConfig::Custom(d) => LinkDefaults {
                 link_rate: d.link_rate,
@@ -539,6 +565,7 @@ impl TopologyConfig {
                 link_loss: d.link_loss,
                 switch_delay: d.switch_delay,
                 switch_delay_jitter: d.switch_delay_jitter,
+                clock_tolerance_ppm: d.clock_tolerance_ppm,
             },
             TopologyConfig::Tree(d) => LinkDefaults {
                 link_rate: d.link_rate,
@@ -550,6 +577,7 @@ impl TopologyConfig {
                 link_loss: d.link_loss,
                 switch_delay: d.switch_delay,
                 switch_delay_jitter: d.switch_delay_jitter,
+                clock_tolerance_ppm: d.clock_tolerance_ppm,
             },
             TopologyConfig::Dumbbell(d) => LinkDefaults {
                 link_rate: d.link_rate,
@@ -561,6 +589,7 @@ impl TopologyConfig {
                 link_loss: d.link_loss,
                 switch_delay: d.switch_delay,
                 switch_delay_jitter: d.switch_delay_jitter,
+                clock_tolerance_ppm: d.clock_tolerance_ppm,
             },
         }
     }
@@ -1290,6 +1319,13 @@ impl Config {
                     format!("between 1 and {MAX_SENDERS}"),
                 ));
             }
+        }
+        if !(0.0..=1000.0).contains(&l.clock_tolerance_ppm) {
+            return Err(invalid(
+                "topology.clock_tolerance_ppm",
+                l.clock_tolerance_ppm,
+                "0 (exact rates) up to 1000",
+            ));
         }
         if l.switch_delay_jitter.0 > Duration::from_ms(100) {
             return Err(invalid(

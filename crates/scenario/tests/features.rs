@@ -692,3 +692,25 @@ fn send_overhead_delays_segments_without_reordering_them() {
     assert_eq!(format!("{:?}", a), format!("{:?}", run(&cfg, 1)));
     assert_ne!(format!("{:?}", a.run), format!("{:?}", run(&cfg, 2).run));
 }
+
+#[test]
+fn clock_tolerance_offsets_each_node_within_bounds() {
+    use incastsim_scenario::Simulation;
+    let cfg = shipped(
+        "outcast-fattree.yaml",
+        &["topology.clock_tolerance_ppm=100", "workload.duration=20ms"],
+    );
+    let sim = Simulation::with_seed(&cfg, 3);
+    let nominal = 1e9;
+    let mut distinct = std::collections::BTreeSet::new();
+    for p in sim.ports() {
+        let r = p.serialization().rate().0 as f64;
+        assert!((r / nominal - 1.0).abs() <= 100e-6 + 1e-12, "{r}");
+        distinct.insert(p.serialization().rate().0);
+    }
+    // 36 nodes, each with its own offset.
+    assert!(distinct.len() > 30, "{}", distinct.len());
+    let a = run(&cfg, 3);
+    assert!(a.run.completed);
+    assert_eq!(format!("{a:?}"), format!("{:?}", run(&cfg, 3)));
+}

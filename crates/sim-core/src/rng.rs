@@ -33,6 +33,8 @@ pub enum Stream {
     SendOverhead = 7,
     /// Per-port random processing delay at the receiving switch.
     SwitchJitter = 8,
+    /// Per-node clock offset (`clock_tolerance_ppm`).
+    Clock = 9,
 }
 
 /// Derives the seed of stream `stream`, instance `index`, of the run seeded with `run_seed`.
