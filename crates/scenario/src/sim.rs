@@ -263,6 +263,16 @@ impl Simulation {
             ..
         } = built;
         let links = cfg.topology.links();
+        // Per-node clock offsets: a node's ports all run at nominal × (1 + offset).
+        let ppm = links.clock_tolerance_ppm;
+        let clock_rate = |nominal: incastsim_core::BitsPerSec, node: NodeId| {
+            if ppm == 0.0 {
+                return nominal;
+            }
+            let u = SimRng::for_stream(seed, Stream::Clock, node as u64).unit_f64();
+            let offset = (2.0 * u - 1.0) * ppm * 1e-6;
+            incastsim_core::BitsPerSec((nominal.0 as f64 * (1.0 + offset)).round() as u64)
+        };
         let ports: Vec<OutputPort> = topology
             .ports
             .iter()
@@ -281,7 +291,8 @@ impl Simulation {
                     } else {
                         Duration::ZERO
                     };
-                let serialization = incastsim_core::SerializationRate::new(spec.rate);
+                let serialization =
+                    incastsim_core::SerializationRate::new(clock_rate(spec.rate, spec.from));
                 let qdisc = if from_host {
                     QueueDisc::drop_tail(limit)
                 } else {
@@ -304,6 +315,14 @@ impl Simulation {
                 } else {
                     links.priority_classes as usize
                 })
+                .with_latency_jitter(
+                    if to_switch {
+                        links.switch_delay_jitter.0
+                    } else {
+                        Duration::ZERO
+                    },
+                    SimRng::for_stream(seed, Stream::SwitchJitter, i as u64),
+                )
             })
             .collect();
         let port_from = topology.ports.iter().map(|p| p.from).collect();
