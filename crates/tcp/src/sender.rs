@@ -805,7 +805,10 @@ impl<P: SenderPolicy> TcpSender<P> {
             let max = (self.app_limit - self.snd_nxt).min(self.w.smss) as u32;
             let chosen = match self.next_new_len {
                 Some(len) => len,
-                None if self.hooks & hooks::PAYLOAD == 0 => max,
+                None if self.hooks & hooks::PAYLOAD == 0 => {
+                    self.next_new_len = Some(max);
+                    max
+                }
                 None => {
                     let view = self.view(now);
                     let len = self.policy.new_segment_payload(&view, max);
