@@ -154,11 +154,13 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
             return 0;
         }
         self.stats.segments += 1;
-        if self.hooks & hooks::RX_ON_DATA != 0 {
-            self.policy.on_data(now, len);
-        }
-        if self.hooks & hooks::RX_ACK_FLAGS != 0 {
-            self.ack_flags |= self.policy.ack_flags(flags);
+        if self.hooks != 0 {
+            if self.hooks & hooks::RX_ON_DATA != 0 {
+                self.policy.on_data(now, len);
+            }
+            if self.hooks & hooks::RX_ACK_FLAGS != 0 {
+                self.ack_flags |= self.policy.ack_flags(flags);
+            }
         }
         match self.cfg.ecn {
             EcnFeedback::Off => {}

@@ -348,6 +348,20 @@ impl<P: SenderPolicy> TcpSender<P> {
         }
     }
 
+    /// A dummy ACK (only the scheme sees it: TCP ignores it, it is not a duplicate ACK; returns
+    /// true) or the scheme's look at an ACK before TCP processes it.
+    #[cold]
+    fn scheme_ack(&mut self, now: Time, ack: &AckInfo, out: &mut Vec<Segment>) -> bool {
+        let view = self.view(now);
+        if ack.flags & incastsim_core::packet::flags::DUMMY != 0 {
+            let action = self.policy.on_ack(&view, ack);
+            self.apply(now, action, out);
+            return true;
+        }
+        self.policy.before_ack(&view, ack);
+        false
+    }
+
     /// Carries out what a scheme hook asked for.
     #[inline(never)]
     fn apply(&mut self, now: Time, action: SenderAction, out: &mut Vec<Segment>) {
@@ -437,15 +451,12 @@ impl<P: SenderPolicy> TcpSender<P> {
 
     /// Processes an incoming ACK.
     pub fn on_ack(&mut self, now: Time, ack: &AckInfo, out: &mut Vec<Segment>) {
-        if ack.flags & incastsim_core::packet::flags::DUMMY != 0 {
-            // A scheme's dummy ACK: TCP ignores it (not a duplicate ACK); only the scheme sees it.
-            let view = self.view(now);
-            let action = self.policy.on_ack(&view, ack);
-            return self.apply(now, action, out);
-        }
-        if self.hooks & hooks::BEFORE_ACK != 0 {
-            let view = self.view(now);
-            self.policy.before_ack(&view, ack);
+        if (ack.flags & incastsim_core::packet::flags::DUMMY) as u16
+            | (self.hooks & hooks::BEFORE_ACK)
+            != 0
+            && self.scheme_ack(now, ack, out)
+        {
+            return;
         }
         self.peer_window = ack.window;
         if ack.ack > self.snd_max {
@@ -793,7 +804,7 @@ impl<P: SenderPolicy> TcpSender<P> {
     /// new data is sized by the policy.
     /// The policy is asked once per new segment; its answer is kept until that segment is sent,
     /// so a window-limited sender does not redraw a randomized size.
-    #[inline]
+    #[inline(always)]
     fn next_len(&mut self, now: Time) -> u32 {
         if self.snd_nxt < self.snd_max {
             let end = self
@@ -936,7 +947,7 @@ impl<P: SenderPolicy> TcpSender<P> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn arm_rto(&mut self, now: Time) {
         let rfc = self.rtt.backed_off_rto(self.backoff);
         let rto = if self.hooks & hooks::RTO != 0 {
