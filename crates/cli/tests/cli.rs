@@ -189,7 +189,7 @@ fn schemes_lists_every_scheme_with_defaults() {
         "default delta: 1ms",
         "default omega: 2",
         "maa",
-        "default sigma: 2",
+        "default sigma: 1",
         "tcprand",
         "default r_min: adaptive",
         "default theta: 200B",

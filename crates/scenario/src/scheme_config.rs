@@ -215,7 +215,7 @@ fn d_omega() -> f64 {
     2.0
 }
 fn d_sigma() -> f64 {
-    2.0
+    1.0
 }
 fn d_unit() -> Dur {
     Dur(Duration::from_ms(1))
