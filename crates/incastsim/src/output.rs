@@ -90,6 +90,11 @@ pub fn write_run_outputs(
         .flat_map(|r| r.port_classes.iter().cloned())
         .collect();
     write_csv(&dir.join("port_classes.csv"), &classes)?;
+    let drop_runs: Vec<_> = results
+        .iter()
+        .flat_map(|r| r.drop_runs.iter().cloned())
+        .collect();
+    write_csv(&dir.join("drop_runs.csv"), &drop_runs)?;
     let series: Vec<_> = results
         .iter()
         .flat_map(|r| r.time_series.iter().cloned())

@@ -10,6 +10,7 @@
 pub mod build;
 pub mod cdf;
 pub mod config;
+pub mod diagnostics;
 pub mod metrics;
 pub mod sim;
 pub mod traffic;
@@ -17,6 +18,6 @@ pub mod units;
 
 pub use config::{Config, ConfigError};
 pub use metrics::{
-    FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult, TimeSeriesRecord,
+    DropRunRecord, FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult, TimeSeriesRecord,
 };
 pub use sim::{Outcome, Simulation, run_once};
