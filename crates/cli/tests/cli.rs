@@ -49,6 +49,7 @@ fn same_config_and_seed_give_byte_identical_csvs() {
     for f in [
         "runs.csv",
         "flows.csv",
+        "senders.csv",
         "ports.csv",
         "blocks.csv",
         "config.resolved.yaml",

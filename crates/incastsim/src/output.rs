@@ -1,6 +1,6 @@
 //! Writing results: the only module that writes files.
 //!
-//! `runs.csv`, `flows.csv`, `ports.csv` and `blocks.csv` are tidy (one observation per row) and
+//! `runs.csv`, `flows.csv`, `senders.csv`, `ports.csv` and `blocks.csv` are tidy (one observation per row) and
 //! byte-identical for the same config and seed. Wall-clock facts go to `manifest.json` only.
 
 use incastsim_scenario::{Config, RunResult};
@@ -80,6 +80,11 @@ pub fn write_run_outputs(
         .flat_map(|r| r.flows.iter().cloned())
         .collect();
     write_csv(&dir.join("flows.csv"), &flows)?;
+    let senders: Vec<_> = results
+        .iter()
+        .flat_map(|r| incastsim_scenario::metrics::sender_records(&r.flows))
+        .collect();
+    write_csv(&dir.join("senders.csv"), &senders)?;
     let ports: Vec<_> = results
         .iter()
         .flat_map(|r| r.ports.iter().cloned())

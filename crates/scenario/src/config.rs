@@ -28,7 +28,7 @@ pub enum ConfigError {
     #[error("--set {arg:?}: {message}")]
     Override { arg: String, message: String },
     #[error(
-        "this config has a `sweep:` section: run it with `incastsim sweep` (`incastsim run` runs one scenario)"
+        "this config has a `sweep:` section: run it with `incastsim sweep`, or run its base point with --set sweep=null"
     )]
     HasSweep,
 }
@@ -246,6 +246,15 @@ pub struct CustomTopologyConfig {
     pub link_loss: f64,
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
+    /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
+    /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay_jitter: Dur,
+    /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
+    /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
+    /// do in real networks; 0 = every port at exactly its nominal rate.
+    #[serde(default)]
+    pub clock_tolerance_ppm: f64,
     #[serde(default)]
     pub receiver_host: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -284,6 +293,15 @@ pub struct FatTreeConfig {
     pub link_loss: f64,
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
+    /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
+    /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay_jitter: Dur,
+    /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
+    /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
+    /// do in real networks; 0 = every port at exactly its nominal rate.
+    #[serde(default)]
+    pub clock_tolerance_ppm: f64,
     #[serde(default)]
     pub routing: RoutingConfig,
     /// Host index of the receiver (hosts are numbered pod by pod, edge by edge).
@@ -318,6 +336,15 @@ pub struct TreeConfig {
     pub link_loss: f64,
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
+    /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
+    /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay_jitter: Dur,
+    /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
+    /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
+    /// do in real networks; 0 = every port at exactly its nominal rate.
+    #[serde(default)]
+    pub clock_tolerance_ppm: f64,
     #[serde(default)]
     pub receiver_host: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -343,6 +370,15 @@ pub struct DumbbellConfig {
     pub link_loss: f64,
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
+    /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
+    /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay_jitter: Dur,
+    /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
+    /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
+    /// do in real networks; 0 = every port at exactly its nominal rate.
+    #[serde(default)]
+    pub clock_tolerance_ppm: f64,
     #[serde(default = "default_one")]
     pub receivers: u32,
     /// Rate of the switch-to-switch link (defaults to link_rate).
@@ -439,6 +475,15 @@ pub struct LinkDefaults {
     /// Switch processing delay added to every packet a switch receives.
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
+    /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
+    /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay_jitter: Dur,
+    /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
+    /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
+    /// do in real networks; 0 = every port at exactly its nominal rate.
+    #[serde(default)]
+    pub clock_tolerance_ppm: f64,
 }
 
 fn default_link_rate() -> Rate {
@@ -507,6 +552,8 @@ impl TopologyConfig {
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 switch_delay: d.switch_delay,
+                switch_delay_jitter: d.switch_delay_jitter,
+                clock_tolerance_ppm: d.clock_tolerance_ppm,
             },
             TopologyConfig::Custom(d) => LinkDefaults {
                 link_rate: d.link_rate,
@@ -517,6 +564,8 @@ impl TopologyConfig {
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 switch_delay: d.switch_delay,
+                switch_delay_jitter: d.switch_delay_jitter,
+                clock_tolerance_ppm: d.clock_tolerance_ppm,
             },
             TopologyConfig::Tree(d) => LinkDefaults {
                 link_rate: d.link_rate,
@@ -527,6 +576,8 @@ impl TopologyConfig {
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 switch_delay: d.switch_delay,
+                switch_delay_jitter: d.switch_delay_jitter,
+                clock_tolerance_ppm: d.clock_tolerance_ppm,
             },
             TopologyConfig::Dumbbell(d) => LinkDefaults {
                 link_rate: d.link_rate,
@@ -537,6 +588,8 @@ impl TopologyConfig {
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 switch_delay: d.switch_delay,
+                switch_delay_jitter: d.switch_delay_jitter,
+                clock_tolerance_ppm: d.clock_tolerance_ppm,
             },
         }
     }
@@ -713,6 +766,11 @@ pub struct TcpConfig {
     /// RFC 5681 §4.1 restart window after idle. Off: cwnd is kept across blocks.
     #[serde(default)]
     pub slow_start_after_idle: bool,
+    /// ns-2's Agent/TCP `overhead_`: each data segment leaves the host an extra U[0, value]
+    /// later, in order. Random per-packet timing breaks the phase effects that identical packet
+    /// sizes and constant delays otherwise lock in (Floyd & Jacobson, 1992). 0 = off.
+    #[serde(default = "default_zero_dur")]
+    pub send_overhead: Dur,
 }
 
 impl Default for TcpConfig {
@@ -1030,6 +1088,12 @@ impl Config {
         for o in overrides {
             apply_override(&mut tree, o)?;
         }
+        // `--set sweep=null` runs a sweep config's base point as one scenario.
+        if let Some(m) = tree.as_object_mut()
+            && m.get("sweep").is_some_and(|v| v.is_null())
+        {
+            m.remove("sweep");
+        }
         if tree.get("sweep").is_some() {
             return Err(ConfigError::HasSweep);
         }
@@ -1261,6 +1325,20 @@ impl Config {
                 ));
             }
         }
+        if !(0.0..=1000.0).contains(&l.clock_tolerance_ppm) {
+            return Err(invalid(
+                "topology.clock_tolerance_ppm",
+                l.clock_tolerance_ppm,
+                "0 (exact rates) up to 1000",
+            ));
+        }
+        if l.switch_delay_jitter.0 > Duration::from_ms(100) {
+            return Err(invalid(
+                "topology.switch_delay_jitter",
+                l.switch_delay_jitter.0,
+                "0 (constant processing delay) up to 100ms",
+            ));
+        }
         validate_queue(&l.switch_queue, l.switch_buffer)?;
         if l.priority_classes == 0 || l.priority_classes > 64 {
             return Err(invalid(
@@ -1294,6 +1372,13 @@ impl Config {
                 "tcp.dctcp.initial_alpha",
                 t.dctcp.initial_alpha,
                 "a number in [0, 1]",
+            ));
+        }
+        if t.send_overhead.0 > Duration::from_ms(100) {
+            return Err(invalid(
+                "tcp.send_overhead",
+                t.send_overhead.0,
+                "0 (off) up to 100ms",
             ));
         }
         if t.dscp > 63 {

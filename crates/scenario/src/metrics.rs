@@ -472,6 +472,54 @@ pub struct FlowRecord {
     pub max_drop_run: u32,
 }
 
+/// One row of senders.csv: the flows one host sent in one run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SenderRecord {
+    pub scenario: String,
+    pub seed: u64,
+    pub senders: u32,
+    pub src_host: u32,
+    pub flows: u32,
+    pub bytes_delivered: u64,
+    /// Mean goodput of its flows (the TCPRand paper's g_i).
+    pub mean_flow_goodput_mbps: f64,
+    /// Sum of its flows' goodputs.
+    pub total_goodput_mbps: f64,
+    pub rto_count: u64,
+    pub timeout_wait_s: f64,
+}
+
+/// Per-sender aggregates of one run's flows, by source host.
+pub fn sender_records(flows: &[FlowRecord]) -> Vec<SenderRecord> {
+    let mut by_host = std::collections::BTreeMap::<u32, SenderRecord>::new();
+    for f in flows {
+        let r = by_host.entry(f.src_host).or_insert_with(|| SenderRecord {
+            scenario: f.scenario.clone(),
+            seed: f.seed,
+            senders: f.senders,
+            src_host: f.src_host,
+            flows: 0,
+            bytes_delivered: 0,
+            mean_flow_goodput_mbps: 0.0,
+            total_goodput_mbps: 0.0,
+            rto_count: 0,
+            timeout_wait_s: 0.0,
+        });
+        r.flows += 1;
+        r.bytes_delivered += f.bytes_delivered;
+        r.total_goodput_mbps += f.goodput_mbps;
+        r.rto_count += f.rto_count;
+        r.timeout_wait_s += f.timeout_wait_s;
+    }
+    by_host
+        .into_values()
+        .map(|mut r| {
+            r.mean_flow_goodput_mbps = r.total_goodput_mbps / r.flows as f64;
+            r
+        })
+        .collect()
+}
+
 /// One row of ports.csv.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PortRecord {

@@ -74,10 +74,22 @@ pub enum Event {
     FlowStop {
         flow: u32,
     },
+    /// The next overhead-delayed segment of `flow` leaves its host (`tcp.send_overhead`).
+    DeferredSend {
+        flow: u32,
+    },
     /// Take one time-series sample.
     Sample,
     /// The end of a fixed-duration workload.
     End,
+}
+
+/// ns-2-style random send overhead of one flow.
+struct SendOverhead {
+    max: Duration,
+    rng: SimRng,
+    pending: std::collections::VecDeque<(Time, Packet)>,
+    last_release: Time,
 }
 
 /// A constant-bit-rate UDP background source.
@@ -198,6 +210,9 @@ pub struct Simulation {
     /// Per flow: header bytes and DSCP of its packets.
     flow_header: Vec<u16>,
     flow_dscp: Vec<u8>,
+    /// `tcp.send_overhead` per flow (empty when every flow has none): the delay bound, its
+    /// RNG, the segments waiting to leave (release time, packet), the last release time.
+    send_overhead: Vec<SendOverhead>,
     udp: Vec<UdpSource>,
     /// Time series: sampled ports (with departed bytes at the last sample) and flows.
     sampled_ports: Vec<(u32, u64)>,
@@ -240,6 +255,16 @@ impl Simulation {
             ..
         } = built;
         let links = cfg.topology.links();
+        // Per-node clock offsets: a node's ports all run at nominal × (1 + offset).
+        let ppm = links.clock_tolerance_ppm;
+        let clock_rate = |nominal: incastsim_core::BitsPerSec, node: NodeId| {
+            if ppm == 0.0 {
+                return nominal;
+            }
+            let u = SimRng::for_stream(seed, Stream::Clock, node as u64).unit_f64();
+            let offset = (2.0 * u - 1.0) * ppm * 1e-6;
+            incastsim_core::BitsPerSec((nominal.0 as f64 * (1.0 + offset)).round() as u64)
+        };
         let ports: Vec<OutputPort> = topology
             .ports
             .iter()
@@ -258,7 +283,8 @@ impl Simulation {
                     } else {
                         Duration::ZERO
                     };
-                let serialization = incastsim_core::SerializationRate::new(spec.rate);
+                let serialization =
+                    incastsim_core::SerializationRate::new(clock_rate(spec.rate, spec.from));
                 let qdisc = if from_host {
                     QueueDisc::drop_tail(limit)
                 } else {
@@ -281,6 +307,14 @@ impl Simulation {
                 } else {
                     links.priority_classes as usize
                 })
+                .with_latency_jitter(
+                    if to_switch {
+                        links.switch_delay_jitter.0
+                    } else {
+                        Duration::ZERO
+                    },
+                    SimRng::for_stream(seed, Stream::SwitchJitter, i as u64),
+                )
             })
             .collect();
         let port_from = topology.ports.iter().map(|p| p.from).collect();
@@ -336,6 +370,19 @@ impl Simulation {
             .map(|f| cfg.tcp_for_flow(f as u32).header.0 as u16)
             .collect();
         let flow_dscp: Vec<u8> = (0..n).map(|f| cfg.tcp_for_flow(f as u32).dscp).collect();
+        let send_overhead: Vec<SendOverhead> =
+            if (0..n).any(|f| cfg.tcp_for_flow(f as u32).send_overhead.0 > Duration::ZERO) {
+                (0..n)
+                    .map(|f| SendOverhead {
+                        max: cfg.tcp_for_flow(f as u32).send_overhead.0,
+                        rng: SimRng::for_stream(seed, Stream::SendOverhead, f as u64),
+                        pending: std::collections::VecDeque::new(),
+                        last_release: Time::ZERO,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
         let jitter_rngs = |seed| {
             (0..workload_flows as u64)
                 .map(|i| SimRng::for_stream(seed, Stream::StartJitter, i))
@@ -459,6 +506,7 @@ impl Simulation {
             header_bytes: t.header.0 as u16,
             flow_header,
             flow_dscp,
+            send_overhead,
             udp,
             sampled_ports: Vec::new(),
             sampled_flows: Vec::new(),
@@ -623,6 +671,19 @@ impl Simulation {
                 self.senders[f].stop_writing();
                 self.generated.delivered_at_stop[i] =
                     Some(self.receivers[f].stats().delivered_bytes);
+            }
+            Event::DeferredSend { flow } => {
+                let f = flow as usize;
+                let o = &mut self.send_overhead[f];
+                let (_, mut packet) = o
+                    .pending
+                    .pop_front()
+                    .expect("one event per pending segment");
+                if let Some(&(next, _)) = o.pending.front() {
+                    self.events.schedule(next, Event::DeferredSend { flow });
+                }
+                packet.timestamp_ps = now.as_ps();
+                self.send_from_host(now, self.flows[f].src, packet);
             }
             Event::Sample => self.sample(now),
             Event::End => {
@@ -862,6 +923,19 @@ impl Simulation {
             packet.dscp = self.flow_dscp[f];
             if s.ect {
                 packet.ecn = Ecn::Ect0;
+            }
+            if let Some(o) = self.send_overhead.get_mut(f)
+                && o.max > Duration::ZERO
+            {
+                // ns-2 overhead_: an extra U[0, max], never overtaking the previous segment.
+                let release = (now + o.rng.duration_up_to(o.max)).max(o.last_release);
+                o.last_release = release;
+                o.pending.push_back((release, packet));
+                if o.pending.len() == 1 {
+                    self.events
+                        .schedule(release, Event::DeferredSend { flow: f as u32 });
+                }
+                continue;
             }
             self.send_from_host(now, src, packet);
         }

@@ -295,3 +295,18 @@ fn list_entries_can_be_overridden_by_index() {
         .to_string();
     assert!(err.contains("not a list"), "{err}");
 }
+
+#[test]
+fn a_sweep_config_runs_its_base_point_with_sweep_unset() {
+    let path = common::config_path("rto-nonincast.yaml");
+    let err = Config::load(&path, &[]).unwrap_err().to_string();
+    assert!(err.contains("--set sweep=null"), "{err}");
+    let cfg = Config::load(
+        &path,
+        &["sweep=null".into(), "workload.duration=0.05s".into()],
+    )
+    .unwrap();
+    let r = run(&cfg, 1);
+    assert!(r.run.completed && r.run.flows_completed == r.run.flows_finite);
+    assert!(r.run.flows_finite > 0);
+}

@@ -20,6 +20,8 @@ use std::collections::VecDeque;
 struct Queued {
     packet: Packet,
     tx_end: Time,
+    /// When it reaches the far end: tx_end + latency (+ jitter, never before its predecessor).
+    arrive: Time,
 }
 
 /// Classes with their own counters (DSCP values above the last share it).
@@ -104,6 +106,10 @@ pub struct OutputPort {
     serialization: SerializationRate,
     /// Propagation delay plus the receiving node's processing delay (constant, so FIFO order holds).
     latency: Duration,
+    /// Per-packet extra delay U[0, latency_jitter] at the far end (0: none), and its stream.
+    latency_jitter: Duration,
+    jitter_rng: SimRng,
+    last_arrive: Time,
     loss_probability: f64,
     loss_rng: SimRng,
     qdisc: QueueDisc,
@@ -136,6 +142,9 @@ impl OutputPort {
             to,
             serialization,
             latency,
+            latency_jitter: Duration::ZERO,
+            jitter_rng: SimRng::new(0),
+            last_arrive: Time::ZERO,
             loss_probability,
             loss_rng,
             qdisc,
@@ -182,7 +191,16 @@ impl OutputPort {
     pub fn serialization(&self) -> SerializationRate {
         self.serialization
     }
-    /// Propagation delay plus the receiving node's processing delay.
+    /// Adds a random U[0, max] to each packet's latency, drawn from `rng`, without reordering
+    /// (a packet never arrives before the one sent ahead of it): random processing time at the
+    /// receiving switch, which breaks deterministic phase effects (Floyd & Jacobson, 1992).
+    pub fn with_latency_jitter(mut self, max: Duration, rng: SimRng) -> OutputPort {
+        self.latency_jitter = max;
+        self.jitter_rng = rng;
+        self
+    }
+
+    /// Propagation delay plus the receiving node's (constant) processing delay.
     pub fn latency(&self) -> Duration {
         self.latency
     }
@@ -326,8 +344,18 @@ impl OutputPort {
         // The packet occupies the buffer from admission until its last bit is sent.
         self.stats.residence_byte_ps += wire as u128 * (tx_end.as_ps() - admitted.as_ps()) as u128;
         let was_empty = self.fifo.is_empty();
-        self.fifo.push_back(Queued { packet, tx_end });
-        was_empty.then_some(tx_end + self.latency)
+        let mut arrive = tx_end + self.latency;
+        if self.latency_jitter > Duration::ZERO {
+            arrive = (arrive + self.jitter_rng.duration_up_to(self.latency_jitter))
+                .max(self.last_arrive);
+            self.last_arrive = arrive;
+        }
+        self.fifo.push_back(Queued {
+            packet,
+            tx_end,
+            arrive,
+        });
+        was_empty.then_some(arrive)
     }
 
     /// A priority port finished a transmission at `now`: start the next packet of the highest
@@ -373,14 +401,10 @@ impl OutputPort {
             .fifo
             .pop_front()
             .expect("head-arrival event for an empty port");
-        debug_assert_eq!(
-            head.tx_end + self.latency,
-            now,
-            "head arrival at the wrong time"
-        );
+        debug_assert_eq!(head.arrive, now, "head arrival at the wrong time");
         debug_assert!(self.on_wire > 0);
         self.on_wire -= 1;
-        let next_head_at = self.fifo.front().map(|q| q.tx_end + self.latency);
+        let next_head_at = self.fifo.front().map(|q| q.arrive);
         let lost = self.loss_probability > 0.0 && self.loss_rng.bernoulli(self.loss_probability);
         let packet = if lost {
             self.stats.drops_link_loss += 1;
@@ -411,6 +435,35 @@ mod tests {
             SimRng::new(1),
             QueueDisc::drop_tail(limit),
         )
+    }
+
+    #[test]
+    fn latency_jitter_delays_within_bounds_and_keeps_order() {
+        // 960 B + 40 B of headers at 1 Gbps = 8 us; jitter up to 20 us (larger than the
+        // spacing, so the no-overtaking rule matters).
+        let jitter = Duration::from_us(20);
+        let mut p = port(BufferLimit::Unlimited).with_latency_jitter(jitter, SimRng::new(7));
+        let mut next = match p.enqueue(Time::ZERO, pkt(960)) {
+            Enqueued::Admitted {
+                schedule_head_at, ..
+            } => schedule_head_at.unwrap(),
+            Enqueued::Dropped(_) => unreachable!(),
+        };
+        for _ in 1..200 {
+            p.enqueue(Time::ZERO, pkt(960));
+        }
+        let (mut last, mut delayed) = (Time::ZERO, 0);
+        for k in 1..=200u64 {
+            let nominal = Time::ZERO + Duration::from_us(8 * k + 25);
+            assert!(next >= last && next >= nominal && next <= nominal + jitter);
+            delayed += u32::from(next > nominal);
+            last = next;
+            match p.pop_arrival(next).next_head_at {
+                Some(t) => next = t,
+                None => assert_eq!(k, 200),
+            }
+        }
+        assert!(delayed > 150, "{delayed}");
     }
 
     #[test]
