@@ -11,6 +11,7 @@ pub mod build;
 pub mod cdf;
 pub mod config;
 pub mod diagnostics;
+pub mod enqueue_experiment;
 pub mod metrics;
 pub mod sim;
 pub mod traffic;
