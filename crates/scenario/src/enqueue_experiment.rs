@@ -191,6 +191,15 @@ impl ExperimentFile {
                 "at least 10",
             ));
         }
+        if let RMin::Range { to, .. } = e.r_min
+            && to > mss
+        {
+            return Err(invalid(
+                "experiment.r_min.to",
+                to,
+                format!("1 <= rMin <= mss ({mss} B)"),
+            ));
+        }
         let values = e.r_min_values();
         if values.is_empty() {
             return Err(invalid(
@@ -440,6 +449,12 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("experiment.buffer"), "{err}");
+        let yaml =
+            "experiment: {kind: enqueue_probability, r_min: {from: 1, to: 1000000000000, step: 1}}";
+        let err = ExperimentFile::from_yaml(yaml, &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("experiment.r_min.to"), "{err}");
         let yaml = "experiment: {kind: enqueue_probability, r_min: [1], bogus: 1}";
         let err = ExperimentFile::from_yaml(yaml, &[])
             .unwrap_err()
