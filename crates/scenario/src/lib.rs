@@ -10,6 +10,8 @@
 pub mod build;
 pub mod cdf;
 pub mod config;
+pub mod diagnostics;
+pub mod enqueue_experiment;
 pub mod metrics;
 pub mod sim;
 pub mod traffic;
@@ -17,6 +19,6 @@ pub mod units;
 
 pub use config::{Config, ConfigError};
 pub use metrics::{
-    FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult, TimeSeriesRecord,
+    DropRunRecord, FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult, TimeSeriesRecord,
 };
 pub use sim::{Outcome, Simulation, run_once};
