@@ -3,7 +3,9 @@
 //! `cargo bench -p incastsim-benches` — each iteration is one whole run, single-threaded:
 //! - S3 `bulk-dumbbell`: 16 NewReno flows at 10 Gbps for 1 s simulated (~2.4 M packets), and its
 //!   CUBIC+SACK and DCTCP variants;
-//! - S1 `incast-classic` at N = 64 (100 blocks of 256 KB, RTO_min 200 ms) and N = 16.
+//! - S1 `incast-classic` at N = 64 (100 blocks of 256 KB, RTO_min 200 ms) and N = 16;
+//! - S4 `outcast-fattree` (k = 4 fat-tree, 15 CUBIC flows, 1 s of its 10 s);
+//! - `websearch-fattree`: Poisson web-search flows on a k = 8 fat-tree at load 0.5.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use incastsim::scenario::{Config, Simulation};
@@ -43,6 +45,12 @@ fn scenarios(c: &mut Criterion) {
     let s1_16 = config("incast-classic.yaml", &["senders=16"]);
     g.bench_function("S1 incast-classic N=16", |b| {
         b.iter(|| black_box(run(&s1_16)))
+    });
+    let s4 = config("outcast-fattree.yaml", &["workload.duration=1s"]);
+    g.bench_function("S4 outcast-fattree 1s", |b| b.iter(|| black_box(run(&s4))));
+    let web = config("websearch-fattree.yaml", &[]);
+    g.bench_function("websearch k=8 load 0.5", |b| {
+        b.iter(|| black_box(run(&web)))
     });
     g.finish();
 }

@@ -1,5 +1,6 @@
 //! The `incastsim` command-line tool.
 
+mod experiment_cmd;
 mod model_cmd;
 mod sweep_cmd;
 
@@ -36,6 +37,8 @@ enum Command {
     Schemes,
     /// Evaluate the papers' analytic incast models from parameters (CSV on stdout).
     Model(model_cmd::ModelArgs),
+    /// Run a micro-experiment on a switch port (TCPRand's enqueue probability, its Fig. 5).
+    Experiment(experiment_cmd::ExperimentArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -51,6 +54,9 @@ struct RunArgs {
     /// Output directory [default: out/<scenario name>].
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Evaluate the book's incast models next to the goodput (= --set metrics.models=true).
+    #[arg(long)]
+    models: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -75,6 +81,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Model(args) => model_cmd::model(args),
+        Command::Experiment(args) => experiment_cmd::experiment(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -126,7 +133,10 @@ fn schemes() {
     }
 }
 
-fn run(args: RunArgs) -> Result<()> {
+fn run(mut args: RunArgs) -> Result<()> {
+    if args.models {
+        args.overrides.push("metrics.models=true".into());
+    }
     let mut cfg = load(&args.config, &args.overrides)?;
     if let Some(seed) = args.seed {
         cfg.seed = seed;
@@ -192,6 +202,24 @@ fn run(args: RunArgs) -> Result<()> {
         r.events as f64 / wall_s / 1e6,
         r.packets_sent as f64 / wall_s / 1e6
     );
+    if cfg.metrics.models {
+        println!(
+            "  book models (p_c {:.4}, p_r {:.4}, δ {:.2}, RTT {:.0} us, T0 {:.0} ms): TD-only {:.1}, Full {:.1}, Split {:.1} Mbps{}",
+            r.p_c,
+            r.p_r,
+            r.delta_abtt_per_block,
+            r.rtt_mean_us,
+            r.t0_ms,
+            r.model_td_only_mbps,
+            r.model_full_mbps,
+            r.model_split_mbps,
+            if r.delayed_ack {
+                " (delayed ACK is on: the models assume one ACK per packet)"
+            } else {
+                ""
+            }
+        );
+    }
     println!("  results in {}", out.display());
     Ok(())
 }

@@ -95,6 +95,11 @@ pub fn write_run_outputs(
         .flat_map(|r| r.port_classes.iter().cloned())
         .collect();
     write_csv(&dir.join("port_classes.csv"), &classes)?;
+    let drop_runs: Vec<_> = results
+        .iter()
+        .flat_map(|r| r.drop_runs.iter().cloned())
+        .collect();
+    write_csv(&dir.join("drop_runs.csv"), &drop_runs)?;
     let series: Vec<_> = results
         .iter()
         .flat_map(|r| r.time_series.iter().cloned())
@@ -131,4 +136,55 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), OutputErro
     serde_json::to_writer_pretty(&mut f, value).map_err(|e| io_err(path)(e.into()))?;
     writeln!(f).map_err(io_err(path))?;
     f.flush().map_err(io_err(path))
+}
+
+/// Writes the enqueue-probability experiment: `enqueue_probability.csv` (one row per rMin),
+/// `summary.csv` (one row per rMin and event, in the sweep summary's layout so
+/// `incastsim plot DIR --x r_min --y probability --series event` draws it; the CI is the normal
+/// approximation p ± 1.96·√(p(1−p)/n)) and `experiment.resolved.yaml`.
+pub fn write_enqueue_probability(
+    dir: &Path,
+    file: &incastsim_scenario::enqueue_experiment::ExperimentFile,
+    rows: &[incastsim_scenario::enqueue_experiment::EnqueueRow],
+) -> Result<(), OutputError> {
+    #[derive(Serialize)]
+    struct SummaryRow {
+        point: usize,
+        r_min: u64,
+        event: &'static str,
+        metric: &'static str,
+        count: u32,
+        mean: f64,
+        std: f64,
+        ci95_low: f64,
+        ci95_high: f64,
+    }
+    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    write_csv(&dir.join("enqueue_probability.csv"), rows)?;
+    let mut summary = Vec::new();
+    for (point, r) in rows.iter().enumerate() {
+        for (event, p) in [
+            ("X2 enqueued", r.p_x2),
+            ("Y2 enqueued", r.p_y2),
+            ("both enqueued", r.p_both),
+            ("neither enqueued", r.p_neither),
+        ] {
+            let std = (p * (1.0 - p)).sqrt();
+            let half = 1.96 * std / (r.trials.max(1) as f64).sqrt();
+            summary.push(SummaryRow {
+                point,
+                r_min: r.r_min,
+                event,
+                metric: "probability",
+                count: r.trials,
+                mean: p,
+                std,
+                ci95_low: (p - half).max(0.0),
+                ci95_high: (p + half).min(1.0),
+            });
+        }
+    }
+    write_csv(&dir.join("summary.csv"), &summary)?;
+    let resolved = dir.join("experiment.resolved.yaml");
+    std::fs::write(&resolved, file.to_yaml()).map_err(io_err(&resolved))
 }

@@ -21,7 +21,8 @@ pub enum PlotError {
 pub struct PlotRequest {
     /// A swept key with numeric values (x axis).
     pub x: String,
-    /// A metric (a `metric` value in summary.csv).
+    /// A metric (a `metric` value in summary.csv), or several separated by commas
+    /// ("goodput_mbps,model_full_mbps"): one line per metric, on one axis.
     pub y: String,
     /// A swept key whose values become separate lines.
     pub series: Option<String>,
@@ -118,13 +119,14 @@ pub fn load_series(dir: &Path, req: &PlotRequest) -> Result<Vec<Series>, PlotErr
     };
     let (mean, lo, hi) = (col("mean")?, col("ci95_low")?, col("ci95_high")?);
     let mut series: Vec<Series> = Vec::new();
+    let metrics: Vec<&str> = req.y.split(',').map(str::trim).collect();
     let mut found_metric = false;
     let mut x_unit: Option<String> = None;
     for rec in rdr.records() {
         let rec = rec.map_err(|e| input(e.to_string()))?;
-        if rec.get(metric_col) != Some(req.y.as_str()) {
+        let Some(metric) = rec.get(metric_col).filter(|m| metrics.contains(m)) else {
             continue;
-        }
+        };
         found_metric = true;
         let xs = rec.get(x_col).unwrap_or_default();
         // Values with one common unit ("20 packets", "60 packets") plot at their numbers.
@@ -155,8 +157,15 @@ pub fn load_series(dir: &Path, req: &PlotRequest) -> Result<Vec<Series>, PlotErr
                 .unwrap_or(f64::NAN)
         };
         let label = match s_col {
+            Some(c) if metrics.len() > 1 => {
+                format!(
+                    "{metric}, {} = {}",
+                    header[c],
+                    rec.get(c).unwrap_or_default()
+                )
+            }
             Some(c) => format!("{} = {}", header[c], rec.get(c).unwrap_or_default()),
-            None => req.y.clone(),
+            None => metric.to_string(),
         };
         let point = (x, num(mean), num(lo), num(hi));
         match series.iter_mut().find(|s| s.label == label) {
@@ -252,7 +261,8 @@ fn draw<DB: DrawingBackend>(
 ) -> Result<(), String> {
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let (xr, yr) = ranges(series, req.log_y);
-    let caption = format!("{} vs {} (mean, 95% CI)", axis_label(&req.y), req.x);
+    let y_label = axis_label(req.y.split(',').next().unwrap_or_default().trim());
+    let caption = format!("{} vs {} (mean, 95% CI)", req.y.replace(',', ", "), req.x);
     let mut builder = ChartBuilder::on(&root);
     builder
         .caption(caption, ("sans-serif", 22))
@@ -265,7 +275,7 @@ fn draw<DB: DrawingBackend>(
             chart
                 .configure_mesh()
                 .x_desc(axis_label(&req.x))
-                .y_desc(axis_label(&req.y))
+                .y_desc(y_label.clone())
                 .label_style(("sans-serif", 14))
                 .axis_desc_style(("sans-serif", 16))
                 .draw()

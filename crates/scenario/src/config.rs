@@ -881,6 +881,10 @@ pub struct MetricsConfig {
     pub fct_bins: Vec<Bytes>,
     #[serde(default)]
     pub fairness: FairnessConfig,
+    /// Evaluate the book's incast models (Kulkarni & Agrawal Eq. 3.21, 3.39, 3.40) on the
+    /// inputs measured from the run and write them next to the goodput in runs.csv.
+    #[serde(default)]
+    pub models: bool,
 }
 
 impl Default for MetricsConfig {
@@ -888,6 +892,7 @@ impl Default for MetricsConfig {
         MetricsConfig {
             fct_bins: default_fct_bins(),
             fairness: FairnessConfig::default(),
+            models: false,
         }
     }
 }

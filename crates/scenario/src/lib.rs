@@ -11,6 +11,8 @@
 pub mod build;
 pub mod cdf;
 pub mod config;
+pub mod diagnostics;
+pub mod enqueue_experiment;
 pub mod metrics;
 pub mod scheme_config;
 pub mod sim;
@@ -19,6 +21,6 @@ pub mod units;
 
 pub use config::{Config, ConfigError};
 pub use metrics::{
-    FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult, TimeSeriesRecord,
+    DropRunRecord, FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult, TimeSeriesRecord,
 };
 pub use sim::{Outcome, Simulation, run_once};

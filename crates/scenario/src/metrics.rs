@@ -131,6 +131,172 @@ pub struct RunRecord {
     pub packets_sent: u64,
     pub packets_forwarded: u64,
     pub events: u64,
+    // ----- diagnostics (crate::diagnostics; README "Diagnostics") -----
+    /// Timeouts by class (`incastsim_tcp::timeout_class`); they add up to `rto_count`.
+    pub rto_abtt: u64,
+    pub rto_ibtt_whole_window: u64,
+    pub rto_ibtt_partial_window: u64,
+    pub rto_ibtt_tail: u64,
+    pub rto_ibtt_retransmission: u64,
+    /// Packets offered to all ports, and (buffer + AQM drops) / offered.
+    pub packets_offered: u64,
+    pub drop_ratio: f64,
+    /// Runs of consecutive drops per (output port, input port), lengths 1..7, 8+.
+    pub input_drop_run_1: u64,
+    pub input_drop_run_2: u64,
+    pub input_drop_run_3: u64,
+    pub input_drop_run_4: u64,
+    pub input_drop_run_5: u64,
+    pub input_drop_run_6: u64,
+    pub input_drop_run_7: u64,
+    pub input_drop_run_8plus: u64,
+    pub max_input_drop_run: u32,
+    /// Runs of consecutive drops of one flow's data segments at one port.
+    pub flow_drop_run_1: u64,
+    pub flow_drop_run_2: u64,
+    pub flow_drop_run_3: u64,
+    pub flow_drop_run_4: u64,
+    pub flow_drop_run_5: u64,
+    pub flow_drop_run_6: u64,
+    pub flow_drop_run_7: u64,
+    pub flow_drop_run_8plus: u64,
+    pub max_flow_drop_run: u32,
+    /// The book's §3.2 measurements over the model flows (the workload's).
+    pub model_flows: u32,
+    pub model_packets_sent: u64,
+    pub loss_indications: u64,
+    pub loss_events: u64,
+    pub p_c: f64,
+    pub p_r: f64,
+    pub delta_abtt_per_block: f64,
+    pub rtt_mean_us: f64,
+    pub t0_ms: f64,
+    pub block_packets: f64,
+    /// Delayed ACK was on: the models assume one ACK per packet.
+    pub delayed_ack: bool,
+    /// The book's models (Eq. 3.21, 3.39, 3.40) on the measured inputs, in Mbps of payload
+    /// (`metrics.models: true`; NaN otherwise or where a model is undefined).
+    pub model_td_only_mbps: f64,
+    pub model_full_mbps: f64,
+    pub model_split_mbps: f64,
+    pub model_j: f64,
+    pub model_q_full: f64,
+    pub model_q_split: f64,
+}
+
+/// Fills the eight fields of a run-length histogram from its bins.
+macro_rules! set_bins {
+    ($rec:expr, $bins:expr, $($f:ident),+) => {{
+        let mut it = $bins.iter();
+        $( $rec.$f = *it.next().expect("8 bins"); )+
+    }};
+}
+
+impl RunRecord {
+    pub fn set_input_drop_runs(&mut self, b: &[u64; 8]) {
+        set_bins!(
+            self,
+            b,
+            input_drop_run_1,
+            input_drop_run_2,
+            input_drop_run_3,
+            input_drop_run_4,
+            input_drop_run_5,
+            input_drop_run_6,
+            input_drop_run_7,
+            input_drop_run_8plus
+        );
+    }
+    pub fn set_flow_drop_runs(&mut self, b: &[u64; 8]) {
+        set_bins!(
+            self,
+            b,
+            flow_drop_run_1,
+            flow_drop_run_2,
+            flow_drop_run_3,
+            flow_drop_run_4,
+            flow_drop_run_5,
+            flow_drop_run_6,
+            flow_drop_run_7,
+            flow_drop_run_8plus
+        );
+    }
+}
+
+impl FlowRecord {
+    pub fn set_drop_runs(&mut self, b: &[u64; 8]) {
+        set_bins!(
+            self,
+            b,
+            drop_run_1,
+            drop_run_2,
+            drop_run_3,
+            drop_run_4,
+            drop_run_5,
+            drop_run_6,
+            drop_run_7,
+            drop_run_8plus
+        );
+    }
+}
+
+impl PortRecord {
+    pub fn set_drop_runs(&mut self, b: &[u64; 8]) {
+        set_bins!(
+            self,
+            b,
+            drop_run_1,
+            drop_run_2,
+            drop_run_3,
+            drop_run_4,
+            drop_run_5,
+            drop_run_6,
+            drop_run_7,
+            drop_run_8plus
+        );
+    }
+}
+
+impl DropRunRecord {
+    pub fn set_runs(&mut self, b: &[u64; 8]) {
+        set_bins!(
+            self,
+            b,
+            drop_run_1,
+            drop_run_2,
+            drop_run_3,
+            drop_run_4,
+            drop_run_5,
+            drop_run_6,
+            drop_run_7,
+            drop_run_8plus
+        );
+    }
+}
+
+/// One row of drop_runs.csv: an (output port, input port) pair that was offered packets.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct DropRunRecord {
+    pub scenario: String,
+    pub seed: u64,
+    pub senders: u32,
+    pub port: u32,
+    pub port_name: String,
+    /// The input port (the link the packets arrived on); empty for a host's own packets.
+    pub input_port: Option<u32>,
+    pub input_name: String,
+    pub packets_offered: u64,
+    pub drops: u64,
+    pub drop_ratio: f64,
+    pub drop_run_1: u64,
+    pub drop_run_2: u64,
+    pub drop_run_3: u64,
+    pub drop_run_4: u64,
+    pub drop_run_5: u64,
+    pub drop_run_6: u64,
+    pub drop_run_7: u64,
+    pub drop_run_8plus: u64,
+    pub max_drop_run: u32,
 }
 
 /// FCT statistics of one group of flows.
@@ -288,6 +454,25 @@ pub struct FlowRecord {
     pub final_cwnd_bytes: u64,
     pub final_ssthresh_bytes: u64,
     pub srtt_us: f64,
+    // ----- diagnostics (crate::diagnostics) -----
+    pub rto_abtt: u64,
+    pub rto_ibtt_whole_window: u64,
+    pub rto_ibtt_partial_window: u64,
+    pub rto_ibtt_tail: u64,
+    pub rto_ibtt_retransmission: u64,
+    /// Fast retransmits + first timeouts (the book's loss indications).
+    pub loss_indications: u64,
+    /// Data segments of this flow dropped at admission, and their runs per port.
+    pub drops: u64,
+    pub drop_run_1: u64,
+    pub drop_run_2: u64,
+    pub drop_run_3: u64,
+    pub drop_run_4: u64,
+    pub drop_run_5: u64,
+    pub drop_run_6: u64,
+    pub drop_run_7: u64,
+    pub drop_run_8plus: u64,
+    pub max_drop_run: u32,
 }
 
 /// One row of senders.csv: the flows one host sent in one run.
@@ -339,7 +524,7 @@ pub fn sender_records(flows: &[FlowRecord]) -> Vec<SenderRecord> {
 }
 
 /// One row of ports.csv.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PortRecord {
     pub scenario: String,
     pub seed: u64,
@@ -356,6 +541,20 @@ pub struct PortRecord {
     pub max_queue_bytes: u64,
     pub max_queue_packets: u32,
     pub utilization: f64,
+    // ----- diagnostics (crate::diagnostics) -----
+    /// Packets offered (admitted + dropped at admission); (buffer + AQM drops) / offered.
+    pub packets_offered: u64,
+    pub drop_ratio: f64,
+    /// Runs of consecutive drops per input port, summed over the port's inputs.
+    pub drop_run_1: u64,
+    pub drop_run_2: u64,
+    pub drop_run_3: u64,
+    pub drop_run_4: u64,
+    pub drop_run_5: u64,
+    pub drop_run_6: u64,
+    pub drop_run_7: u64,
+    pub drop_run_8plus: u64,
+    pub max_drop_run: u32,
 }
 
 /// One row of port_classes.csv: a port's counters for one traffic class (DSCP, capped at 7).
@@ -396,6 +595,8 @@ pub struct RunResult {
     pub time_series: Vec<TimeSeriesRecord>,
     /// Completion time of every block, ms.
     pub block_times_ms: Vec<f64>,
+    /// Drop runs per (output port, input port) (drop_runs.csv).
+    pub drop_runs: Vec<DropRunRecord>,
 }
 
 #[cfg(test)]

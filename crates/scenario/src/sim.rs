@@ -12,6 +12,7 @@ use crate::config::{
     BackgroundConfig, Config, CongestionControlName, HostSelector, LossRecovery, QueueConfig,
     RecoveryExitName, RttSamplingName, WorkloadConfig,
 };
+use crate::diagnostics::{Diagnostics, LOCAL_INPUT, ModelContext};
 use crate::metrics::{
     FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult, jain_fairness, quantile,
 };
@@ -223,6 +224,8 @@ pub struct Simulation {
     sample_interval: Duration,
     series: Vec<crate::metrics::TimeSeriesRecord>,
     traced_port: Option<u32>,
+    /// Drop runs, loss events and the book's model inputs (`crate::diagnostics`).
+    diag: Diagnostics,
     segments: Vec<Segment>,
     acks: Vec<AckOut>,
     counters: PacketCounters,
@@ -523,6 +526,7 @@ impl Simulation {
             sample_interval: Duration::ZERO,
             series: Vec::new(),
             traced_port: None,
+            diag: Diagnostics::default(),
             segments: Vec::with_capacity(64),
             acks: Vec::with_capacity(8),
             counters: PacketCounters::default(),
@@ -570,6 +574,7 @@ impl Simulation {
             sim.events
                 .schedule(Time::ZERO + start, Event::UdpSend { source: i as u32 });
         }
+        sim.diag = sim.new_diagnostics();
         sim.start();
         sim
     }
@@ -814,7 +819,7 @@ impl Simulation {
         }
         let Some(packet) = arrival.packet else { return };
         match self.nodes[to as usize] {
-            NodeKind::Switch(_) => self.forward(now, to, packet),
+            NodeKind::Switch(_) => self.forward(now, to, packet, port),
             NodeKind::Host(h) => {
                 debug_assert_eq!(packet.dst, h, "packet delivered to the wrong host");
                 self.counters.delivered += 1;
@@ -823,9 +828,10 @@ impl Simulation {
         }
     }
 
-    /// A switch picks the output port (ECMP per flow) and offers the packet to it.
+    /// A switch picks the output port (ECMP per flow) and offers the packet to it; `input` is
+    /// the port the packet arrived on.
     #[inline]
-    fn forward(&mut self, now: Time, node: NodeId, packet: Packet) {
+    fn forward(&mut self, now: Time, node: NodeId, packet: Packet, input: u32) {
         let port = if self.static_routing {
             self.routes.next_hop_static(node, packet.dst)
         } else {
@@ -833,23 +839,40 @@ impl Simulation {
                 .next_hop(node, packet.dst, packet.flow, self.ecmp_salt)
         };
         self.counters.forwarded += 1;
-        self.enqueue(now, port, packet);
+        self.enqueue(now, port, packet, input);
     }
 
+    /// Offers `packet`, which entered the port's node on `input` (`LOCAL_INPUT` for a host's
+    /// own packets), to `port`.
     #[inline]
-    fn enqueue(&mut self, now: Time, port: u32, packet: Packet) {
+    fn enqueue(&mut self, now: Time, port: u32, packet: Packet, input: u32) {
+        let (flow, kind) = (packet.flow, packet.kind);
         if let Enqueued::Admitted {
             schedule_head_at,
             schedule_tx_done_at,
         } = self.ports[port as usize].enqueue(now, packet)
         {
+            self.diag.on_admitted(port, input, flow, kind);
             if let Some(at) = schedule_head_at {
                 self.events.schedule(at, Event::PortHead { port });
             }
             if let Some(at) = schedule_tx_done_at {
                 self.events.schedule(at, Event::PortTxDone { port });
             }
+        } else {
+            self.on_admission_drop(now, port, input, flow, kind);
         }
+    }
+
+    /// Drop diagnostics (runs, loss events): out of line, so the admission path stays small.
+    #[cold]
+    #[inline(never)]
+    fn on_admission_drop(&mut self, now: Time, port: u32, input: u32, flow: u32, kind: PacketKind) {
+        let srtt = match kind {
+            PacketKind::Data => self.senders[flow as usize].rtt().srtt(),
+            _ => None,
+        };
+        self.diag.on_dropped(now, port, input, flow, kind, srtt);
     }
 
     /// A host hands a packet to its NIC.
@@ -857,7 +880,7 @@ impl Simulation {
     fn send_from_host(&mut self, now: Time, host: HostId, packet: Packet) {
         self.counters.sent += 1;
         let port = self.host_port[host as usize];
-        self.enqueue(now, port, packet);
+        self.enqueue(now, port, packet, LOCAL_INPUT);
     }
 
     fn deliver_to_host(&mut self, now: Time, packet: Packet) {
@@ -1268,6 +1291,7 @@ impl Simulation {
         for s in &mut self.senders {
             s.close_stats();
         }
+        self.diag.close();
         let cfg = &self.cfg;
         let end = self.finished_at.unwrap_or(self.events.now());
         let secs = end.as_secs_f64();
@@ -1507,7 +1531,7 @@ impl Simulation {
         run.set_successive(&hist);
         run.set_fct(&fct_all, &fct_groups);
 
-        let flows = self
+        let mut flows: Vec<FlowRecord> = self
             .senders
             .iter()
             .enumerate()
@@ -1549,6 +1573,7 @@ impl Simulation {
                     final_cwnd_bytes: s.window().cwnd,
                     final_ssthresh_bytes: s.window().ssthresh.min(u32::MAX as u64 * 1000),
                     srtt_us: s.rtt().srtt().map_or(f64::NAN, |d| d.as_us_f64()),
+                    ..FlowRecord::default()
                 }
             })
             .collect();
@@ -1558,7 +1583,7 @@ impl Simulation {
             .iter_mut()
             .map(|p| p.mean_queue_bytes(end))
             .collect();
-        let ports = self
+        let mut ports: Vec<PortRecord> = self
             .ports
             .iter()
             .enumerate()
@@ -1578,6 +1603,7 @@ impl Simulation {
                 max_queue_bytes: p.stats.max_buffered_bytes,
                 max_queue_packets: p.stats.max_buffered_packets,
                 utilization: (p.stats.busy_ps as f64 / end_ps).min(1.0),
+                ..PortRecord::default()
             })
             .collect();
         let mut port_classes = Vec::new();
@@ -1600,7 +1626,9 @@ impl Simulation {
                 }
             }
         }
+        let drop_runs = self.fill_diagnostics(&mut run, &mut flows, &mut ports);
         RunResult {
+            drop_runs,
             run,
             flows,
             ports,
@@ -1637,6 +1665,105 @@ impl Simulation {
 }
 
 impl Simulation {
+    /// The diagnostics state for this network: per-flow base RTTs of the model flows (the
+    /// workload's, or every flow of a `traffic` workload) for loss-event rounds.
+    fn new_diagnostics(&self) -> Diagnostics {
+        let model_flows = if self.workload_flows > 0 {
+            self.workload_flows
+        } else {
+            self.flows.len()
+        };
+        let base_rtt = (0..model_flows)
+            .map(|f| {
+                let FlowEnds { src, dst } = self.flows[f];
+                let t = self.cfg.tcp_for_flow(f as u32);
+                let one_way = |hops: Vec<Hop>, bytes: u64| {
+                    hops.iter().fold(Duration::ZERO, |d, h| {
+                        d + h.latency + h.serialization.time_for(bytes)
+                    })
+                };
+                one_way(self.path(src, dst), t.mss.0 + t.header.0)
+                    + one_way(self.path(dst, src), t.header.0)
+            })
+            .collect();
+        let port_to: Vec<NodeId> = self.ports.iter().map(|p| p.to).collect();
+        Diagnostics::new(
+            &self.nodes,
+            &self.port_from,
+            &port_to,
+            self.flows.len(),
+            model_flows,
+            base_rtt,
+        )
+    }
+
+    /// Fills the diagnostic columns of runs/flows/ports.csv; returns drop_runs.csv's rows.
+    fn fill_diagnostics(
+        &self,
+        run: &mut RunRecord,
+        flows: &mut [FlowRecord],
+        ports: &mut [PortRecord],
+    ) -> Vec<crate::metrics::DropRunRecord> {
+        for (rec, s) in flows.iter_mut().zip(&self.senders) {
+            self.diag.fill_flow(rec, s);
+        }
+        for rec in ports.iter_mut() {
+            self.diag.fill_port(rec);
+        }
+        let model_flows = if self.workload_flows > 0 {
+            self.workload_flows
+        } else {
+            self.flows.len()
+        };
+        let (blocks_requested, block_bytes) = match &self.workload {
+            Workload::SyncReads(w) => (
+                w.block_times.len() as u64 + u64::from(w.block < w.blocks_total),
+                w.per_flow_bytes.iter().sum(),
+            ),
+            // No blocks: the whole run is one transfer of what was delivered.
+            Workload::Bulk(_) | Workload::Traffic { .. } => (
+                1,
+                self.receivers[..model_flows]
+                    .iter()
+                    .map(|r| r.stats().delivered_bytes)
+                    .sum(),
+            ),
+        };
+        let t = &self.cfg.tcp;
+        let port_offered: Vec<u64> = self
+            .ports
+            .iter()
+            .map(|p| p.stats.enqueued_packets + p.stats.drops_buffer + p.stats.drops_aqm)
+            .collect();
+        self.diag.fill_run(
+            run,
+            &ModelContext {
+                senders: &self.senders,
+                packets_offered: port_offered.iter().sum(),
+                blocks_requested,
+                block_bytes,
+                mss_bytes: t.mss.0,
+                rto_min: t.rto_min.0,
+                delayed_ack: t.delayed_ack.enabled,
+                evaluate: self.cfg.metrics.models,
+            },
+        );
+        self.diag.drop_run_records(
+            &self.cfg.name,
+            self.seed,
+            self.cfg.senders,
+            &port_offered,
+            |p| {
+                let p = p as usize;
+                format!(
+                    "{}->{}",
+                    self.node_names[self.port_from[p] as usize],
+                    self.node_names[self.ports[p].to as usize]
+                )
+            },
+        )
+    }
+
     /// The hops (output ports) from host `src` to host `dst` on the static route.
     fn path(&self, src: HostId, dst: HostId) -> Vec<Hop> {
         let mut hops = Vec::new();

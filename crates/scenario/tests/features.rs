@@ -643,6 +643,8 @@ fn phase_lockout_of_short_flows_is_broken_by_processing_jitter() {
             "traffic[0].load=0.1".into(),
             "workload.duration=0.2s".into(),
             "run.max_sim_time=3s".into(),
+            // The 1000-segment window of the paper's setting (the config bounds it to 64).
+            "tcp.receive_window_segments=1000".into(),
             format!("topology.switch_delay_jitter={jitter}"),
         ]
     };

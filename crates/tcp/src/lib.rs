@@ -13,6 +13,7 @@ pub mod receiver;
 pub mod rtt;
 pub mod sack;
 pub mod sender;
+pub mod timeout_class;
 
 pub use cc::{Cc, CongestionControl, Cubic, CubicConfig, CubicState, Dctcp, NewReno, Window};
 pub use policy::{AckInfo, ReceiverPolicy, SenderAction, SenderPolicy, SenderView, StandardTcp};
@@ -24,6 +25,7 @@ pub use sender::{
     RecoveryExit, RttSampling, SUCCESSIVE_TIMEOUT_BINS, Segment, SendCause, SenderConfig,
     SenderStats, TcpSender,
 };
+pub use timeout_class::{TimeoutClass, TimeoutClassStats};
 
 #[cfg(test)]
 mod trace_tests;

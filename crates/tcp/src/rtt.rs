@@ -22,6 +22,8 @@ pub struct RttEstimator {
     rttvar: Duration,
     rto: Duration,
     samples: u64,
+    /// Σ of the samples, ps (for the mean RTT the book's model is fed with, §3.2).
+    sample_sum_ps: u128,
 }
 
 impl RttEstimator {
@@ -34,6 +36,7 @@ impl RttEstimator {
             rttvar: Duration::ZERO,
             rto,
             samples: 0,
+            sample_sum_ps: 0,
         }
     }
 
@@ -45,6 +48,10 @@ impl RttEstimator {
     }
     pub fn samples(&self) -> u64 {
         self.samples
+    }
+    /// Σ of every RTT sample taken, ps (mean RTT = this / [`RttEstimator::samples`]).
+    pub fn sample_sum_ps(&self) -> u128 {
+        self.sample_sum_ps
     }
     pub fn config(&self) -> RtoConfig {
         self.cfg
@@ -65,6 +72,7 @@ impl RttEstimator {
     /// Feeds one RTT measurement R.
     pub fn sample(&mut self, r: Duration) {
         self.samples += 1;
+        self.sample_sum_ps += r.0 as u128;
         let g = self.cfg.granularity;
         match self.srtt {
             None => {

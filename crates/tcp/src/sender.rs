@@ -10,6 +10,7 @@ use crate::cc::{Cc, CongestionControl, Window};
 use crate::policy::{AckInfo, SenderAction, SenderPolicy, SenderView, StandardTcp, hooks};
 use crate::rtt::{RtoConfig, RttEstimator};
 use crate::sack::Scoreboard;
+use crate::timeout_class::{TimeoutClassStats, TimeoutClassifier, TimeoutContext};
 use incastsim_core::packet::flags;
 use incastsim_core::{Duration, FlowId, Time};
 
@@ -139,6 +140,8 @@ pub struct TcpSender<P: SenderPolicy = StandardTcp> {
     /// RFC 6582 `recover`, stored as one past the highest byte sent when it was recorded.
     recover: u64,
     partial_acks: u32,
+    /// Diagnostics only: classifies each timeout (ABTT / IBTT kinds; `timeout_class`).
+    timeout_classifier: TimeoutClassifier,
     backoff: u32,
     successive_timeouts: u32,
     rto_deadline: Option<Time>,
@@ -198,6 +201,7 @@ impl<P: SenderPolicy> TcpSender<P> {
             in_recovery: false,
             recover: 0,
             partial_acks: 0,
+            timeout_classifier: TimeoutClassifier::default(),
             backoff: 0,
             successive_timeouts: 0,
             rto_deadline: None,
@@ -255,6 +259,11 @@ impl<P: SenderPolicy> TcpSender<P> {
     }
     pub fn successive_timeouts(&self) -> u32 {
         self.successive_timeouts
+    }
+    /// Timeouts by class (ABTT, IBTT whole/partial window, tail, retransmission loss) and the
+    /// book's per-flow model inputs; see [`crate::timeout_class`].
+    pub fn timeout_classes(&self) -> &TimeoutClassStats {
+        &self.timeout_classifier.stats
     }
     /// When the retransmission timer expires, if it is running.
     pub fn rto_deadline(&self) -> Option<Time> {
@@ -434,6 +443,8 @@ impl<P: SenderPolicy> TcpSender<P> {
             let iw = self.cfg.initial_cwnd_segments as u64 * self.w.smss;
             self.w.cwnd = self.w.cwnd.min(iw);
         }
+        self.timeout_classifier
+            .on_write(self.snd_una, self.app_limit);
         self.app_limit += bytes;
         self.send_window(now, out);
     }
@@ -761,6 +772,16 @@ impl<P: SenderPolicy> TcpSender<P> {
         }
         self.stats.timeouts += 1;
         self.stats.timeout_wait_ps += self.armed_rto.as_ps();
+        self.timeout_classifier.on_timeout(&TimeoutContext {
+            snd_una: self.snd_una,
+            snd_max: self.snd_max,
+            app_limit: self.app_limit,
+            dupacks: self.dupacks,
+            dupack_threshold: self.cfg.dupack_threshold,
+            smss: self.w.smss,
+            first_of_run: self.successive_timeouts == 0,
+            rto_ps: self.armed_rto.as_ps(),
+        });
         self.successive_timeouts += 1;
         let flight = self.flight_size();
         // RFC 5681 §3.1: ssthresh (held on a repeated timeout of the same segment), cwnd = 1 SMSS.
@@ -902,6 +923,8 @@ impl<P: SenderPolicy> TcpSender<P> {
             self.stats.retransmitted_segments += 1;
             self.stats.retransmitted_bytes += len as u64;
             self.rtt_timing = None; // Karn's algorithm
+            self.timeout_classifier
+                .on_retransmit(seq, len, self.snd_una);
         } else {
             self.next_new_len = None;
             self.last_new_seq = seq;
