@@ -114,6 +114,9 @@ pub struct RunRecord {
     pub rto_run_7: u64,
     pub rto_run_8plus: u64,
     pub max_successive_rto: u32,
+    /// X = the largest RTO value that expired at a flow's first timeout, over the flows that
+    /// timed out (the RTO randomization paper's max RTO, its Eq. 4-7; NaN if none did).
+    pub max_first_rto_ms: f64,
     pub timeout_wait_s: f64,
     pub fast_retransmits: u64,
     pub sack_retransmits: u64,

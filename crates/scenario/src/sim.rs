@@ -1500,6 +1500,13 @@ impl Simulation {
             rto_run_7: 0,
             rto_run_8plus: 0,
             max_successive_rto: max_succ,
+            max_first_rto_ms: self
+                .senders
+                .iter()
+                .map(|s| s.stats().first_timeout_rto_ps)
+                .filter(|&ps| ps > 0)
+                .max()
+                .map_or(f64::NAN, |ps| ps as f64 / 1e9),
             timeout_wait_s: wait_ps as f64 / 1e12,
             fast_retransmits: fast,
             sack_retransmits: self

@@ -109,6 +109,9 @@ pub struct SenderStats {
     pub dummies_sent: u64,
     /// Timeouts a scheme fired before the timer expired (PLATO).
     pub forced_timeouts: u64,
+    /// The RTO value that expired at the flow's first timeout (0: none yet): the X_i of the RTO
+    /// randomization paper's analysis (its Eq. 4-7).
+    pub first_timeout_rto_ps: u64,
 }
 
 impl SenderStats {
@@ -769,6 +772,9 @@ impl<P: SenderPolicy> TcpSender<P> {
         self.rto_deadline = None;
         if self.snd_una >= self.snd_max {
             return;
+        }
+        if self.stats.timeouts == 0 {
+            self.stats.first_timeout_rto_ps = self.armed_rto.as_ps();
         }
         self.stats.timeouts += 1;
         self.stats.timeout_wait_ps += self.armed_rto.as_ps();
