@@ -194,3 +194,29 @@ mod no_panic {
         }
     }
 }
+
+/// Every shipped scenario config (and the base point of every shipped sweep) is valid. Configs
+/// with an `experiment:` section are for `incastsim experiment` and are checked by its tests.
+#[test]
+fn every_shipped_config_loads() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+    let mut checked = 0;
+    for dir in [root.clone(), root.join("papers")] {
+        let mut paths: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+            .collect();
+        paths.sort();
+        for p in paths {
+            let text = std::fs::read_to_string(&p).unwrap();
+            if text.lines().any(|l| l.starts_with("experiment:")) {
+                continue;
+            }
+            incastsim_scenario::Config::load(&p, &["sweep=null".into()])
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "{checked} configs");
+}
