@@ -646,41 +646,33 @@ impl Simulation {
                 }
             }
             Event::Rto { flow, generation } => {
-                match self.rto_timers[flow as usize].on_event(now, generation) {
-                    TimerFire::Fire => {
-                        let f = flow as usize;
-                        self.segments.clear();
-                        self.senders[f].on_timeout(now, &mut self.segments);
-                        self.transmit_segments(now, f);
-                        self.sync_rto_timer(f);
-                    }
-                    TimerFire::Reschedule(at, g) => self.events.schedule(
-                        at,
-                        Event::Rto {
-                            flow,
-                            generation: g,
-                        },
-                    ),
-                    TimerFire::Stale => {}
+                let f = flow as usize;
+                if timer_fires(
+                    &mut self.rto_timers[f],
+                    &mut self.events,
+                    now,
+                    generation,
+                    |generation| Event::Rto { flow, generation },
+                ) {
+                    self.segments.clear();
+                    self.senders[f].on_timeout(now, &mut self.segments);
+                    self.transmit_segments(now, f);
+                    self.sync_rto_timer(f);
                 }
             }
             Event::DelayedAck { flow, generation } => {
-                match self.delack_timers[flow as usize].on_event(now, generation) {
-                    TimerFire::Fire => {
-                        let f = flow as usize;
-                        self.acks.clear();
-                        self.receivers[f].on_delack_timeout(now, &mut self.acks);
-                        self.transmit_acks(now, f);
-                        self.sync_delack_timer(f);
-                    }
-                    TimerFire::Reschedule(at, g) => self.events.schedule(
-                        at,
-                        Event::DelayedAck {
-                            flow,
-                            generation: g,
-                        },
-                    ),
-                    TimerFire::Stale => {}
+                let f = flow as usize;
+                if timer_fires(
+                    &mut self.delack_timers[f],
+                    &mut self.events,
+                    now,
+                    generation,
+                    |generation| Event::DelayedAck { flow, generation },
+                ) {
+                    self.acks.clear();
+                    self.receivers[f].on_delack_timeout(now, &mut self.acks);
+                    self.transmit_acks(now, f);
+                    self.sync_delack_timer(f);
                 }
             }
             Event::ServerStart { flow } => self.server_start(now, flow as usize),
@@ -1922,6 +1914,26 @@ fn make_cc(t: &crate::config::TcpConfig) -> Cc {
             fast_convergence: t.cubic.fast_convergence,
         })),
         CongestionControlName::Dctcp => Cc::Dctcp(Dctcp::new(t.dctcp.g, t.dctcp.initial_alpha)),
+    }
+}
+
+/// A lazy timer's event popped: true if the timer fires now. A timer moved later re-queues its
+/// event (with the new generation); a cancelled or superseded one is dropped.
+#[inline]
+fn timer_fires(
+    timer: &mut LazyTimer,
+    events: &mut EventQueue<Event>,
+    now: Time,
+    generation: u32,
+    event: impl Fn(u32) -> Event,
+) -> bool {
+    match timer.on_event(now, generation) {
+        TimerFire::Fire => true,
+        TimerFire::Reschedule(at, g) => {
+            events.schedule(at, event(g));
+            false
+        }
+        TimerFire::Stale => false,
     }
 }
 
