@@ -22,7 +22,7 @@ fn config(name: &str, overrides: &[&str]) -> Config {
 }
 
 fn run(cfg: &Config) -> u64 {
-    let mut sim = Simulation::new(cfg);
+    let mut sim = Simulation::new(cfg, cfg.seed).expect("shipped config plans");
     sim.run();
     sim.events_processed()
 }

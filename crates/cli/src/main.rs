@@ -148,7 +148,8 @@ fn run(mut args: RunArgs) -> Result<()> {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let wall = Instant::now();
-    let mut sim = Simulation::new(&cfg);
+    let mut sim = Simulation::new(&cfg, cfg.seed)
+        .with_context(|| format!("invalid config {}", args.config.display()))?;
     let outcome = sim.run();
     if let Err(violation) = sim.check_invariants() {
         bail!("invariant violated (please report this with the config): {violation}");

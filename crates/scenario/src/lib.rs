@@ -1,26 +1,50 @@
-//! incastsim-scenario: from a YAML config to a finished run.
+//! incastsim-scenario: from a checked config to a finished run, in three steps with one job each.
 //!
-//! - [`config`]: the config schema, defaults, `--set` overrides and validation.
-//! - [`units`]: human units ("25us", "1Gbps", "32KB").
-//! - [`build`]: topologies and host roles.
-//! - [`sim`]: the [`Simulation`] value and its event loop (where packets and timers are handled).
-//! - [`scheme_config`]: the `scheme:` section (incast mitigation schemes and their parameters).
-//! - [`traffic`]: long-lived, Poisson and staggered flows; the ideal flow-completion time.
-//! - [`metrics`]: result records (runs, flows, ports), Jain's index, quantiles.
+//! - [`plan`]: [`Plan::new`] turns a [`Config`] and a seed into every object a run needs
+//!   (topology, ports, TCP profiles, flows with their origins, schemes, applications, probes);
+//!   the only fallible step. Topologies in [`build`], traffic generators in [`traffic`].
+//! - [`engine`]: [`Simulation::from_plan`] and the event loop (network, transport, applications,
+//!   probes); cannot fail.
+//! - [`results`]: the finished run read into records ([`metrics`]): runs, flows, ports, series.
+//!
+//! [`run_once`] does all three and checks the end-of-run invariants.
 
 pub mod build;
 pub mod cdf;
 pub mod config;
 pub mod diagnostics;
+pub mod engine;
 pub mod enqueue_experiment;
+pub mod fabric;
 pub mod metrics;
+pub mod plan;
+mod results;
 pub mod scheme_config;
-pub mod sim;
 pub mod traffic;
 pub mod units;
 
 pub use config::{Config, ConfigError};
+pub use engine::{Outcome, Simulation};
 pub use metrics::{
     DropRunRecord, FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult, TimeSeriesRecord,
 };
-pub use sim::{Outcome, Simulation, run_once};
+pub use plan::Plan;
+
+/// Why a run could not produce results.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RunError {
+    /// The config describes a scenario that cannot run.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// An end-of-run invariant failed (a simulator bug: please report it).
+    #[error("invariant violated: {0}")]
+    Invariant(String),
+}
+
+/// Plans, runs and collects one (config, seed), checking the end-of-run invariants.
+pub fn run_once(cfg: &Config, seed: u64) -> Result<RunResult, RunError> {
+    let mut sim = Simulation::from_plan(Plan::new(cfg, seed)?);
+    sim.run();
+    sim.check_invariants().map_err(RunError::Invariant)?;
+    Ok(sim.results())
+}

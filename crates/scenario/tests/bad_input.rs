@@ -189,7 +189,7 @@ mod no_panic {
         fn configs_never_panic(picks in proptest::collection::vec((0..KEYS.len(), 0..VALUES.len()), 1..4)) {
             let o: Vec<String> = picks.iter().map(|(k, v)| format!("{}={}", KEYS[*k], VALUES[*v])).collect();
             if let Ok(cfg) = Config::from_yaml(BASE, &o) {
-                let _ = incastsim_scenario::Simulation::new(&cfg);
+                let _ = incastsim_scenario::Simulation::new(&cfg, cfg.seed);
             }
         }
     }

@@ -702,7 +702,7 @@ fn clock_tolerance_offsets_each_node_within_bounds() {
         "outcast-fattree.yaml",
         &["topology.clock_tolerance_ppm=100", "workload.duration=20ms"],
     );
-    let sim = Simulation::with_seed(&cfg, 3);
+    let sim = Simulation::new(&cfg, 3).unwrap();
     let nominal = 1e9;
     let mut distinct = std::collections::BTreeSet::new();
     for p in sim.ports() {

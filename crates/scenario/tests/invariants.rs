@@ -146,7 +146,7 @@ proptest! {
             "tcp.rto_min=1ms".to_string(),
         ];
         let cfg = Config::load(&config_path("incast-classic.yaml"), &overrides).unwrap();
-        let mut sim = Simulation::with_seed(&cfg, seed);
+        let mut sim = Simulation::new(&cfg, seed).unwrap();
         let outcome = sim.run();
         prop_assert_eq!(outcome, incastsim_scenario::Outcome::Completed);
         prop_assert!(sim.check_invariants().is_ok(), "{:?}", sim.check_invariants());

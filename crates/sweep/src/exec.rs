@@ -113,7 +113,7 @@ pub fn run_sweep(
                     label: point.label.clone(),
                     replicate: r,
                     seed,
-                    message,
+                    message: message.to_string(),
                 }),
             };
             match written {

@@ -1,0 +1,56 @@
+//! The applications: what each flow's application writes and when, one file each. They keep
+//! their own state, schedule their own events and hand back news (a request to send, a block
+//! done) as return values; the engine acts on it.
+
+pub mod generated;
+pub mod sync_reads;
+pub mod udp;
+
+use crate::plan::WorkloadPlan;
+use incastsim_core::{Duration, SimRng};
+pub use sync_reads::SyncReads;
+
+/// Bytes an always-busy application writes: far more than any run can send.
+pub const ALWAYS_HAS_DATA: u64 = u64::MAX / 4;
+
+/// The workload application.
+pub enum Workload {
+    SyncReads(SyncReads),
+    /// Bulk senders: always have data from their start (after a jitter) to `duration`.
+    Bulk {
+        duration: Duration,
+        start_jitter: Duration,
+        jitter_rngs: Vec<SimRng>,
+    },
+    /// Only the traffic generators; arrivals end at `duration`, then drain if asked.
+    Traffic {
+        duration: Duration,
+        drain: bool,
+    },
+}
+
+impl Workload {
+    pub fn new(plan: WorkloadPlan) -> Workload {
+        match plan {
+            WorkloadPlan::SyncReads(p) => Workload::SyncReads(SyncReads::new(p)),
+            WorkloadPlan::Bulk {
+                duration,
+                start_jitter,
+                jitter_rngs,
+            } => Workload::Bulk {
+                duration,
+                start_jitter,
+                jitter_rngs,
+            },
+            WorkloadPlan::Traffic { duration, drain } => Workload::Traffic { duration, drain },
+        }
+    }
+
+    /// What workload flow f's application writes when it starts.
+    pub fn bytes_to_write(&self, f: usize) -> u64 {
+        match self {
+            Workload::SyncReads(w) => w.per_flow_bytes[f],
+            Workload::Bulk { .. } | Workload::Traffic { .. } => ALWAYS_HAS_DATA,
+        }
+    }
+}

@@ -1,0 +1,455 @@
+//! The engine: one value holding the whole network, its connections and its applications, and
+//! the event loop that drives them. No global state: many simulations run on many threads.
+//!
+//! The parts call downward only and hand news back as return values:
+//! - [`network`]: ports and forwarding (a packet reaches a switch port: `Network::on_head_arrival`);
+//! - [`transport`]: TCP senders/receivers and their timers (an RTO fires: `Transport::on_rto_event`);
+//! - [`apps`]: synchronized reads, bulk, generated flows, UDP;
+//! - [`probes`]: time series (drop runs live in `crate::diagnostics`).
+//!
+//! This file is the loop, the dispatch and the glue between the parts. The order of `schedule`
+//! calls is part of the model: events at the same picosecond pop in the order they were
+//! scheduled, so reordering two calls here can change results (the golden tests notice).
+
+pub mod apps;
+pub mod event;
+mod invariants;
+pub mod network;
+pub mod probes;
+pub mod transport;
+
+pub use event::Event;
+pub use network::PacketCounters;
+
+use crate::config::Config;
+use crate::diagnostics::Diagnostics;
+use crate::plan::{FlowOrigin, Plan};
+use apps::Workload;
+use apps::generated::GeneratedFlows;
+use apps::sync_reads::Delivery;
+use apps::udp::UdpSource;
+use incastsim_core::{EventQueue, HostId, Packet, PacketKind, Time};
+use network::{AdmissionDrop, Arrival, Network};
+use probes::Sampler;
+use transport::Transport;
+
+/// Why a run stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The workload finished (all blocks, or the fixed duration).
+    Completed,
+    /// `run.max_sim_time` was reached first.
+    TimeLimit,
+    /// Nothing left to do but the workload is not finished (should not happen; reported).
+    Stalled,
+}
+
+pub struct Simulation {
+    pub(crate) cfg: Config,
+    pub(crate) seed: u64,
+    pub(crate) events: EventQueue<Event>,
+    pub(crate) network: Network,
+    pub(crate) transport: Transport,
+    pub(crate) workload: Workload,
+    /// Flows 0..workload_flows belong to the workload; the rest to the traffic generators.
+    pub(crate) workload_flows: usize,
+    pub(crate) generated: GeneratedFlows,
+    pub(crate) udp: Vec<UdpSource>,
+    pub(crate) sampler: Sampler,
+    /// TCP profiles (the top-level `tcp`, then each override group) and each flow's profile.
+    pub(crate) profiles: Vec<crate::plan::TcpProfile>,
+    pub(crate) flow_profile: Vec<u32>,
+    /// Drop runs, loss events and the book's model inputs (`crate::diagnostics`).
+    pub(crate) diag: Diagnostics,
+    /// Header bytes of requests and UDP packets (the top-level TCP setting).
+    header_bytes: u16,
+    /// Packets an application wants sent (reused: no allocation per block).
+    outbox: Vec<(HostId, Packet)>,
+    pub(crate) events_processed: u64,
+    pub(crate) finished_at: Option<Time>,
+    pub(crate) outcome: Option<Outcome>,
+}
+
+impl Simulation {
+    /// Builds the run: cannot fail, the plan has checked everything.
+    pub fn from_plan(mut plan: Plan) -> Simulation {
+        let transport = Transport::new(&mut plan);
+        let flow_profile = plan.flows.iter().map(|f| f.profile).collect();
+        let Plan {
+            cfg,
+            seed,
+            fabric,
+            workload,
+            workload_flows,
+            generated,
+            udp,
+            observe,
+            diagnostics,
+            header_bytes,
+            profiles,
+            ..
+        } = plan;
+        let mut sim = Simulation {
+            sampler: Sampler::new(&observe, &cfg.name, seed),
+            cfg,
+            seed,
+            events: EventQueue::new(),
+            network: Network::new(fabric),
+            transport,
+            workload: Workload::new(workload),
+            workload_flows,
+            generated: GeneratedFlows::new(generated, workload_flows),
+            udp: udp.into_iter().map(UdpSource::new).collect(),
+            diag: diagnostics,
+            profiles,
+            flow_profile,
+            header_bytes,
+            outbox: Vec::new(),
+            events_processed: 0,
+            finished_at: None,
+            outcome: None,
+        };
+        if let Some(port) = observe.traced_port {
+            sim.network.fabric.ports[port as usize].enable_trace();
+        }
+        if observe.interval.is_some() {
+            sim.events.schedule(Time::ZERO, Event::Sample);
+        }
+        for (i, u) in sim.udp.iter().enumerate() {
+            sim.events
+                .schedule(u.start(), Event::UdpSend { source: i as u32 });
+        }
+        sim.start();
+        sim
+    }
+
+    /// Plans and builds the run of `cfg` with `seed`.
+    pub fn new(cfg: &Config, seed: u64) -> Result<Simulation, crate::config::ConfigError> {
+        Ok(Simulation::from_plan(Plan::new(cfg, seed)?))
+    }
+
+    fn start(&mut self) {
+        let now = Time::ZERO;
+        self.generated.schedule_first_starts(&mut self.events);
+        match &mut self.workload {
+            Workload::SyncReads(_) => self.start_block(now),
+            Workload::Traffic { duration, .. } => {
+                self.events.schedule(now + *duration, Event::End);
+            }
+            Workload::Bulk {
+                duration,
+                start_jitter,
+                jitter_rngs,
+            } => {
+                for (f, rng) in jitter_rngs.iter_mut().enumerate() {
+                    let at = now + rng.duration_up_to(*start_jitter);
+                    self.events
+                        .schedule(at, Event::ServerStart { flow: f as u32 });
+                }
+                self.events.schedule(now + *duration, Event::End);
+            }
+        }
+    }
+
+    /// Runs until the workload finishes or the time limit; returns why it stopped.
+    pub fn run(&mut self) -> Outcome {
+        let limit = Time::ZERO + self.cfg.run.max_sim_time.0;
+        while self.outcome.is_none() {
+            let Some(t) = self.events.peek_time() else {
+                self.outcome = Some(Outcome::Stalled);
+                break;
+            };
+            if t > limit {
+                self.outcome = Some(Outcome::TimeLimit);
+                self.finished_at = Some(limit);
+                break;
+            }
+            let Some((now, ev)) = self.events.pop() else {
+                break;
+            };
+            self.events_processed += 1;
+            self.dispatch(now, ev);
+        }
+        self.outcome.unwrap_or(Outcome::Stalled)
+    }
+
+    #[inline(always)]
+    fn dispatch(&mut self, now: Time, ev: Event) {
+        match ev {
+            Event::PortHead { port } => {
+                match self
+                    .network
+                    .on_head_arrival(now, port, &mut self.events, &mut self.diag)
+                {
+                    Arrival::Moved => {}
+                    Arrival::Dropped(drop) => self.on_admission_drop(now, drop),
+                    Arrival::AtHost(packet) => self.deliver_to_host(now, packet),
+                }
+            }
+            Event::PortTxDone { port } => self.network.on_tx_done(now, port, &mut self.events),
+            Event::Rto { flow, generation } => {
+                if self
+                    .transport
+                    .on_rto_event(now, flow, generation, &mut self.events)
+                {
+                    self.transmit_segments(now, flow as usize);
+                    self.transport
+                        .sync_rto_timer(flow as usize, &mut self.events);
+                }
+            }
+            Event::DelayedAck { flow, generation } => {
+                if self
+                    .transport
+                    .on_delack_event(now, flow, generation, &mut self.events)
+                {
+                    self.transmit_acks(now, flow as usize);
+                    self.transport
+                        .sync_delack_timer(flow as usize, &mut self.events);
+                }
+            }
+            Event::ServerStart { flow } => self.server_start(now, flow as usize),
+            Event::RequestCheck { block } => self.on_request_check(now, block),
+            Event::UdpSend { source } => {
+                let i = source as usize;
+                if let Some((src, packet)) =
+                    self.udp[i].send(now, i, self.header_bytes, &mut self.events)
+                {
+                    self.send_from_host(now, src, packet);
+                }
+            }
+            Event::FlowStart { flow } => self.flow_start(now, flow as usize),
+            Event::FlowStop { flow } => {
+                let f = flow as usize;
+                if let FlowOrigin::Generated { index, .. } = self.transport.origin[f] {
+                    self.transport.senders[f].stop_writing();
+                    let delivered = self.transport.receivers[f].stats().delivered_bytes;
+                    self.generated.on_stop(index as usize, delivered);
+                }
+            }
+            Event::DeferredSend { flow } => {
+                if let Some(packet) = self.transport.release_deferred(now, flow, &mut self.events) {
+                    let src = self.transport.flows[flow as usize].src;
+                    self.send_from_host(now, src, packet);
+                }
+            }
+            Event::Sample => {
+                self.sampler
+                    .sample(now, &mut self.network, &self.transport, &mut self.events)
+            }
+            Event::End => {
+                let drain = matches!(self.workload, Workload::Traffic { drain: true, .. });
+                if !(drain && self.generated.start_draining()) {
+                    self.finish(now);
+                }
+            }
+            Event::SchemeTimer { flow } => {
+                let f = flow as usize;
+                if self.transport.on_scheme_timer(now, f) {
+                    self.transmit_segments(now, f);
+                }
+                // Re-arms the timer while data is outstanding.
+                self.transport.sync_rto_timer(f, &mut self.events);
+            }
+        }
+    }
+
+    /// A host hands a packet to its NIC.
+    #[inline]
+    fn send_from_host(&mut self, now: Time, host: HostId, packet: Packet) {
+        if let Some(drop) =
+            self.network
+                .send_from_host(now, host, packet, &mut self.events, &mut self.diag)
+        {
+            self.on_admission_drop(now, drop);
+        }
+    }
+
+    /// Sends what an application put in the outbox, in order.
+    fn send_outbox(&mut self, now: Time) {
+        let mut outbox = std::mem::take(&mut self.outbox);
+        for (host, packet) in outbox.drain(..) {
+            self.send_from_host(now, host, packet);
+        }
+        self.outbox = outbox;
+    }
+
+    /// Drop diagnostics (runs, loss events): out of line, so the admission path stays small.
+    #[cold]
+    #[inline(never)]
+    fn on_admission_drop(&mut self, now: Time, d: AdmissionDrop) {
+        let srtt = match d.kind {
+            PacketKind::Data => self.transport.senders[d.flow as usize].rtt().srtt(),
+            _ => None,
+        };
+        self.diag
+            .on_dropped(now, d.port, d.input, d.flow, d.kind, srtt);
+    }
+
+    fn deliver_to_host(&mut self, now: Time, packet: Packet) {
+        let f = packet.flow as usize;
+        match packet.kind {
+            PacketKind::Data => {
+                let delivered = self.transport.on_data(now, f, &packet);
+                self.transmit_acks(now, f);
+                self.transport.sync_delack_timer(f, &mut self.events);
+                if delivered > 0 {
+                    self.on_app_delivery(now, f, delivered);
+                }
+            }
+            PacketKind::Ack => {
+                self.transport.on_ack(now, f, &packet);
+                self.transmit_segments(now, f);
+                self.transport.sync_rto_timer(f, &mut self.events);
+            }
+            PacketKind::Request => {
+                if let Workload::SyncReads(w) = &mut self.workload {
+                    w.on_request(now, f, packet.seq as u32, &mut self.events);
+                }
+            }
+            PacketKind::Udp => self.udp[f].delivered += 1,
+        }
+    }
+
+    /// Sends what flow f's sender just emitted.
+    fn transmit_segments(&mut self, now: Time, f: usize) {
+        let src = self.transport.flows[f].src;
+        for i in 0..self.transport.segments.len() {
+            let packet = self.transport.data_packet(now, f, i);
+            if let Some(packet) =
+                self.transport
+                    .after_send_overhead(now, f, packet, &mut self.events)
+            {
+                self.send_from_host(now, src, packet);
+            }
+        }
+    }
+
+    /// Sends what flow f's receiver just emitted.
+    fn transmit_acks(&mut self, now: Time, f: usize) {
+        let dst = self.transport.flows[f].dst;
+        for i in 0..self.transport.acks.len() {
+            let packet = self.transport.ack_packet(f, i);
+            self.send_from_host(now, dst, packet);
+        }
+    }
+
+    /// Flow f's application writes `bytes` and the sender sends what it may.
+    fn write(&mut self, now: Time, f: usize, bytes: u64) {
+        self.transport.write(now, f, bytes);
+        self.transmit_segments(now, f);
+        self.transport.sync_rto_timer(f, &mut self.events);
+    }
+
+    /// A server writes its response (or a bulk sender starts).
+    fn server_start(&mut self, now: Time, f: usize) {
+        self.transport.set_flow_active(f, true);
+        let bytes = self.workload.bytes_to_write(f);
+        self.write(now, f, bytes);
+    }
+
+    /// A traffic-generator flow starts: its application writes the flow (or endless data).
+    fn flow_start(&mut self, now: Time, f: usize) {
+        if let FlowOrigin::Generated { index, .. } = self.transport.origin[f] {
+            let bytes = self
+                .generated
+                .on_start(index as usize, f as u32, &mut self.events);
+            self.write(now, f, bytes);
+        }
+    }
+
+    /// The client requests the current block from every server.
+    fn start_block(&mut self, now: Time) {
+        let Workload::SyncReads(w) = &mut self.workload else {
+            return;
+        };
+        let (at, check) = w.start_block(
+            now,
+            &self.transport.flows,
+            self.header_bytes,
+            &mut self.outbox,
+        );
+        self.send_outbox(now);
+        self.events.schedule(at, check);
+    }
+
+    fn on_request_check(&mut self, now: Time, block: u32) {
+        let Workload::SyncReads(w) = &mut self.workload else {
+            return;
+        };
+        let next = w.on_request_check(
+            now,
+            block,
+            &self.transport.receivers,
+            &self.transport.flows,
+            self.header_bytes,
+            &mut self.outbox,
+        );
+        self.send_outbox(now);
+        if let Some((at, check)) = next {
+            self.events.schedule(at, check);
+        }
+    }
+
+    fn on_app_delivery(&mut self, now: Time, f: usize, bytes: u64) {
+        if let FlowOrigin::Generated { index, .. } = self.transport.origin[f] {
+            let delivered = self.transport.receivers[f].stats().delivered_bytes;
+            if self.generated.on_delivery(now, index as usize, delivered) {
+                self.finish(now);
+            }
+            return;
+        }
+        let Workload::SyncReads(w) = &mut self.workload else {
+            return;
+        };
+        let news = w.on_delivery(now, f, bytes);
+        if news != Delivery::Partial {
+            self.transport.set_flow_active(f, false);
+        }
+        match news {
+            Delivery::Partial | Delivery::FlowDone => {}
+            Delivery::BlockDone => self.start_block(now),
+            Delivery::AllBlocksDone => self.finish(now),
+        }
+    }
+
+    fn finish(&mut self, now: Time) {
+        self.finished_at = Some(now);
+        self.outcome = Some(Outcome::Completed);
+    }
+
+    // ----- read access (tests, results) -----
+
+    /// Flow f's TCP profile.
+    pub(crate) fn profile_of(&self, f: usize) -> &crate::plan::TcpProfile {
+        &self.profiles[self.flow_profile[f] as usize]
+    }
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+    pub fn now(&self) -> Time {
+        self.events.now()
+    }
+    pub fn counters(&self) -> PacketCounters {
+        self.network.counters
+    }
+    pub fn events_processed(&self) -> u64 {
+        self.events_processed
+    }
+    pub fn senders(&self) -> &[incastsim_tcp::TcpSender<incastsim_schemes::SenderScheme>] {
+        &self.transport.senders
+    }
+    pub fn receivers(&self) -> &[incastsim_tcp::TcpReceiver<incastsim_schemes::ReceiverScheme>] {
+        &self.transport.receivers
+    }
+    pub fn ports(&self) -> &[incastsim_switch::OutputPort] {
+        &self.network.fabric.ports
+    }
+    /// Packets dropped anywhere (every reason).
+    pub fn packets_dropped(&self) -> u64 {
+        self.network.packets_dropped()
+    }
+    /// Packets in port FIFOs (queued or propagating).
+    pub fn packets_in_flight(&self) -> u64 {
+        self.network.packets_in_flight()
+    }
+}

@@ -1,0 +1,187 @@
+//! The network part of the engine: packets move between output ports. A packet reaching the far
+//! end of a link either arrives at a switch, which forwards it (ECMP per flow) to its next output
+//! port, or at a host, which is news handed back to the engine. Admission drops are news too.
+
+use super::event::Event;
+use crate::diagnostics::{Diagnostics, LOCAL_INPUT};
+use crate::fabric::Fabric;
+use incastsim_core::{EventQueue, HostId, NodeId, NodeKind, Packet, PacketKind, Time};
+use incastsim_switch::Enqueued;
+
+/// Counters for the conservation invariant: sent = delivered + dropped + in flight.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PacketCounters {
+    /// Packets hosts handed to their NIC.
+    pub sent: u64,
+    /// Packets that reached their destination host.
+    pub delivered: u64,
+    /// Packets switches handed to an output port.
+    pub forwarded: u64,
+}
+
+/// A packet an output port refused (buffer or AQM), for the drop diagnostics.
+#[derive(Clone, Copy, Debug)]
+pub struct AdmissionDrop {
+    pub port: u32,
+    /// The port the packet entered the node on (`LOCAL_INPUT` for a host's own packet).
+    pub input: u32,
+    pub flow: u32,
+    pub kind: PacketKind,
+}
+
+/// What became of the head packet of a port that reached the far end of its link.
+pub enum Arrival {
+    /// Lost on the link, or forwarded by a switch into its next port.
+    Moved,
+    /// Forwarded by a switch, but its next port refused it.
+    Dropped(AdmissionDrop),
+    /// Arrived at its destination host.
+    AtHost(Packet),
+}
+
+pub struct Network {
+    pub fabric: Fabric,
+    pub counters: PacketCounters,
+}
+
+impl Network {
+    pub fn new(fabric: Fabric) -> Network {
+        Network {
+            fabric,
+            counters: PacketCounters::default(),
+        }
+    }
+
+    /// The head packet of `port` reaches the node at the far end of the link.
+    #[inline]
+    pub fn on_head_arrival(
+        &mut self,
+        now: Time,
+        port: u32,
+        events: &mut EventQueue<Event>,
+        diag: &mut Diagnostics,
+    ) -> Arrival {
+        let p = &mut self.fabric.ports[port as usize];
+        let to = p.to;
+        let arrival = p.pop_arrival(now);
+        if let Some(at) = arrival.next_head_at {
+            events.schedule(at, Event::PortHead { port });
+        }
+        let Some(packet) = arrival.packet else {
+            return Arrival::Moved;
+        };
+        match self.fabric.nodes[to as usize] {
+            NodeKind::Switch(_) => match self.forward(now, to, packet, port, events, diag) {
+                None => Arrival::Moved,
+                Some(drop) => Arrival::Dropped(drop),
+            },
+            NodeKind::Host(h) => {
+                debug_assert_eq!(packet.dst, h, "packet delivered to the wrong host");
+                self.counters.delivered += 1;
+                Arrival::AtHost(packet)
+            }
+        }
+    }
+
+    /// A strict-priority port finished a transmission and picks the next packet.
+    pub fn on_tx_done(&mut self, now: Time, port: u32, events: &mut EventQueue<Event>) {
+        let done = self.fabric.ports[port as usize].on_tx_done(now);
+        if let Some(at) = done.schedule_head_at {
+            events.schedule(at, Event::PortHead { port });
+        }
+        if let Some(at) = done.schedule_tx_done_at {
+            events.schedule(at, Event::PortTxDone { port });
+        }
+    }
+
+    /// A host hands a packet to its NIC.
+    #[inline]
+    pub fn send_from_host(
+        &mut self,
+        now: Time,
+        host: HostId,
+        packet: Packet,
+        events: &mut EventQueue<Event>,
+        diag: &mut Diagnostics,
+    ) -> Option<AdmissionDrop> {
+        self.counters.sent += 1;
+        let port = self.fabric.host_port[host as usize];
+        self.enqueue(now, port, packet, LOCAL_INPUT, events, diag)
+    }
+
+    /// A switch picks the output port (ECMP per flow) and offers the packet to it; `input` is
+    /// the port the packet arrived on.
+    #[inline]
+    fn forward(
+        &mut self,
+        now: Time,
+        node: NodeId,
+        packet: Packet,
+        input: u32,
+        events: &mut EventQueue<Event>,
+        diag: &mut Diagnostics,
+    ) -> Option<AdmissionDrop> {
+        let f = &self.fabric;
+        let port = if f.static_routing {
+            f.routes.next_hop_static(node, packet.dst)
+        } else {
+            f.routes
+                .next_hop(node, packet.dst, packet.flow, f.ecmp_salt)
+        };
+        self.counters.forwarded += 1;
+        self.enqueue(now, port, packet, input, events, diag)
+    }
+
+    /// Offers `packet`, which entered the port's node on `input`, to `port`.
+    #[inline]
+    fn enqueue(
+        &mut self,
+        now: Time,
+        port: u32,
+        packet: Packet,
+        input: u32,
+        events: &mut EventQueue<Event>,
+        diag: &mut Diagnostics,
+    ) -> Option<AdmissionDrop> {
+        let (flow, kind) = (packet.flow, packet.kind);
+        if let Enqueued::Admitted {
+            schedule_head_at,
+            schedule_tx_done_at,
+        } = self.fabric.ports[port as usize].enqueue(now, packet)
+        {
+            diag.on_admitted(port, input, flow, kind);
+            if let Some(at) = schedule_head_at {
+                events.schedule(at, Event::PortHead { port });
+            }
+            if let Some(at) = schedule_tx_done_at {
+                events.schedule(at, Event::PortTxDone { port });
+            }
+            None
+        } else {
+            Some(AdmissionDrop {
+                port,
+                input,
+                flow,
+                kind,
+            })
+        }
+    }
+
+    /// Packets dropped anywhere (every reason).
+    pub fn packets_dropped(&self) -> u64 {
+        self.fabric
+            .ports
+            .iter()
+            .map(|p| p.stats.drops_total())
+            .sum()
+    }
+
+    /// Packets in port FIFOs (queued or propagating).
+    pub fn packets_in_flight(&self) -> u64 {
+        self.fabric
+            .ports
+            .iter()
+            .map(|p| p.packets_in_port() as u64)
+            .sum()
+    }
+}

@@ -1,0 +1,93 @@
+//! Probes: the opt-in time series (`time_series:`), sampled on their own events and free when
+//! off. (Drop runs and loss events are counted by `crate::diagnostics`, which the network calls
+//! on every admission and the engine on every drop.)
+
+use super::event::Event;
+use super::network::Network;
+use super::transport::Transport;
+use crate::metrics::TimeSeriesRecord;
+use crate::plan::ObservePlan;
+use incastsim_core::{Duration, EventQueue, Time};
+
+pub struct Sampler {
+    /// Sampled ports, with their departed bytes at the last sample.
+    ports: Vec<(u32, u64)>,
+    flows: Vec<u32>,
+    interval: Duration,
+    pub traced_port: Option<u32>,
+    pub series: Vec<TimeSeriesRecord>,
+    scenario: String,
+    seed: u64,
+}
+
+impl Sampler {
+    pub fn new(observe: &ObservePlan, scenario: &str, seed: u64) -> Sampler {
+        Sampler {
+            ports: observe.ports.iter().map(|&p| (p, 0)).collect(),
+            flows: observe.flows.clone(),
+            interval: observe.interval.unwrap_or(Duration::ZERO),
+            traced_port: observe.traced_port,
+            series: Vec::new(),
+            scenario: scenario.to_string(),
+            seed,
+        }
+    }
+
+    fn record(&mut self, time_s: f64, object: &str, metric: &'static str, value: f64) {
+        self.series.push(TimeSeriesRecord {
+            scenario: self.scenario.clone(),
+            seed: self.seed,
+            time_s,
+            object: object.to_string(),
+            metric,
+            value,
+        });
+    }
+
+    /// Records one sample of every sampled port and flow and schedules the next.
+    pub fn sample(
+        &mut self,
+        now: Time,
+        network: &mut Network,
+        transport: &Transport,
+        events: &mut EventQueue<Event>,
+    ) {
+        let t = now.as_secs_f64();
+        let interval_s = self.interval.as_secs_f64();
+        for i in 0..self.ports.len() {
+            let (port, last_departed) = self.ports[i];
+            let object = format!("port {}", network.fabric.port_name(port));
+            let p = &mut network.fabric.ports[port as usize];
+            let occ = p.occupancy(now);
+            let departed = p.stats.departed_bytes;
+            let rate = p.serialization().rate().as_f64();
+            let utilization = if now == Time::ZERO {
+                0.0
+            } else {
+                (departed - last_departed) as f64 * 8.0 / rate / interval_s
+            };
+            self.ports[i].1 = departed;
+            self.record(t, &object, "queue_bytes", occ.bytes as f64);
+            self.record(t, &object, "queue_packets", occ.packets as f64);
+            self.record(t, &object, "utilization", utilization);
+        }
+        for i in 0..self.flows.len() {
+            let f = self.flows[i];
+            let s = &transport.senders[f as usize];
+            let w = s.window();
+            let object = format!("flow {f}");
+            let srtt = s.rtt().srtt().map_or(f64::NAN, |d| d.as_us_f64());
+            let rto = s.rtt().backed_off_rto(0).as_ms_f64();
+            self.record(t, &object, "cwnd_bytes", w.cwnd as f64);
+            self.record(
+                t,
+                &object,
+                "ssthresh_bytes",
+                w.ssthresh.min(u32::MAX as u64) as f64,
+            );
+            self.record(t, &object, "rto_ms", rto);
+            self.record(t, &object, "srtt_us", srtt);
+        }
+        events.schedule(now + self.interval, Event::Sample);
+    }
+}

@@ -1,0 +1,352 @@
+//! The transport part of the engine: each flow's TCP sender and receiver, their lazy timers, and
+//! the conversion between TCP's segments/ACKs and packets. TCP itself is a pure state machine
+//! (`incastsim_tcp`); this part only feeds it packets and timer expiries and collects what it
+//! emits into scratch buffers, which the engine hands to the network.
+
+use super::event::{Event, sync_timer, timer_fires};
+use crate::plan::{FlowOrigin, Plan, SendOverheadPlan};
+use incastsim_core::packet::flags;
+use incastsim_core::{
+    Duration, Ecn, EventQueue, FlowId, HostId, LazyTimer, Packet, PacketKind, SackBlock, Time,
+};
+use incastsim_schemes::{ReceiverScheme, SenderScheme};
+use incastsim_tcp::{AckInfo, AckOut, Segment, TcpReceiver, TcpSender};
+use std::collections::VecDeque;
+
+/// A flow's endpoints.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowEnds {
+    pub src: HostId,
+    pub dst: HostId,
+}
+
+/// ns-2-style random send overhead of one flow: segments wait U[0, max] before leaving, never
+/// overtaking each other.
+struct SendOverhead {
+    plan: SendOverheadPlan,
+    pending: VecDeque<(Time, Packet)>,
+    last_release: Time,
+}
+
+pub struct Transport {
+    pub flows: Vec<FlowEnds>,
+    pub origin: Vec<FlowOrigin>,
+    pub senders: Vec<TcpSender<SenderScheme>>,
+    pub receivers: Vec<TcpReceiver<ReceiverScheme>>,
+    rto_timers: Vec<LazyTimer>,
+    delack_timers: Vec<LazyTimer>,
+    /// Per flow: header bytes and DSCP of its packets.
+    flow_header: Vec<u16>,
+    flow_dscp: Vec<u8>,
+    /// Empty when no flow has a send overhead.
+    send_overhead: Vec<SendOverhead>,
+    /// What the last TCP call emitted (reused: no allocation per packet).
+    pub segments: Vec<Segment>,
+    pub acks: Vec<AckOut>,
+    /// Scheme support (idle for `scheme: none`): the per-flow timer period and whether each
+    /// flow's timer event is pending; the active-senders oracle (MAA).
+    scheme_timer_period: Option<Duration>,
+    scheme_timer_pending: Vec<bool>,
+    active_oracle: bool,
+    flow_active: Vec<bool>,
+    active_senders: u32,
+}
+
+impl Transport {
+    /// Takes the plan's connections (the plan keeps the rest).
+    pub fn new(plan: &mut Plan) -> Transport {
+        let n = plan.flows.len();
+        let profile = |f: usize| &plan.profiles[plan.flows[f].profile as usize];
+        Transport {
+            flows: plan
+                .flows
+                .iter()
+                .map(|f| FlowEnds {
+                    src: f.src,
+                    dst: f.dst,
+                })
+                .collect(),
+            origin: plan.flows.iter().map(|f| f.origin).collect(),
+            flow_header: (0..n).map(|f| profile(f).wire_header_bytes).collect(),
+            flow_dscp: (0..n).map(|f| profile(f).dscp).collect(),
+            senders: std::mem::take(&mut plan.senders),
+            receivers: std::mem::take(&mut plan.receivers),
+            rto_timers: vec![LazyTimer::default(); n],
+            delack_timers: vec![LazyTimer::default(); n],
+            send_overhead: std::mem::take(&mut plan.send_overhead)
+                .into_iter()
+                .map(|plan| SendOverhead {
+                    plan,
+                    pending: VecDeque::new(),
+                    last_release: Time::ZERO,
+                })
+                .collect(),
+            segments: Vec::with_capacity(64),
+            acks: Vec::with_capacity(8),
+            scheme_timer_period: plan.scheme_timer_period,
+            scheme_timer_pending: vec![false; n],
+            active_oracle: plan.active_senders_oracle,
+            flow_active: vec![false; n],
+            active_senders: 0,
+        }
+    }
+
+    /// The RTO event of `flow` popped; true if the timer fired (the sender's retransmissions
+    /// are then in `segments`).
+    pub fn on_rto_event(
+        &mut self,
+        now: Time,
+        flow: u32,
+        generation: u32,
+        events: &mut EventQueue<Event>,
+    ) -> bool {
+        let f = flow as usize;
+        let fired = timer_fires(
+            &mut self.rto_timers[f],
+            events,
+            now,
+            generation,
+            |generation| Event::Rto { flow, generation },
+        );
+        if fired {
+            self.segments.clear();
+            self.senders[f].on_timeout(now, &mut self.segments);
+        }
+        fired
+    }
+
+    /// The delayed-ACK event of `flow` popped; true if the timer fired (the ACK is in `acks`).
+    pub fn on_delack_event(
+        &mut self,
+        now: Time,
+        flow: u32,
+        generation: u32,
+        events: &mut EventQueue<Event>,
+    ) -> bool {
+        let f = flow as usize;
+        let fired = timer_fires(
+            &mut self.delack_timers[f],
+            events,
+            now,
+            generation,
+            |generation| Event::DelayedAck { flow, generation },
+        );
+        if fired {
+            self.acks.clear();
+            self.receivers[f].on_delack_timeout(now, &mut self.acks);
+        }
+        fired
+    }
+
+    /// A data packet reached flow f's receiver; its ACKs go into `acks`. Returns the bytes
+    /// newly delivered in order to the application.
+    #[inline]
+    pub fn on_data(&mut self, now: Time, f: usize, packet: &Packet) -> u64 {
+        self.acks.clear();
+        self.receivers[f].on_segment(
+            now,
+            packet.seq,
+            packet.payload_bytes,
+            packet.timestamp_ps,
+            packet.flags,
+            packet.ecn == Ecn::Ce,
+            &mut self.acks,
+        )
+    }
+
+    /// An ACK reached flow f's sender; what it sends in reply goes into `segments`.
+    #[inline]
+    pub fn on_ack(&mut self, now: Time, f: usize, packet: &Packet) {
+        let mut info = AckInfo::plain(
+            packet.ack(),
+            packet.window_bytes as u64,
+            packet.timestamp_ps,
+        );
+        info.ece = packet.has_flag(flags::ECE);
+        info.flags = packet.flags & (flags::LABEL | flags::DUMMY);
+        info.sack_count = packet.sack_count;
+        for (dst, b) in info
+            .sack_blocks
+            .iter_mut()
+            .zip(&packet.sack[..packet.sack_count as usize])
+        {
+            let start = packet.ack() + b.start_offset as u64;
+            *dst = (start, start + b.len as u64);
+        }
+        self.segments.clear();
+        self.senders[f].on_ack(now, &info, &mut self.segments);
+    }
+
+    /// Flow f's application writes `bytes`; the segments it may send go into `segments`.
+    pub fn write(&mut self, now: Time, f: usize, bytes: u64) {
+        self.segments.clear();
+        self.senders[f].write(now, bytes, &mut self.segments);
+    }
+
+    /// Segment i of `segments` as a packet of flow f.
+    #[inline]
+    pub fn data_packet(&self, now: Time, f: usize, i: usize) -> Packet {
+        let s = self.segments[i];
+        let mut packet = Packet::new(
+            PacketKind::Data,
+            f as FlowId,
+            self.flows[f].dst,
+            s.len,
+            self.flow_header[f],
+        );
+        packet.seq = s.seq;
+        packet.timestamp_ps = now.as_ps();
+        packet.flags = s.flags;
+        packet.dscp = self.flow_dscp[f];
+        if s.ect {
+            packet.ecn = Ecn::Ect0;
+        }
+        packet
+    }
+
+    /// ACK i of `acks` as a packet of flow f.
+    #[inline]
+    pub fn ack_packet(&self, f: usize, i: usize) -> Packet {
+        let a = self.acks[i];
+        let mut packet = Packet::new(
+            PacketKind::Ack,
+            f as FlowId,
+            self.flows[f].src,
+            0,
+            self.flow_header[f],
+        );
+        packet.seq = a.ack; // an ACK's cumulative acknowledgement
+        packet.timestamp_ps = a.ts_echo_ps;
+        packet.window_bytes = a.window;
+        packet.dscp = self.flow_dscp[f];
+        packet.flags |= a.flags;
+        if a.ece {
+            packet.flags |= flags::ECE;
+        }
+        packet.sack_count = a.sack_count;
+        for (dst, &(start, end)) in packet
+            .sack
+            .iter_mut()
+            .zip(&a.sack_blocks[..a.sack_count as usize])
+        {
+            *dst = SackBlock {
+                start_offset: (start - a.ack) as u32,
+                len: (end - start) as u32,
+            };
+        }
+        packet
+    }
+
+    /// With a send overhead, queues the packet to leave later and returns None (ns-2's
+    /// `overhead_`: an extra U[0, max], never overtaking the previous segment); else returns it.
+    #[inline]
+    pub fn after_send_overhead(
+        &mut self,
+        now: Time,
+        f: usize,
+        packet: Packet,
+        events: &mut EventQueue<Event>,
+    ) -> Option<Packet> {
+        let Some(o) = self.send_overhead.get_mut(f) else {
+            return Some(packet);
+        };
+        if o.plan.max == Duration::ZERO {
+            return Some(packet);
+        }
+        let release = (now + o.plan.rng.duration_up_to(o.plan.max)).max(o.last_release);
+        o.last_release = release;
+        o.pending.push_back((release, packet));
+        if o.pending.len() == 1 {
+            events.schedule(release, Event::DeferredSend { flow: f as u32 });
+        }
+        None
+    }
+
+    /// The next overhead-delayed packet of `flow` leaves now.
+    pub fn release_deferred(
+        &mut self,
+        now: Time,
+        flow: u32,
+        events: &mut EventQueue<Event>,
+    ) -> Option<Packet> {
+        let o = &mut self.send_overhead[flow as usize];
+        let (_, mut packet) = o.pending.pop_front()?;
+        if let Some(&(next, _)) = o.pending.front() {
+            events.schedule(next, Event::DeferredSend { flow });
+        }
+        packet.timestamp_ps = now.as_ps();
+        Some(packet)
+    }
+
+    /// Mirrors the sender's retransmission deadline into its lazy timer.
+    #[inline]
+    pub fn sync_rto_timer(&mut self, f: usize, events: &mut EventQueue<Event>) {
+        let want = self.senders[f].rto_deadline();
+        sync_timer(&mut self.rto_timers[f], want, events, |generation| {
+            Event::Rto {
+                flow: f as u32,
+                generation,
+            }
+        });
+        if let Some(period) = self.scheme_timer_period {
+            self.arm_scheme_timer(f, period, events);
+        }
+    }
+
+    #[inline]
+    pub fn sync_delack_timer(&mut self, f: usize, events: &mut EventQueue<Event>) {
+        let want = self.receivers[f].delack_deadline();
+        sync_timer(&mut self.delack_timers[f], want, events, |generation| {
+            Event::DelayedAck {
+                flow: f as u32,
+                generation,
+            }
+        });
+    }
+
+    /// Schedules flow f's scheme timer if it has data outstanding and no timer event pending.
+    #[cold]
+    fn arm_scheme_timer(&mut self, f: usize, period: Duration, events: &mut EventQueue<Event>) {
+        let s = &self.senders[f];
+        if !self.scheme_timer_pending[f] && s.snd_una() < s.snd_max() {
+            self.scheme_timer_pending[f] = true;
+            let at = events.now() + period;
+            events.schedule(at, Event::SchemeTimer { flow: f as u32 });
+        }
+    }
+
+    /// Flow f's scheme timer fired; true if the sender acted (its segments are in `segments`).
+    #[cold]
+    pub fn on_scheme_timer(&mut self, now: Time, f: usize) -> bool {
+        self.scheme_timer_pending[f] = false;
+        let s = &self.senders[f];
+        if s.snd_una() >= s.snd_max() {
+            return false;
+        }
+        self.segments.clear();
+        self.senders[f].on_scheme_timer(now, &mut self.segments);
+        true
+    }
+
+    /// MAA's oracle: a flow is active from its server's start until its response is delivered.
+    #[inline]
+    pub fn set_flow_active(&mut self, f: usize, active: bool) {
+        if self.active_oracle && self.flow_active[f] != active {
+            self.update_active(f, active);
+        }
+    }
+
+    #[cold]
+    fn update_active(&mut self, f: usize, active: bool) {
+        self.flow_active[f] = active;
+        if active {
+            self.active_senders += 1;
+        } else {
+            self.active_senders -= 1;
+        }
+        let n = self.active_senders;
+        for s in &mut self.senders {
+            s.set_active_senders(n);
+        }
+    }
+}

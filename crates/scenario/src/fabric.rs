@@ -1,0 +1,50 @@
+//! The built network as the engine runs it: nodes, output ports, routes and names. Built once by
+//! the [`crate::plan`], owned by the engine's network part, read by results (paths, names).
+
+use crate::traffic::Hop;
+use incastsim_core::{HostId, NodeId, NodeKind, Routes};
+use incastsim_switch::OutputPort;
+
+pub struct Fabric {
+    pub nodes: Vec<NodeKind>,
+    /// "host3", "switch0", by node id.
+    pub node_names: Vec<String>,
+    pub ports: Vec<OutputPort>,
+    /// The node each port leaves (a port's `to` is in the port).
+    pub port_from: Vec<NodeId>,
+    pub routes: Routes,
+    /// Per-run salt of the ECMP hash (`Stream::Ecmp`).
+    pub ecmp_salt: u64,
+    /// `topology.routing: static`: the first equal-cost port, no hashing.
+    pub static_routing: bool,
+    /// Each host's NIC port.
+    pub host_port: Vec<u32>,
+}
+
+impl Fabric {
+    /// "from->to" of port `p`, as in ports.csv and `time_series.ports`.
+    pub fn port_name(&self, p: u32) -> String {
+        let p = p as usize;
+        format!(
+            "{}->{}",
+            self.node_names[self.port_from[p] as usize], self.node_names[self.ports[p].to as usize]
+        )
+    }
+
+    /// The hops (output ports) from host `src` to host `dst` on the static route.
+    pub fn path(&self, src: HostId, dst: HostId) -> Vec<Hop> {
+        let mut hops = Vec::new();
+        let mut port = self.host_port[src as usize];
+        loop {
+            let p = &self.ports[port as usize];
+            hops.push(Hop {
+                serialization: p.serialization(),
+                latency: p.latency(),
+            });
+            match self.nodes[p.to as usize] {
+                NodeKind::Host(_) => return hops,
+                NodeKind::Switch(_) => port = self.routes.next_hop_static(p.to, dst),
+            }
+        }
+    }
+}

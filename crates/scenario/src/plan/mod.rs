@@ -1,0 +1,247 @@
+//! Plan: a config and a seed turned into every object a run needs. [`Plan::new`] is the only
+//! fallible step between a [`Config`] and a run: it builds the topology and its routes, the
+//! ports, one TCP profile per override group, every flow with its origin, the schemes, the
+//! applications' parameters and what to observe, and refuses what cannot run. The engine
+//! ([`crate::engine::Simulation::from_plan`]) then only assembles and cannot fail.
+
+mod apps;
+mod ports;
+mod tcp;
+
+pub use apps::{ObservePlan, SendOverheadPlan, SyncReadsPlan, UdpPlan, WorkloadPlan};
+pub use tcp::{ControllerFactory, TcpProfile};
+
+use crate::build::{BuiltTopology, build_topology, routes_for};
+use crate::config::{Config, ConfigError, RoutingConfig};
+use crate::diagnostics::Diagnostics;
+use crate::fabric::Fabric;
+use crate::traffic::GeneratedFlow;
+use incastsim_core::rng::{Stream, derive_seed};
+use incastsim_core::{Duration, FlowId, HostId, NodeId};
+use incastsim_schemes::{ReceiverScheme, SenderScheme};
+use incastsim_tcp::{SenderPolicy, TcpReceiver, TcpSender};
+
+/// Where a TCP flow comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowOrigin {
+    /// One of the workload's flows (synchronized reads: a server's responses; bulk: a sender).
+    Workload,
+    /// Entry `index` of the generated flows, drawn by traffic generator `generator`.
+    Generated { index: u32, generator: u32 },
+}
+
+/// One TCP connection of the run.
+#[derive(Clone, Copy, Debug)]
+pub struct PlannedFlow {
+    pub src: HostId,
+    pub dst: HostId,
+    pub origin: FlowOrigin,
+    /// Index into [`Plan::profiles`].
+    pub profile: u32,
+}
+
+/// Everything a run is made of, built and checked.
+pub struct Plan {
+    pub cfg: Config,
+    pub seed: u64,
+    pub fabric: Fabric,
+    /// Workload flows first, then the generated flows in generator and start order.
+    pub flows: Vec<PlannedFlow>,
+    /// Profile 0 is the top-level `tcp`; profile i + 1 is `flow_overrides[i]`.
+    pub profiles: Vec<TcpProfile>,
+    pub senders: Vec<TcpSender<SenderScheme>>,
+    pub receivers: Vec<TcpReceiver<ReceiverScheme>>,
+    /// Per flow, when any flow has a send overhead (else empty: the hot path skips it).
+    pub send_overhead: Vec<SendOverheadPlan>,
+    pub workload: WorkloadPlan,
+    /// Number of workload flows (flows 0..workload_flows).
+    pub workload_flows: usize,
+    pub generated: Vec<GeneratedFlow>,
+    pub udp: Vec<UdpPlan>,
+    pub observe: ObservePlan,
+    pub diagnostics: Diagnostics,
+    /// Header bytes of requests and UDP packets (the top-level `tcp.header`).
+    pub header_bytes: u16,
+    /// The scheme's per-connection timer period, if it has one.
+    pub scheme_timer_period: Option<Duration>,
+    /// The scheme reads the number of active senders (MAA).
+    pub active_senders_oracle: bool,
+}
+
+impl Plan {
+    /// Builds the run of `cfg` with `seed`, or says which key makes it impossible.
+    pub fn new(cfg: &Config, seed: u64) -> Result<Plan, ConfigError> {
+        let built = build_topology(cfg);
+        let routes = routes_for(&built).map_err(|e| ConfigError::Key {
+            key: "topology".into(),
+            message: e,
+        })?;
+        let generated = crate::traffic::generate_for(cfg, seed, &built)?;
+        let fabric = fabric(cfg, seed, &built, routes);
+        let workload_flows = cfg.workload.flow_count(cfg.senders) as usize;
+        let flows = plan_flows(cfg, &built, workload_flows, &generated);
+
+        let scheme_header = cfg.scheme.header_bytes();
+        let profiles: Vec<TcpProfile> = std::iter::once(&cfg.tcp)
+            .chain(cfg.flow_overrides.iter().map(|g| &g.tcp))
+            .map(|t| TcpProfile::new(t, scheme_header))
+            .collect();
+        let profile = |f: &PlannedFlow| &profiles[f.profile as usize];
+        let senders: Vec<TcpSender<SenderScheme>> = flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let p = profile(f);
+                let scheme = cfg.scheme.sender(seed, i as u32);
+                let mut s =
+                    TcpSender::new(i as FlowId, p.sender, p.controller.new_controller(), scheme);
+                s.set_peer_window(p.receiver.window_bytes as u64);
+                s.set_packet_cwnd(p.packet_cwnd);
+                s
+            })
+            .collect();
+        let mut receiver_schemes = cfg
+            .scheme
+            .receivers(cfg.topology.links().link_rate.0.as_f64());
+        let receivers = flows
+            .iter()
+            .map(|f| {
+                let p = profile(f);
+                let scheme = receiver_schemes.make(f.dst, p.ideal.mss as u32);
+                TcpReceiver::new(p.receiver, scheme)
+            })
+            .collect();
+        let send_overhead = apps::send_overhead(seed, &flows, &profiles);
+        let workload = apps::workload(cfg, seed, workload_flows, &built);
+        let udp = apps::udp(cfg, &built);
+        let observe = apps::observe(cfg, &built)?;
+        let diagnostics = diagnostics(&fabric, &flows, &profiles, workload_flows);
+        let (scheme_timer_period, active_senders_oracle) =
+            senders.first().map_or((None, false), |s| {
+                (s.policy.timer_period(), s.policy.wants_active_senders())
+            });
+        Ok(Plan {
+            cfg: cfg.clone(),
+            seed,
+            fabric,
+            flows,
+            profiles,
+            senders,
+            receivers,
+            send_overhead,
+            workload,
+            workload_flows,
+            generated,
+            udp,
+            observe,
+            diagnostics,
+            header_bytes: cfg.tcp.header.0 as u16,
+            scheme_timer_period,
+            active_senders_oracle,
+        })
+    }
+}
+
+/// The ports, routes and names of the built topology.
+fn fabric(
+    cfg: &Config,
+    seed: u64,
+    built: &BuiltTopology,
+    routes: incastsim_core::Routes,
+) -> Fabric {
+    let topology = &built.topology;
+    let host_port = (0..topology.host_count() as u32)
+        .map(|h| topology.ports_of[topology.node_of_host(h) as usize][0])
+        .collect();
+    Fabric {
+        nodes: topology.nodes.clone(),
+        node_names: crate::build::node_names(topology),
+        ports: ports::build_ports(cfg, seed, built),
+        port_from: topology
+            .ports
+            .iter()
+            .map(|p| p.from)
+            .collect::<Vec<NodeId>>(),
+        routes,
+        ecmp_salt: derive_seed(seed, Stream::Ecmp, 0),
+        static_routing: cfg.topology.routing() == RoutingConfig::Static,
+        host_port,
+    }
+}
+
+/// The workload's flows (server i → its client) and then the generated ones, each with the
+/// profile of its override group (looked up by flow index, as `flow_overrides[i].flows` says).
+fn plan_flows(
+    cfg: &Config,
+    built: &BuiltTopology,
+    workload_flows: usize,
+    generated: &[GeneratedFlow],
+) -> Vec<PlannedFlow> {
+    let profile_of = |f: usize| {
+        cfg.flow_overrides
+            .iter()
+            .position(|g| g.flows.contains(&(f as u32)))
+            .map_or(0, |i| i as u32 + 1)
+    };
+    let clients = &built.clients;
+    let workload = built
+        .servers
+        .iter()
+        .take(workload_flows)
+        .enumerate()
+        .map(|(i, &src)| (src, clients[i % clients.len()], FlowOrigin::Workload));
+    let traffic = generated.iter().enumerate().map(|(i, g)| {
+        let origin = FlowOrigin::Generated {
+            index: i as u32,
+            generator: g.generator,
+        };
+        (g.src, g.dst, origin)
+    });
+    workload
+        .chain(traffic)
+        .enumerate()
+        .map(|(f, (src, dst, origin))| PlannedFlow {
+            src,
+            dst,
+            origin,
+            profile: profile_of(f),
+        })
+        .collect()
+}
+
+/// Diagnostics state: per-flow base RTTs of the model flows (the workload's, or every flow of a
+/// `traffic` workload) for loss-event rounds.
+fn diagnostics(
+    fabric: &Fabric,
+    flows: &[PlannedFlow],
+    profiles: &[TcpProfile],
+    workload_flows: usize,
+) -> Diagnostics {
+    let model_flows = if workload_flows > 0 {
+        workload_flows
+    } else {
+        flows.len()
+    };
+    let base_rtt = flows[..model_flows]
+        .iter()
+        .map(|f| {
+            let t = &profiles[f.profile as usize].ideal;
+            let one_way = |hops: Vec<crate::traffic::Hop>, bytes: u64| {
+                hops.iter().fold(Duration::ZERO, |d, h| {
+                    d + h.latency + h.serialization.time_for(bytes)
+                })
+            };
+            one_way(fabric.path(f.src, f.dst), t.mss + t.header)
+                + one_way(fabric.path(f.dst, f.src), t.header)
+        })
+        .collect();
+    let port_to: Vec<NodeId> = fabric.ports.iter().map(|p| p.to).collect();
+    Diagnostics::new(
+        &fabric.nodes,
+        &fabric.port_from,
+        &port_to,
+        flows.len(),
+        model_flows,
+        base_rtt,
+    )
+}

@@ -1,0 +1,128 @@
+//! TCP profiles: one per override group (the top-level `tcp`, then each `flow_overrides[i]`),
+//! converted once from config into the protocol crates' settings. A profile builds a fresh
+//! controller per connection, as quinn's `ControllerFactory` does.
+
+use crate::config::{
+    CongestionControlName, CwndUnit, LossRecovery, RecoveryExitName, RttSamplingName, TcpConfig,
+};
+use crate::traffic::IdealTcp;
+use incastsim_core::Duration;
+use incastsim_tcp::{
+    Cc, Cubic, CubicConfig, Dctcp, DelayedAckConfig, EcnFeedback, NewReno, ReceiverConfig,
+    RecoveryExit, RtoConfig, RttSampling, SenderConfig,
+};
+
+/// The congestion controller a profile builds, with its parameters.
+#[derive(Clone, Copy, Debug)]
+pub enum ControllerFactory {
+    NewReno,
+    Cubic(CubicConfig),
+    Dctcp { g: f64, initial_alpha: f64 },
+}
+
+impl ControllerFactory {
+    pub fn new_controller(&self) -> Cc {
+        match *self {
+            ControllerFactory::NewReno => Cc::NewReno(NewReno::default()),
+            ControllerFactory::Cubic(c) => Cc::Cubic(Cubic::new(c)),
+            ControllerFactory::Dctcp { g, initial_alpha } => {
+                Cc::Dctcp(Dctcp::new(g, initial_alpha))
+            }
+        }
+    }
+}
+
+/// Everything a connection of one override group needs, in the protocol crates' types.
+#[derive(Clone, Debug)]
+pub struct TcpProfile {
+    pub sender: SenderConfig,
+    pub receiver: ReceiverConfig,
+    pub controller: ControllerFactory,
+    /// `tcp.cwnd_unit: packets`.
+    pub packet_cwnd: bool,
+    /// Header bytes on the wire (a scheme may compress them: DSR).
+    pub wire_header_bytes: u16,
+    pub dscp: u8,
+    /// ns-2's `overhead_`: each segment leaves after an extra U[0, send_overhead].
+    pub send_overhead: Duration,
+    /// The settings the closed-form ideal FCT and base RTT use (the config's header).
+    pub ideal: IdealTcp,
+}
+
+impl TcpProfile {
+    /// `scheme_header`: the header size a scheme imposes, if any.
+    pub fn new(t: &TcpConfig, scheme_header: Option<u64>) -> TcpProfile {
+        TcpProfile {
+            sender: sender_config(t),
+            receiver: receiver_config(t),
+            controller: controller(t),
+            packet_cwnd: t.cwnd_unit == CwndUnit::Packets,
+            wire_header_bytes: scheme_header.unwrap_or(t.header.0) as u16,
+            dscp: t.dscp,
+            send_overhead: t.send_overhead.0,
+            ideal: IdealTcp {
+                mss: t.mss.0,
+                header: t.header.0,
+                initial_cwnd_segments: t.initial_cwnd as u64,
+                receive_window_segments: t.receive_window_segments as u64,
+            },
+        }
+    }
+}
+
+fn sender_config(t: &TcpConfig) -> SenderConfig {
+    SenderConfig {
+        smss: t.mss.0 as u32,
+        initial_cwnd_segments: t.initial_cwnd,
+        dupack_threshold: t.dupack_threshold,
+        limited_transmit: t.limited_transmit,
+        rto: RtoConfig {
+            min: t.rto_min.0,
+            max: t.rto_max.0,
+            initial: t.rto_initial.map_or(t.rto_min.0, |d| d.0),
+            granularity: t.clock_granularity.0,
+        },
+        rtt_sampling: match t.rtt_sampling {
+            RttSamplingName::Timestamps => RttSampling::Timestamps,
+            RttSamplingName::OncePerRtt => RttSampling::OncePerRtt,
+        },
+        recovery_exit: match t.recovery_exit_cwnd {
+            RecoveryExitName::Ssthresh => RecoveryExit::Ssthresh,
+            RecoveryExitName::MinFlight => RecoveryExit::MinFlight,
+        },
+        slow_start_after_idle: t.slow_start_after_idle,
+        ecn: t.ecn,
+        sack: t.loss_recovery == LossRecovery::Sack,
+    }
+}
+
+fn receiver_config(t: &TcpConfig) -> ReceiverConfig {
+    ReceiverConfig {
+        window_bytes: (t.receive_window_segments as u64 * t.mss.0) as u32,
+        delayed_ack: t.delayed_ack.enabled.then_some(DelayedAckConfig {
+            count: t.delayed_ack.count,
+            timeout: t.delayed_ack.timeout.0,
+        }),
+        ecn: match (t.congestion_control, t.ecn) {
+            (CongestionControlName::Dctcp, _) => EcnFeedback::Dctcp,
+            (_, true) => EcnFeedback::Classic,
+            (_, false) => EcnFeedback::Off,
+        },
+        sack: t.loss_recovery == LossRecovery::Sack,
+    }
+}
+
+fn controller(t: &TcpConfig) -> ControllerFactory {
+    match t.congestion_control {
+        CongestionControlName::Newreno => ControllerFactory::NewReno,
+        CongestionControlName::Cubic => ControllerFactory::Cubic(CubicConfig {
+            c: t.cubic.c,
+            beta: t.cubic.beta,
+            fast_convergence: t.cubic.fast_convergence,
+        }),
+        CongestionControlName::Dctcp => ControllerFactory::Dctcp {
+            g: t.dctcp.g,
+            initial_alpha: t.dctcp.initial_alpha,
+        },
+    }
+}

@@ -1,0 +1,128 @@
+//! Results: a finished [`Simulation`] read into the run/flow/port/class/series records
+//! (`crate::metrics`), each by a small named builder. Reads the engine; the engine never calls
+//! in here.
+
+mod flows;
+mod ports;
+mod run;
+
+use crate::engine::Simulation;
+use crate::engine::apps::Workload;
+use crate::metrics::{DropRunRecord, FlowRecord, PortRecord, RunRecord, RunResult};
+use incastsim_core::Time;
+
+/// What every builder needs about the finished run.
+pub(crate) struct RunEnd {
+    /// When the run ended (workload done, time limit, or the last event).
+    pub end: Time,
+    pub secs: f64,
+    /// Bytes delivered per flow.
+    pub delivered: Vec<u64>,
+}
+
+impl RunEnd {
+    /// Megabits per second of `bytes` over the whole run.
+    pub fn mbps(&self, bytes: u64) -> f64 {
+        if self.secs > 0.0 {
+            bytes as f64 * 8.0 / self.secs / 1e6
+        } else {
+            0.0
+        }
+    }
+}
+
+impl Simulation {
+    /// Collects the run's results. Call after [`Simulation::run`].
+    pub fn results(&mut self) -> RunResult {
+        for s in &mut self.transport.senders {
+            s.close_stats();
+        }
+        self.diag.close();
+        let end = self.finished_at.unwrap_or(self.events.now());
+        let run_end = RunEnd {
+            end,
+            secs: end.as_secs_f64(),
+            delivered: self
+                .transport
+                .receivers
+                .iter()
+                .map(|r| r.stats().delivered_bytes)
+                .collect(),
+        };
+        let flow_stats = flows::FlowStats::of(self, &run_end);
+        let mut run = run::run_record(self, &run_end, &flow_stats);
+        let mut flows = flows::flow_records(self, &run_end, &flow_stats);
+        let mut ports = ports::port_records(self, end);
+        let port_classes = ports::port_class_records(self);
+        let drop_runs = self.fill_diagnostics(&mut run, &mut flows, &mut ports);
+        let time_series = ports::time_series(self, end);
+        RunResult {
+            drop_runs,
+            run,
+            flows,
+            ports,
+            port_classes,
+            time_series,
+            block_times_ms: run::block_times_ms(self),
+        }
+    }
+
+    /// Fills the diagnostic columns of runs/flows/ports.csv; returns drop_runs.csv's rows.
+    fn fill_diagnostics(
+        &self,
+        run: &mut RunRecord,
+        flows: &mut [FlowRecord],
+        ports: &mut [PortRecord],
+    ) -> Vec<DropRunRecord> {
+        let senders = &self.transport.senders;
+        for (rec, s) in flows.iter_mut().zip(senders) {
+            self.diag.fill_flow(rec, s);
+        }
+        for rec in ports.iter_mut() {
+            self.diag.fill_port(rec);
+        }
+        let model_flows = if self.workload_flows > 0 {
+            self.workload_flows
+        } else {
+            self.transport.flows.len()
+        };
+        let (blocks_requested, block_bytes) = match &self.workload {
+            Workload::SyncReads(w) => (w.blocks_requested(), w.per_flow_bytes.iter().sum()),
+            // No blocks: the whole run is one transfer of what was delivered.
+            Workload::Bulk { .. } | Workload::Traffic { .. } => (
+                1,
+                self.transport.receivers[..model_flows]
+                    .iter()
+                    .map(|r| r.stats().delivered_bytes)
+                    .sum(),
+            ),
+        };
+        let t = &self.cfg.tcp;
+        let fabric = &self.network.fabric;
+        let port_offered: Vec<u64> = fabric
+            .ports
+            .iter()
+            .map(|p| p.stats.enqueued_packets + p.stats.drops_buffer + p.stats.drops_aqm)
+            .collect();
+        self.diag.fill_run(
+            run,
+            &crate::diagnostics::ModelContext {
+                senders,
+                packets_offered: port_offered.iter().sum(),
+                blocks_requested,
+                block_bytes,
+                mss_bytes: t.mss.0,
+                rto_min: t.rto_min.0,
+                delayed_ack: t.delayed_ack.enabled,
+                evaluate: self.cfg.metrics.models,
+            },
+        );
+        self.diag.drop_run_records(
+            &self.cfg.name,
+            self.seed,
+            self.cfg.senders,
+            &port_offered,
+            |p| fabric.port_name(p),
+        )
+    }
+}

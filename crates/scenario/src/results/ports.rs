@@ -1,0 +1,92 @@
+//! Per-port results: ports.csv, port_classes.csv, and the time series (sampled, plus the exact
+//! queue trace of `time_series.on_change_port`).
+
+use crate::engine::Simulation;
+use crate::metrics::{PortClassRecord, PortRecord, TimeSeriesRecord};
+use incastsim_core::Time;
+
+/// The rows of ports.csv (diagnostic columns are filled later).
+pub(crate) fn port_records(sim: &mut Simulation, end: Time) -> Vec<PortRecord> {
+    let end_ps = end.as_ps().max(1) as f64;
+    let fabric = &mut sim.network.fabric;
+    let mean_queue: Vec<f64> = fabric
+        .ports
+        .iter_mut()
+        .map(|p| p.mean_queue_bytes(end))
+        .collect();
+    let cfg = &sim.cfg;
+    fabric
+        .ports
+        .iter()
+        .enumerate()
+        .map(|(i, p)| PortRecord {
+            scenario: cfg.name.clone(),
+            seed: sim.seed,
+            senders: cfg.senders,
+            port: i as u32,
+            from_node: fabric.node_names[fabric.port_from[i] as usize].clone(),
+            to_node: fabric.node_names[p.to as usize].clone(),
+            packets_enqueued: p.stats.enqueued_packets,
+            drops_buffer: p.stats.drops_buffer,
+            drops_aqm: p.stats.drops_aqm,
+            drops_link_loss: p.stats.drops_link_loss,
+            ecn_marks: p.stats.ecn_marks,
+            mean_queue_bytes: mean_queue[i],
+            max_queue_bytes: p.stats.max_buffered_bytes,
+            max_queue_packets: p.stats.max_buffered_packets,
+            utilization: (p.stats.busy_ps as f64 / end_ps).min(1.0),
+            ..PortRecord::default()
+        })
+        .collect()
+}
+
+/// The rows of port_classes.csv: per port and traffic class that saw any packet.
+pub(crate) fn port_class_records(sim: &Simulation) -> Vec<PortClassRecord> {
+    let fabric = &sim.network.fabric;
+    let mut out = Vec::new();
+    for (i, p) in fabric.ports.iter().enumerate() {
+        let st = &p.stats;
+        for c in 0..incastsim_switch::STAT_CLASSES {
+            if st.class_enqueued[c] + st.class_drops[c] > 0 {
+                out.push(PortClassRecord {
+                    scenario: sim.cfg.name.clone(),
+                    seed: sim.seed,
+                    senders: sim.cfg.senders,
+                    port: i as u32,
+                    from_node: fabric.node_names[fabric.port_from[i] as usize].clone(),
+                    to_node: fabric.node_names[p.to as usize].clone(),
+                    class: c as u32,
+                    packets_enqueued: st.class_enqueued[c],
+                    drops: st.class_drops[c],
+                    ecn_marks: st.class_marks[c],
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The sampled series, then the exact queue trace of the traced port.
+pub(crate) fn time_series(sim: &mut Simulation, end: Time) -> Vec<TimeSeriesRecord> {
+    let mut series = std::mem::take(&mut sim.sampler.series);
+    let Some(port) = sim.sampler.traced_port else {
+        return series;
+    };
+    let object = format!("port {}", sim.network.fabric.port_name(port));
+    for (t, bytes, packets) in sim.network.fabric.ports[port as usize].take_trace(end) {
+        for (metric, value) in [
+            ("queue_bytes_exact", bytes as f64),
+            ("queue_packets_exact", packets as f64),
+        ] {
+            series.push(TimeSeriesRecord {
+                scenario: sim.cfg.name.clone(),
+                seed: sim.seed,
+                time_s: t.as_secs_f64(),
+                object: object.clone(),
+                metric,
+                value,
+            });
+        }
+    }
+    series
+}

@@ -1,0 +1,153 @@
+//! The row of runs.csv: the scenario's identity columns, then the workload's outcome, goodput,
+//! fairness and FCTs, the TCP totals and the drops (diagnostic columns are filled later).
+
+use super::RunEnd;
+use super::flows::FlowStats;
+use crate::config::{CongestionControlName, WorkloadConfig};
+use crate::engine::apps::Workload;
+use crate::engine::{Outcome, Simulation};
+use crate::metrics::{RunRecord, quantile};
+use incastsim_tcp::SUCCESSIVE_TIMEOUT_BINS;
+
+/// Block completion times in ms (synchronized reads; empty otherwise).
+pub(crate) fn block_times_ms(sim: &Simulation) -> Vec<f64> {
+    match &sim.workload {
+        Workload::SyncReads(w) => w.block_times.iter().map(|d| d.as_ms_f64()).collect(),
+        Workload::Bulk { .. } | Workload::Traffic { .. } => Vec::new(),
+    }
+}
+
+pub(crate) fn run_record(sim: &Simulation, e: &RunEnd, fs: &FlowStats) -> RunRecord {
+    let mut run = identity(sim);
+    workload_outcome(sim, e, fs, &mut run);
+    tcp_totals(sim, &mut run);
+    drops(sim, &mut run);
+    run.set_fct(&fs.fct_all, &fs.fct_groups);
+    run
+}
+
+/// The columns before `completed`: what scenario this is.
+fn identity(sim: &Simulation) -> RunRecord {
+    let cfg = &sim.cfg;
+    let links = cfg.topology.links();
+    let sru_bytes = match &sim.workload {
+        Workload::SyncReads(w) => {
+            w.per_flow_bytes.iter().sum::<u64>() as f64 / w.per_flow_bytes.len() as f64
+        }
+        Workload::Bulk { .. } | Workload::Traffic { .. } => 0.0,
+    };
+    RunRecord {
+        scenario: cfg.name.clone(),
+        seed: sim.seed,
+        topology: cfg.topology.kind().into(),
+        senders: cfg.senders,
+        workload: cfg.workload.kind().into(),
+        scheme: cfg.scheme.name().into(),
+        congestion_control: match cfg.tcp.congestion_control {
+            CongestionControlName::Newreno => "newreno",
+            CongestionControlName::Cubic => "cubic",
+            CongestionControlName::Dctcp => "dctcp",
+        }
+        .into(),
+        link_rate_bps: links.link_rate.0.0,
+        switch_buffer: links.switch_buffer.to_string(),
+        mss_bytes: cfg.tcp.mss.0,
+        header_bytes: cfg.tcp.header.0,
+        rto_min_us: cfg.tcp.rto_min.0.as_us_f64(),
+        fast_retransmit_bound: crate::scheme_config::fast_retransmit_sender_bound(cfg),
+        sru_bytes,
+        blocks: match &cfg.workload {
+            WorkloadConfig::SynchronizedReads { blocks, .. } => *blocks,
+            _ => 0,
+        },
+        ..RunRecord::default()
+    }
+}
+
+/// Whether the workload completed, goodput, fairness, blocks and flow counts.
+fn workload_outcome(sim: &Simulation, e: &RunEnd, fs: &FlowStats, run: &mut RunRecord) {
+    let w = sim.workload_flows;
+    let all_bytes: u64 = e.delivered.iter().sum();
+    let app_bytes = if w > 0 {
+        e.delivered[..w].iter().sum()
+    } else {
+        all_bytes
+    };
+    let mut sorted = block_times_ms(sim);
+    sorted.sort_by(f64::total_cmp);
+    run.completed = sim.outcome == Some(Outcome::Completed);
+    run.sim_time_s = e.secs;
+    run.app_bytes = app_bytes;
+    run.goodput_mbps = e.mbps(app_bytes);
+    run.total_goodput_mbps = e.mbps(all_bytes);
+    run.jain_fairness = fs.jain;
+    run.flows_finite = sim
+        .generated
+        .spec
+        .iter()
+        .filter(|g| g.size.is_some())
+        .count() as u64;
+    run.flows_completed = fs.fct_all.count;
+    run.blocks_completed = match &sim.workload {
+        Workload::SyncReads(w) => w.block_times.len() as u32,
+        _ => 0,
+    };
+    run.bct_mean_ms = if sorted.is_empty() {
+        f64::NAN
+    } else {
+        sorted.iter().sum::<f64>() / sorted.len() as f64
+    };
+    run.bct_p50_ms = quantile(&sorted, 0.5);
+    run.bct_p99_ms = quantile(&sorted, 0.99);
+    run.bct_max_ms = sorted.last().copied().unwrap_or(f64::NAN);
+}
+
+/// Timeouts, retransmissions and segments summed over every sender.
+fn tcp_totals(sim: &Simulation, run: &mut RunRecord) {
+    let senders = &sim.transport.senders;
+    let mut hist = [0u64; SUCCESSIVE_TIMEOUT_BINS];
+    for s in senders {
+        let st = s.stats();
+        for (h, v) in hist.iter_mut().zip(&st.successive_timeouts) {
+            *h += v;
+        }
+        run.rto_count += st.timeouts;
+        run.flows_with_rto += u32::from(st.timeouts > 0);
+        run.max_successive_rto = run.max_successive_rto.max(st.max_successive_timeouts);
+        run.fast_retransmits += st.fast_retransmits;
+        run.sack_retransmits += st.sack_retransmits;
+        run.retransmitted_segments += st.retransmitted_segments;
+        run.data_segments_sent += st.segments_sent;
+        run.ecn_reductions += st.ecn_reductions;
+    }
+    let wait_ps: u64 = senders.iter().map(|s| s.stats().timeout_wait_ps).sum();
+    run.timeout_wait_s = wait_ps as f64 / 1e12;
+    run.max_first_rto_ms = senders
+        .iter()
+        .map(|s| s.stats().first_timeout_rto_ps)
+        .filter(|&ps| ps > 0)
+        .max()
+        .map_or(f64::NAN, |ps| ps as f64 / 1e9);
+    run.set_successive(&hist);
+}
+
+/// Drops by reason, marks, UDP and packet counts, and the number of events.
+fn drops(sim: &Simulation, run: &mut RunRecord) {
+    let ports = &sim.network.fabric.ports;
+    run.drops_total = sim.packets_dropped();
+    run.drops_buffer = ports.iter().map(|p| p.stats.drops_buffer).sum();
+    run.drops_aqm = ports.iter().map(|p| p.stats.drops_aqm).sum();
+    run.drops_link_loss = ports.iter().map(|p| p.stats.drops_link_loss).sum();
+    run.max_port_drops = ports
+        .iter()
+        .map(|p| p.stats.drops_total())
+        .max()
+        .unwrap_or(0);
+    run.ecn_marks = ports.iter().map(|p| p.stats.ecn_marks).sum();
+    run.udp_packets_sent = sim.udp.iter().map(|u| u.sent).sum();
+    run.udp_packets_delivered = sim.udp.iter().map(|u| u.delivered).sum();
+    let c = sim.network.counters;
+    run.packets_sent = c.sent;
+    run.packets_forwarded = c.forwarded;
+    run.events = sim.events_processed;
+}
