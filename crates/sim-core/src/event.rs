@@ -1,4 +1,5 @@
-//! The pending-event set: a binary heap of small `Copy` events ordered by (time, sequence).
+//! The pending-event set: a 4-ary heap (with a lazy pop) of small `Copy` events ordered by
+//! (time, sequence).
 //!
 //! Ties between events scheduled for the same picosecond are broken by the order in which they
 //! were scheduled (first scheduled, first popped). This rule is part of the model's definition:

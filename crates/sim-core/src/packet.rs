@@ -1,7 +1,8 @@
 //! The packet: a small `Copy` value that travels through port FIFOs by value.
 //!
 //! It carries everything later features need (flow id, seq/ack, payload and header bytes, flags,
-//! ECN codepoint, a DSCP/label byte, a timestamp) in 56 bytes, so no packet ever allocates.
+//! ECN codepoint, a DSCP/label byte, a timestamp, up to three SACK blocks) in one 64-byte cache
+//! line (`packet_stays_small` checks it), so no packet ever allocates.
 
 /// Index of a host (end node). Hosts are numbered 0..hosts in the topology.
 pub type HostId = u32;
