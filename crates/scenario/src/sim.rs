@@ -361,14 +361,15 @@ impl Simulation {
         let senders = (0..n)
             .map(|f| {
                 let ft = cfg.tcp_for_flow(f as u32);
-                let scheme = cfg.scheme.sender(seed, f as u32);
+                let scheme = crate::scheme_build::sender_scheme(&cfg.scheme, seed, f as u32);
                 let mut s = TcpSender::new(f as FlowId, sender_config(ft), make_cc(ft), scheme);
                 s.set_peer_window(receiver_config(ft).window_bytes as u64);
                 s.set_packet_cwnd(ft.cwnd_unit == crate::config::CwndUnit::Packets);
                 s
             })
             .collect();
-        let mut receiver_schemes = cfg.scheme.receivers(links.link_rate.0.as_f64());
+        let mut receiver_schemes =
+            crate::scheme_build::receiver_factory(&cfg.scheme, links.link_rate.0.as_f64());
         let receivers = (0..n)
             .map(|f| {
                 let t = cfg.tcp_for_flow(f as u32);
