@@ -624,3 +624,54 @@ fn check_rate(key: &str, r: Rate) -> Result<(), ConfigError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::Config;
+
+    const BASE: &str = "senders: 4
+topology: {kind: star}
+workload: {kind: synchronized_reads, sru: 64KB}
+";
+
+    fn err(overrides: &[&str]) -> String {
+        let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+        Config::from_yaml(BASE, &o).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_groups_tcp_errors_carry_the_groups_key() {
+        for (set, key) in [
+            ("mss: 0", "tcp.mss"),
+            ("cubic: {beta: 1.5}", "tcp.cubic.beta"),
+            ("dupack_threshold: 0", "tcp.dupack_threshold"),
+            (
+                "delayed_ack: {enabled: true, count: 0}",
+                "tcp.delayed_ack.count",
+            ),
+        ] {
+            let top = err(&[&format!("tcp={{{set}}}")]);
+            assert!(top.starts_with(&format!("{key} = ")), "{top}");
+            let group = err(&[&format!("flow_overrides=[{{flows: [1], tcp: {{{set}}}}}]")]);
+            assert!(
+                group.starts_with(&format!("flow_overrides[0].{key} = ")),
+                "{group}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_groups_packets_must_fit_the_buffer_and_the_scheme() {
+        // 40000 B segments do not fit the default 32 KB switch buffer.
+        let e = err(&["flow_overrides=[{flows: [0], tcp: {mss: 40000}}]"]);
+        assert!(e.starts_with("topology.switch_buffer = "), "{e}");
+        // DSR's small segments must fit every group's mss.
+        let e = err(&[
+            "scheme={name: dsr, mss_dsr: 800}",
+            "flow_overrides=[{flows: [0], tcp: {mss: 500}}]",
+        ]);
+        assert!(e.starts_with("scheme.mss_dsr = 800"), "{e}");
+        let o = ["scheme={name: dsr, mss_dsr: 800}".to_string()];
+        Config::from_yaml(BASE, &o).unwrap();
+    }
+}

@@ -82,3 +82,24 @@ pub fn from_yaml_checked(text: &str, overrides: &[String]) -> Result<Config, Con
     check_buildable(&cfg)?;
     Ok(cfg)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "senders: 4
+topology: {kind: star}
+workload: {kind: synchronized_reads, sru: 64KB}
+";
+
+    #[test]
+    fn loading_checks_the_values_and_check_buildable_the_rest() {
+        let o = ["time_series={interval: 1ms, ports: [\"switch0->host99\"]}".to_string()];
+        // The port name is only known once the topology is built.
+        let cfg = Config::from_yaml(BASE, &o).unwrap();
+        let e = check_buildable(&cfg).unwrap_err().to_string();
+        assert!(e.starts_with("time_series.ports = switch0->host99"), "{e}");
+        assert_eq!(from_yaml_checked(BASE, &o).unwrap_err().to_string(), e);
+        from_yaml_checked(BASE, &[]).unwrap();
+    }
+}
