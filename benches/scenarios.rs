@@ -18,7 +18,7 @@ fn config(name: &str, overrides: &[&str]) -> Config {
         .join("../configs")
         .join(name);
     let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    Config::load(&path, &o).expect("shipped config")
+    incastsim::scenario::load_checked(&path, &o).expect("shipped config")
 }
 
 fn run(cfg: &Config) -> u64 {

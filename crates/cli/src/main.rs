@@ -93,11 +93,12 @@ fn main() -> ExitCode {
 }
 
 fn load(config: &std::path::Path, overrides: &[String]) -> Result<Config> {
-    Config::load(config, overrides).with_context(|| format!("invalid config {}", config.display()))
+    incastsim::scenario::load_checked(config, overrides)
+        .with_context(|| format!("invalid config {}", config.display()))
 }
 
 fn check(args: CheckArgs) -> Result<()> {
-    match Config::load(&args.config, &args.overrides) {
+    match incastsim::scenario::load_checked(&args.config, &args.overrides) {
         Err(ConfigError::HasSweep) => {
             let sweep = incastsim::sweep::Sweep::load(&args.config, &args.overrides)
                 .with_context(|| format!("invalid config {}", args.config.display()))?;

@@ -2,8 +2,9 @@
 //!
 //! This facade re-exports the pieces as one library:
 //! ```no_run
-//! use incastsim::scenario::{Config, run_once};
-//! let cfg = Config::load("configs/incast-classic.yaml".as_ref(), &["senders=32".into()]).unwrap();
+//! use incastsim::scenario::{load_checked, run_once};
+//! // Loads, applies `--set`-style overrides and checks the config in full.
+//! let cfg = load_checked("configs/incast-classic.yaml".as_ref(), &["senders=32".into()]).unwrap();
 //! let result = run_once(&cfg, cfg.seed).unwrap();
 //! println!("{} Mbps, {} RTOs", result.run.goodput_mbps, result.run.rto_count);
 //! ```

@@ -70,7 +70,10 @@ fn every_named_file_and_function_exists() {
             missing.push(format!("{ty}::{func}"));
         }
     }
-    assert!(paths >= 10 && functions >= 10, "{paths} paths, {functions} names checked");
+    assert!(
+        paths >= 10 && functions >= 10,
+        "{paths} paths, {functions} names checked"
+    );
     assert!(
         missing.is_empty(),
         "ARCHITECTURE.md names what no longer exists: {missing:?}"

@@ -28,208 +28,11 @@
 //! whatever the sizes, so small frames gain nothing from fitting: it gives lower P_q at small
 //! rMin (README).
 
-use crate::config::{ConfigError, apply_override, invalid, parse_tree};
-use crate::units::{Buffer, Bytes, Rate};
+pub use incastsim_config::experiment::{EnqueueProbability, Experiment, ExperimentFile, RMin};
 use incastsim_core::rng::{Stream, derive_seed};
 use incastsim_core::{Duration, Packet, PacketKind, SerializationRate, SimRng, Time};
 use incastsim_switch::{Enqueued, OutputPort, QueueDisc};
-use serde::{Deserialize, Serialize};
-
-/// An experiment config file: `name`, `seed` and one `experiment:` section.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ExperimentFile {
-    #[serde(default = "default_name")]
-    pub name: String,
-    #[serde(default = "default_seed")]
-    pub seed: u64,
-    pub experiment: Experiment,
-}
-
-fn default_name() -> String {
-    "experiment".into()
-}
-fn default_seed() -> u64 {
-    1
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Experiment {
-    EnqueueProbability(EnqueueProbability),
-}
-
-/// The rMin values: a list, or `{from, to, step}` (inclusive).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum RMin {
-    List(Vec<u64>),
-    Range { from: u64, to: u64, step: u64 },
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EnqueueProbability {
-    #[serde(default = "default_rate")]
-    pub link_rate: Rate,
-    /// Largest payload (the paper's MSS, 1,448 B).
-    #[serde(default = "default_mss")]
-    pub mss: Bytes,
-    /// TCP/IP header bytes per frame.
-    #[serde(default = "default_header")]
-    pub header: Bytes,
-    /// Ethernet bytes per frame on the wire, inter-frame gap included.
-    #[serde(default = "default_overhead")]
-    pub frame_overhead: Bytes,
-    /// Output queue limit (`N packets` or bytes), counting the frame being sent.
-    #[serde(default = "default_buffer")]
-    pub buffer: Buffer,
-    pub r_min: RMin,
-    #[serde(default = "default_trials")]
-    pub trials: u32,
-    /// Arrivals a trial may take to reach its start condition before it is redrawn.
-    #[serde(default = "default_max_arrivals")]
-    pub max_arrivals: u32,
-}
-
-fn default_rate() -> Rate {
-    Rate(incastsim_core::BitsPerSec::gbps(1))
-}
-fn default_mss() -> Bytes {
-    Bytes(1448)
-}
-fn default_header() -> Bytes {
-    Bytes(52)
-}
-fn default_overhead() -> Bytes {
-    Bytes(38)
-}
-fn default_buffer() -> Buffer {
-    Buffer::Bytes(150_000)
-}
-fn default_trials() -> u32 {
-    1000
-}
-fn default_max_arrivals() -> u32 {
-    100_000
-}
-
-impl ExperimentFile {
-    /// Reads, overrides (`--set experiment.buffer="20 packets"`) and validates a file.
-    pub fn load(path: &std::path::Path, overrides: &[String]) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
-        Self::from_yaml(&text, overrides)
-    }
-
-    pub fn from_yaml(text: &str, overrides: &[String]) -> Result<Self, ConfigError> {
-        let mut tree = parse_tree(text)?;
-        for o in overrides {
-            apply_override(&mut tree, o)?;
-        }
-        let f: ExperimentFile = serde_path_to_error::deserialize(tree).map_err(|e| {
-            let key = e.path().to_string();
-            ConfigError::Key {
-                key: if key == "." { "config".into() } else { key },
-                message: e.into_inner().to_string(),
-            }
-        })?;
-        f.validate()?;
-        Ok(f)
-    }
-
-    /// The file with every default filled in.
-    pub fn to_yaml(&self) -> String {
-        serde_saphyr::to_string(self).expect("an experiment always serializes")
-    }
-
-    fn validate(&self) -> Result<(), ConfigError> {
-        let Experiment::EnqueueProbability(e) = &self.experiment;
-        let mss = e.mss.0;
-        if mss == 0 || mss > 65_000 {
-            return Err(invalid("experiment.mss", e.mss.0, "1 B to 65000 B"));
-        }
-        if e.header.0 + e.frame_overhead.0 > u16::MAX as u64 - 1 {
-            return Err(invalid(
-                "experiment.header",
-                e.header.0,
-                "header + frame_overhead below 65535 B",
-            ));
-        }
-        if e.link_rate.0.0 == 0 {
-            return Err(invalid("experiment.link_rate", "0bps", "a positive rate"));
-        }
-        match e.buffer {
-            Buffer::Unlimited => {
-                return Err(invalid(
-                    "experiment.buffer",
-                    "unlimited",
-                    "a finite buffer (N packets or bytes): an unlimited queue never drops",
-                ));
-            }
-            Buffer::Packets(0) | Buffer::Bytes(0) => {
-                return Err(invalid("experiment.buffer", 0, "at least one packet"));
-            }
-            Buffer::Bytes(b) if b < mss + e.header.0 + e.frame_overhead.0 => {
-                return Err(invalid(
-                    "experiment.buffer",
-                    format!("{b}B"),
-                    "at least one full frame (mss + header + frame_overhead)",
-                ));
-            }
-            _ => {}
-        }
-        if e.trials == 0 {
-            return Err(invalid("experiment.trials", 0, "at least 1"));
-        }
-        if e.max_arrivals < 10 {
-            return Err(invalid(
-                "experiment.max_arrivals",
-                e.max_arrivals,
-                "at least 10",
-            ));
-        }
-        if let RMin::Range { to, .. } = e.r_min
-            && to > mss
-        {
-            return Err(invalid(
-                "experiment.r_min.to",
-                to,
-                format!("1 <= rMin <= mss ({mss} B)"),
-            ));
-        }
-        let values = e.r_min_values();
-        if values.is_empty() {
-            return Err(invalid(
-                "experiment.r_min",
-                format!("{:?}", e.r_min),
-                "at least one value (a list, or {from, to, step} with from <= to, step >= 1)",
-            ));
-        }
-        if let Some(bad) = values.iter().find(|&&r| r == 0 || r > mss) {
-            return Err(invalid(
-                "experiment.r_min",
-                bad,
-                format!("1 <= rMin <= mss ({mss} B)"),
-            ));
-        }
-        Ok(())
-    }
-}
-
-impl EnqueueProbability {
-    pub fn r_min_values(&self) -> Vec<u64> {
-        match &self.r_min {
-            RMin::List(v) => v.clone(),
-            RMin::Range { from, to, step } if *step > 0 && from <= to => {
-                (*from..=*to).step_by(*step as usize).collect()
-            }
-            RMin::Range { .. } => Vec::new(),
-        }
-    }
-}
+use serde::Serialize;
 
 /// The outcome of one rMin value: counts over the accepted trials.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -379,17 +182,13 @@ fn trial(e: &EnqueueProbability, r_min: u64, rng: &mut SimRng) -> Option<(bool, 
 mod tests {
     use super::*;
 
+    /// The experiment at its defaults (read from a file), with these rMin values and trials.
     fn exp(r_min: RMin, trials: u32) -> EnqueueProbability {
-        EnqueueProbability {
-            link_rate: default_rate(),
-            mss: default_mss(),
-            header: default_header(),
-            frame_overhead: default_overhead(),
-            buffer: default_buffer(),
-            r_min,
-            trials,
-            max_arrivals: default_max_arrivals(),
-        }
+        let file =
+            ExperimentFile::from_yaml("experiment: {kind: enqueue_probability, r_min: [1]}", &[])
+                .unwrap();
+        let Experiment::EnqueueProbability(e) = file.experiment;
+        EnqueueProbability { r_min, trials, ..e }
     }
 
     #[test]
@@ -422,7 +221,7 @@ mod tests {
     }
 
     #[test]
-    fn deterministic_and_config_errors_name_the_key() {
+    fn deterministic() {
         let e = exp(
             RMin::Range {
                 from: 1,
@@ -436,37 +235,5 @@ mod tests {
             run_enqueue_probability(&e, 3),
             run_enqueue_probability(&e, 3)
         );
-        let yaml = "experiment: {kind: enqueue_probability, r_min: [0]}";
-        let err = ExperimentFile::from_yaml(yaml, &[])
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("experiment.r_min") && err.contains("rMin"),
-            "{err}"
-        );
-        let yaml = "experiment: {kind: enqueue_probability, r_min: [1], buffer: unlimited}";
-        let err = ExperimentFile::from_yaml(yaml, &[])
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("experiment.buffer"), "{err}");
-        let yaml =
-            "experiment: {kind: enqueue_probability, r_min: {from: 1, to: 1000000000000, step: 1}}";
-        let err = ExperimentFile::from_yaml(yaml, &[])
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("experiment.r_min.to"), "{err}");
-        let yaml = "experiment: {kind: enqueue_probability, r_min: [1], bogus: 1}";
-        let err = ExperimentFile::from_yaml(yaml, &[])
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("bogus"), "{err}");
-        let ok = ExperimentFile::from_yaml(
-            "experiment: {kind: enqueue_probability, r_min: {from: 1, to: 9, step: 4}}",
-            &["experiment.buffer=20 packets".into()],
-        )
-        .unwrap();
-        let Experiment::EnqueueProbability(e) = ok.experiment;
-        assert_eq!(e.buffer, Buffer::Packets(20));
-        assert_eq!(e.r_min_values(), vec![1, 5, 9]);
     }
 }

@@ -2,7 +2,9 @@
 //!
 //! - [`plan`]: [`Plan::new`] turns a [`Config`] and a seed into every object a run needs
 //!   (topology, ports, TCP profiles, flows with their origins, schemes, applications, probes);
-//!   the only fallible step. Topologies in [`build`], traffic generators in [`traffic`].
+//!   the only fallible step before a run. The config itself (schema, units, overrides,
+//!   config-only checks) is the `incastsim-config` crate, re-exported as [`config`].
+//!   Topologies in [`build`], traffic generators in [`traffic`], schemes in [`scheme_build`].
 //! - [`engine`]: [`Simulation::from_plan`] and the event loop (network, transport, applications,
 //!   probes); cannot fail.
 //! - [`results`]: the finished run read into records ([`metrics`]): runs, flows, ports, series.
@@ -19,6 +21,7 @@ pub mod fabric;
 pub mod metrics;
 pub mod plan;
 mod results;
+pub mod scheme_build;
 pub mod scheme_config;
 pub mod traffic;
 pub mod units;
@@ -28,7 +31,7 @@ pub use engine::{Outcome, Simulation};
 pub use metrics::{
     DropRunRecord, FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult, TimeSeriesRecord,
 };
-pub use plan::Plan;
+pub use plan::{Plan, check_buildable, from_yaml_checked, load_checked};
 
 /// Why a run could not produce results.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -31,6 +31,25 @@ pub fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
 }
 
+/// Ge et al. ("seed 001") Eq. 3, N < (B + 2CT)/(5L), for this config (through
+/// `incastsim_models::packet_size::n_max_bound`): B the switch buffer (bytes; a buffer in packets
+/// counts full packets), C the link rate, T the one-way propagation delay from a sender to the
+/// receiver through one switch (two links of `link_delay`, so 2CT is the round-trip
+/// bandwidth-delay product: the paper's 25 µs links give its 100 µs RTT), L a full packet
+/// (mss + header). NaN when the buffer is unlimited.
+pub fn fast_retransmit_sender_bound(cfg: &crate::config::Config) -> f64 {
+    let l = cfg.full_packet_bytes() as f64;
+    let links = cfg.topology.links();
+    let b = match links.switch_buffer {
+        crate::units::Buffer::Bytes(b) => b as f64,
+        crate::units::Buffer::Packets(p) => p as f64 * l,
+        crate::units::Buffer::Unlimited => return f64::NAN,
+    };
+    let t = 2.0 * links.link_delay.0.as_secs_f64();
+    incastsim_models::packet_size::n_max_bound(b, links.link_rate.0.as_f64(), t, l)
+        .map_or(f64::NAN, |n| n.bound)
+}
+
 /// One row of runs.csv.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct RunRecord {

@@ -1,6 +1,6 @@
 //! A wrong config is refused before it runs, with the key, the value and what is allowed.
 
-use incastsim_scenario::{Config, ConfigError};
+use incastsim_scenario::{ConfigError, from_yaml_checked};
 
 const BASE: &str = r#"
 senders: 4
@@ -10,7 +10,7 @@ workload: {kind: synchronized_reads, sru: 256KB, blocks: 2}
 
 fn err(overrides: &[&str]) -> String {
     let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    match Config::from_yaml(BASE, &o) {
+    match from_yaml_checked(BASE, &o) {
         Ok(_) => panic!("{overrides:?} was accepted"),
         Err(e) => e.to_string(),
     }
@@ -24,7 +24,7 @@ fn assert_mentions(msg: &str, parts: &[&str]) {
 
 #[test]
 fn base_config_is_valid() {
-    Config::from_yaml(BASE, &[]).unwrap();
+    from_yaml_checked(BASE, &[]).unwrap();
 }
 
 #[test]
@@ -108,11 +108,11 @@ fn inconsistent_workload() {
 #[test]
 fn malformed_yaml_and_overrides() {
     assert!(matches!(
-        Config::from_yaml("senders: [1, 2", &[]),
+        from_yaml_checked("senders: [1, 2", &[]),
         Err(ConfigError::Syntax(_))
     ));
     assert!(matches!(
-        Config::from_yaml("- just a list", &[]),
+        from_yaml_checked("- just a list", &[]),
         Err(ConfigError::Syntax(_))
     ));
     let m = err(&["senders"]);
@@ -188,7 +188,7 @@ mod no_panic {
         #[test]
         fn configs_never_panic(picks in proptest::collection::vec((0..KEYS.len(), 0..VALUES.len()), 1..4)) {
             let o: Vec<String> = picks.iter().map(|(k, v)| format!("{}={}", KEYS[*k], VALUES[*v])).collect();
-            if let Ok(cfg) = Config::from_yaml(BASE, &o) {
+            if let Ok(cfg) = from_yaml_checked(BASE, &o) {
                 let _ = incastsim_scenario::Simulation::new(&cfg, cfg.seed);
             }
         }
@@ -213,7 +213,7 @@ fn every_shipped_config_loads() {
             if text.lines().any(|l| l.starts_with("experiment:")) {
                 continue;
             }
-            incastsim_scenario::Config::load(&p, &["sweep=null".into()])
+            incastsim_scenario::load_checked(&p, &["sweep=null".into()])
                 .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             checked += 1;
         }

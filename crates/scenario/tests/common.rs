@@ -1,7 +1,7 @@
 //! Helpers shared by the scenario tests.
 #![allow(dead_code)]
 
-use incastsim_scenario::{Config, RunResult, run_once};
+use incastsim_scenario::{Config, RunResult, load_checked, run_once};
 use std::path::PathBuf;
 
 pub fn config_path(name: &str) -> PathBuf {
@@ -13,7 +13,7 @@ pub fn config_path(name: &str) -> PathBuf {
 /// Loads a shipped config with overrides (panics with the error message if invalid).
 pub fn shipped(name: &str, overrides: &[&str]) -> Config {
     let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    Config::load(&config_path(name), &o).unwrap_or_else(|e| panic!("{name}: {e}"))
+    load_checked(&config_path(name), &o).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// Runs one seed and checks the end-of-run invariants (run_once fails on a violation; the

@@ -2,7 +2,7 @@
 
 mod common;
 use common::*;
-use incastsim_scenario::Config;
+use incastsim_scenario::{from_yaml_checked, load_checked};
 
 fn bottleneck<'a>(
     r: &'a incastsim_scenario::RunResult,
@@ -181,10 +181,10 @@ tcp: {rto_min: 1ms, dscp: 10}
 workload: {kind: synchronized_reads, sru: 64KB, blocks: 3}
 "#;
     // TCP traffic in class 10 sees the lenient profile, whose thresholds exceed the buffer.
-    let lenient = run(&Config::from_yaml(yaml, &[]).unwrap(), 1);
+    let lenient = run(&from_yaml_checked(yaml, &[]).unwrap(), 1);
     assert_eq!(lenient.run.drops_aqm, 0);
     // The same traffic in class 0 hits the strict profile.
-    let strict = run(&Config::from_yaml(yaml, &["tcp.dscp=0".into()]).unwrap(), 1);
+    let strict = run(&from_yaml_checked(yaml, &["tcp.dscp=0".into()]).unwrap(), 1);
     assert!(strict.run.drops_aqm > 0);
 }
 
@@ -198,7 +198,7 @@ workload: {kind: bulk, duration: 100ms}
 background:
   - {kind: udp_cbr, from: senders, to: receiver, rate: 10Mbps, packet_size: 1000B, start: 1ms, stop: 51ms, dscp: 3}
 "#;
-    let r = run(&Config::from_yaml(yaml, &[]).unwrap(), 1);
+    let r = run(&from_yaml_checked(yaml, &[]).unwrap(), 1);
     // 1000 B at 10 Mbps is one datagram per 800 us; from 1 ms to 51 ms: 62.5 -> 63 per source.
     assert_eq!(r.run.udp_packets_sent, 2 * 63);
     assert!(
@@ -226,7 +226,7 @@ fn new_features_are_deterministic() {
 fn bad_feature_configs_are_refused() {
     let base = "senders: 2\ntopology: {kind: star}\nworkload: {kind: bulk, duration: 1ms}\n";
     let err = |o: &[&str]| {
-        Config::from_yaml(base, &o.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        from_yaml_checked(base, &o.iter().map(|s| s.to_string()).collect::<Vec<_>>())
             .unwrap_err()
             .to_string()
     };
@@ -284,13 +284,13 @@ background:
             .map(|c| c.drops)
             .sum()
     };
-    let prio = run(&Config::from_yaml(yaml, &[]).unwrap(), 1);
+    let prio = run(&from_yaml_checked(yaml, &[]).unwrap(), 1);
     assert!(tcp_drops(&prio) > 0, "TCP fills the shared buffer");
     // Strict priority changes the order of service, not admission: UDP still loses packets that
     // arrive when TCP has filled the shared buffer (no pushout), but fewer than in one FIFO,
     // because its own packets never wait behind TCP's.
     let fifo = run(
-        &Config::from_yaml(yaml, &["topology.priority_classes=1".into()]).unwrap(),
+        &from_yaml_checked(yaml, &["topology.priority_classes=1".into()]).unwrap(),
         1,
     );
     assert!(
@@ -327,7 +327,7 @@ topology: {kind: tree, racks: 2, hosts_per_rack: 4, uplink_rate: 10Gbps, receive
 tcp: {rto_min: 1ms}
 workload: {kind: synchronized_reads, sru: 64KB, blocks: 3}
 "#;
-    let r = run(&Config::from_yaml(tree, &[]).unwrap(), 1);
+    let r = run(&from_yaml_checked(tree, &[]).unwrap(), 1);
     assert!(r.run.completed);
 }
 
@@ -336,7 +336,7 @@ fn placement_is_validated() {
     let base =
         "senders: 3\ntopology: {kind: fat_tree, k: 4}\nworkload: {kind: bulk, duration: 1ms}\n";
     let err = |o: &[&str]| {
-        Config::from_yaml(base, &o.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        from_yaml_checked(base, &o.iter().map(|s| s.to_string()).collect::<Vec<_>>())
             .unwrap_err()
             .to_string()
     };
@@ -346,7 +346,7 @@ fn placement_is_validated() {
     assert!(err(&["topology.sender_hosts=[1, 2]"]).contains("exactly"));
     assert!(err(&["topology.sender_hosts=[1, 2, 0]"]).contains("other than the receiver"));
     assert!(err(&["topology.sender_hosts=[1, 1, 2]"]).contains("distinct"));
-    let ok = Config::from_yaml(base, &["topology.sender_hosts=[5, 9, 13]".into()]).unwrap();
+    let ok = from_yaml_checked(base, &["topology.sender_hosts=[5, 9, 13]".into()]).unwrap();
     let r = run(&ok, 1);
     assert_eq!(
         r.flows.iter().map(|f| f.src_host).collect::<Vec<_>>(),
@@ -367,7 +367,7 @@ flow_overrides:
   - flows: [7]
     tcp: {congestion_control: cubic, dscp: 5}
 "#;
-    let cfg = Config::from_yaml(yaml, &[]).unwrap();
+    let cfg = from_yaml_checked(yaml, &[]).unwrap();
     // The override inherits everything else from the top-level tcp (and resolves its defaults).
     assert_eq!(cfg.flow_overrides[0].tcp.rto_min, cfg.tcp.rto_min);
     assert_eq!(
@@ -392,11 +392,11 @@ flow_overrides:
             .any(|c| c.class == 5 && c.packets_enqueued > 0)
     );
     // The resolved config loads again to the same scenario.
-    let again = Config::from_yaml(&cfg.to_yaml(), &[]).unwrap();
+    let again = from_yaml_checked(&cfg.to_yaml(), &[]).unwrap();
     assert_eq!(again, cfg);
     // Bad groups are refused with their key.
     let bad = |o: &str| {
-        Config::from_yaml(yaml, &[o.to_string()])
+        from_yaml_checked(yaml, &[o.to_string()])
             .unwrap_err()
             .to_string()
     };
@@ -461,7 +461,7 @@ fn time_series_samples_queues_links_and_flows() {
         "sampling does not change the run"
     );
     assert!(plain.run.events < r.run.events);
-    let bad = Config::from_yaml(
+    let bad = from_yaml_checked(
         &cfg.to_yaml(),
         &["time_series.ports=[switch0->host99]".into()],
     )
@@ -494,7 +494,7 @@ workload: {kind: bulk, duration: 50ms}
 
 #[test]
 fn custom_topology_with_explicit_routes_and_link_overrides() {
-    let r = run(&Config::from_yaml(DIAMOND, &[]).unwrap(), 1);
+    let r = run(&from_yaml_checked(DIAMOND, &[]).unwrap(), 1);
     assert!(r.run.completed);
     let port = |from: &str, to: &str| {
         r.ports
@@ -519,7 +519,7 @@ fn custom_topology_with_explicit_routes_and_link_overrides() {
 #[test]
 fn bad_custom_topologies_are_refused() {
     let err = |o: &[&str]| {
-        Config::from_yaml(
+        from_yaml_checked(
             DIAMOND,
             &o.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
         )
@@ -650,11 +650,11 @@ fn phase_lockout_of_short_flows_is_broken_by_processing_jitter() {
     };
     let path = config_path("rto-nonincast.yaml");
     let locked = run(
-        &Config::load(&path, &o("0us")).unwrap(),
+        &load_checked(&path, &o("0us")).unwrap(),
         7507021992811783096,
     );
     let free = run(
-        &Config::load(&path, &o("100ns")).unwrap(),
+        &load_checked(&path, &o("100ns")).unwrap(),
         7507021992811783096,
     );
     assert!(
@@ -679,9 +679,9 @@ fn phase_lockout_of_short_flows_is_broken_by_processing_jitter() {
 #[test]
 fn send_overhead_delays_segments_without_reordering_them() {
     let base = "senders: 1\ntopology: {kind: star, link_rate: 1Gbps, switch_buffer: 10MB}\ntcp: {rto_min: 1ms}\nworkload: {kind: synchronized_reads, sru: 2MB, blocks: 3}\n";
-    let plain = run(&Config::from_yaml(base, &[]).unwrap(), 1);
+    let plain = run(&from_yaml_checked(base, &[]).unwrap(), 1);
     let o = ["tcp.send_overhead=20us".to_string()];
-    let cfg = Config::from_yaml(base, &o).unwrap();
+    let cfg = from_yaml_checked(base, &o).unwrap();
     let a = run(&cfg, 1);
     // In order: no duplicate ACKs, so no retransmission of any kind.
     assert_eq!(a.run.retransmitted_segments, 0);

@@ -5,13 +5,13 @@ mod common;
 
 use common::{config_path, run};
 use incastsim_models::rto::expected_max_rto;
-use incastsim_scenario::Config;
+use incastsim_scenario::load_checked;
 
 #[test]
 fn simulated_max_rto_matches_eq6_within_3_percent() {
     let path = config_path("papers/hafeez-fig4-max-rto.yaml");
     for n in [4u32, 8, 16, 32, 64, 128, 256] {
-        let cfg = Config::load(&path, &["sweep=null".into(), format!("senders={n}")]).unwrap();
+        let cfg = load_checked(&path, &["sweep=null".into(), format!("senders={n}")]).unwrap();
         let seeds = 40;
         let (mut sum_x, mut sum_m) = (0.0, 0.0);
         for seed in 1..=seeds {

@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use incastsim_scenario::{Config, Simulation};
+use incastsim_scenario::{Config, Simulation, from_yaml_checked, load_checked};
 use proptest::prelude::*;
 
 fn assert_completes(cfg: &Config) {
@@ -83,7 +83,7 @@ topology: {kind: dumbbell, receivers: 2, bottleneck_rate: 1Gbps, link_rate: 10Gb
 tcp: {rto_min: 1ms}
 workload: {kind: bulk, duration: 50ms}
 "#;
-    let cfg = Config::from_yaml(yaml, &[]).unwrap();
+    let cfg = from_yaml_checked(yaml, &[]).unwrap();
     let r = run(&cfg, 1);
     assert!(r.run.completed);
     let g = r.run.goodput_mbps;
@@ -145,7 +145,7 @@ proptest! {
             format!("tcp.limited_transmit={lt}"),
             "tcp.rto_min=1ms".to_string(),
         ];
-        let cfg = Config::load(&config_path("incast-classic.yaml"), &overrides).unwrap();
+        let cfg = load_checked(&config_path("incast-classic.yaml"), &overrides).unwrap();
         let mut sim = Simulation::new(&cfg, seed).unwrap();
         let outcome = sim.run();
         prop_assert_eq!(outcome, incastsim_scenario::Outcome::Completed);
@@ -166,7 +166,7 @@ tcp: {rto_min: 1ms, delayed_ack: {enabled: true}}
 workload: {kind: synchronized_reads, sru: 19KB, blocks: 3}
 run: {max_sim_time: 10s}
 "#;
-    let cfg = Config::from_yaml(yaml, &[]).unwrap();
+    let cfg = from_yaml_checked(yaml, &[]).unwrap();
     let r = run(&cfg, 453);
     assert!(r.run.completed);
     assert_eq!(r.run.blocks_completed, 3);

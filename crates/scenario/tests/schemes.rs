@@ -3,8 +3,8 @@
 
 mod common;
 use common::*;
-use incastsim_scenario::Config;
 use incastsim_scenario::scheme_config::{SCHEMES, SchemeConfig};
+use incastsim_scenario::{Config, from_yaml_checked};
 
 /// Debug strings compare every field, NaN ones included (NaN != NaN under ==).
 fn same(r: &incastsim_scenario::RunResult) -> String {
@@ -61,7 +61,7 @@ fn every_scheme_runs_deterministically_and_round_trips() {
             yaml.contains(&format!("name: {}", cfg.scheme.name())),
             "{yaml}"
         );
-        let again = Config::from_yaml(&yaml, &[]).unwrap();
+        let again = from_yaml_checked(&yaml, &[]).unwrap();
         assert_eq!(again, cfg);
         assert_eq!(same(&run(&again, 3)), same(&a));
     }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::run;
-use incastsim_scenario::Config;
+use incastsim_scenario::{Config, from_yaml_checked, load_checked};
 
 /// A star of `senders` hosts + one receiver, 1 Gbps, 25 us links, 1460 B MSS, no delayed ACK.
 fn star(senders: u32, extra: &str) -> Config {
@@ -17,7 +17,7 @@ tcp: {{mss: 1460B, header: 40B, initial_cwnd: 2, rto_min: 10ms, delayed_ack: {{e
 {extra}
 "#
     );
-    Config::from_yaml(&yaml, &[]).unwrap_or_else(|e| panic!("{e}\n{yaml}"))
+    from_yaml_checked(&yaml, &[]).unwrap_or_else(|e| panic!("{e}\n{yaml}"))
 }
 
 #[test]
@@ -65,7 +65,7 @@ workload: {kind: traffic, duration: 2s}
 traffic:
   - {kind: poisson, load: 0.003, sizes: {kind: uniform, min: 1B, max: 3MB}, sources: senders, destinations: receiver}
 "#;
-    let cfg = Config::from_yaml(yaml, &[]).unwrap();
+    let cfg = from_yaml_checked(yaml, &[]).unwrap();
     let r = run(&cfg, 1);
     let flows: Vec<_> = r.flows.iter().filter(|f| f.kind == "poisson").collect();
     assert!(flows.len() >= 2);
@@ -129,7 +129,7 @@ workload: {kind: traffic, duration: 0.5s}
 traffic:
   - {kind: poisson, load: 0.3, sizes: {kind: cdf, file: websearch}}
 "#;
-    let cfg = Config::from_yaml(yaml, &[]).unwrap();
+    let cfg = from_yaml_checked(yaml, &[]).unwrap();
     let r = run(&cfg, 2);
     assert!(r.flows.len() > 100, "{} flows", r.flows.len());
     let mut srcs = std::collections::BTreeSet::new();
@@ -195,6 +195,7 @@ traffic:
     per_sender.metrics.fairness.flows = "traffic".into();
     per_sender.metrics.fairness.per = incastsim_scenario::config::FairnessPer::Sender;
     per_sender.validate().unwrap();
+    incastsim_scenario::check_buildable(&per_sender).unwrap();
     let r = run(&per_sender, 1);
     // sender:0 listed twice is one host: two long-lived flows, one per host.
     assert_eq!(r.flows.len(), 4);
@@ -265,11 +266,11 @@ fn bad_traffic_configs_are_refused_with_the_key() {
         } else {
             yaml
         };
-        let err = Config::from_yaml(&yaml, &[]).expect_err(extra).to_string();
+        let err = from_yaml_checked(&yaml, &[]).expect_err(extra).to_string();
         assert!(err.contains(key), "{extra}: {err}");
     }
     // Poisson with synchronized reads needs an explicit end of arrivals.
-    let err = Config::from_yaml(
+    let err = from_yaml_checked(
         "senders: 2\ntopology: {kind: star}\nworkload: {kind: synchronized_reads, sru: 1KB}\ntraffic: [{kind: poisson, load: 0.5, sizes: {kind: fixed, size: 1KB}}]\n",
         &[],
     )
@@ -281,16 +282,16 @@ fn bad_traffic_configs_are_refused_with_the_key() {
 #[test]
 fn list_entries_can_be_overridden_by_index() {
     let yaml = "senders: 2\ntopology: {kind: star}\nworkload: {kind: traffic, duration: 1s}\ntraffic: [{kind: poisson, load: 0.5, sizes: {kind: fixed, size: 1KB}}]\n";
-    let cfg = Config::from_yaml(yaml, &["traffic[0].load=0.25".into()]).unwrap();
+    let cfg = from_yaml_checked(yaml, &["traffic[0].load=0.25".into()]).unwrap();
     match &cfg.traffic[0] {
         incastsim_scenario::traffic::TrafficConfig::Poisson { load, .. } => assert_eq!(*load, 0.25),
         other => panic!("{other:?}"),
     }
-    let err = Config::from_yaml(yaml, &["traffic[3].load=0.25".into()])
+    let err = from_yaml_checked(yaml, &["traffic[3].load=0.25".into()])
         .unwrap_err()
         .to_string();
     assert!(err.contains("has 1 entries"), "{err}");
-    let err = Config::from_yaml(yaml, &["tcp[0].mss=1".into()])
+    let err = from_yaml_checked(yaml, &["tcp[0].mss=1".into()])
         .unwrap_err()
         .to_string();
     assert!(err.contains("not a list"), "{err}");
@@ -299,9 +300,9 @@ fn list_entries_can_be_overridden_by_index() {
 #[test]
 fn a_sweep_config_runs_its_base_point_with_sweep_unset() {
     let path = common::config_path("rto-nonincast.yaml");
-    let err = Config::load(&path, &[]).unwrap_err().to_string();
+    let err = load_checked(&path, &[]).unwrap_err().to_string();
     assert!(err.contains("--set sweep=null"), "{err}");
-    let cfg = Config::load(
+    let cfg = load_checked(
         &path,
         &["sweep=null".into(), "workload.duration=0.05s".into()],
     )

@@ -259,14 +259,16 @@ impl Sweep {
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
                 .join(",");
-            let config = Config::from_tree(point_tree).map_err(|source| SweepError::Point {
-                label: if label.is_empty() {
-                    "(the base config)".into()
-                } else {
-                    label.clone()
-                },
-                source,
-            })?;
+            let config = Config::from_tree(point_tree)
+                .and_then(|c| incastsim_scenario::check_buildable(&c).map(|()| c))
+                .map_err(|source| SweepError::Point {
+                    label: if label.is_empty() {
+                        "(the base config)".into()
+                    } else {
+                        label.clone()
+                    },
+                    source,
+                })?;
             points.push(Point {
                 index,
                 label,

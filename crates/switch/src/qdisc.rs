@@ -337,7 +337,7 @@ impl QueueDisc {
 }
 
 impl QueueDiscipline for QueueDisc {
-    #[inline]
+    #[inline(always)] // once per packet per hop: keep the enum match in the admission path
     fn on_enqueue(&mut self, packet: &mut Packet, occ: Occupancy, now: Time) -> Verdict {
         match self {
             QueueDisc::DropTail(d) => d.on_enqueue(packet, occ, now),

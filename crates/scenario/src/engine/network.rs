@@ -133,7 +133,7 @@ impl Network {
     }
 
     /// Offers `packet`, which entered the port's node on `input`, to `port`.
-    #[inline]
+    #[inline(always)]
     fn enqueue(
         &mut self,
         now: Time,

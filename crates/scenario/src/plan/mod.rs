@@ -5,13 +5,15 @@
 //! ([`crate::engine::Simulation::from_plan`]) then only assembles and cannot fail.
 
 mod apps;
+mod checks;
 mod ports;
 mod tcp;
 
 pub use apps::{ObservePlan, SendOverheadPlan, SyncReadsPlan, UdpPlan, WorkloadPlan};
+pub use checks::{check_buildable, from_yaml_checked, load_checked};
 pub use tcp::{ControllerFactory, TcpProfile};
 
-use crate::build::{BuiltTopology, build_topology, routes_for};
+use crate::build::{BuiltTopology, routes_for};
 use crate::config::{Config, ConfigError, RoutingConfig};
 use crate::diagnostics::Diagnostics;
 use crate::fabric::Fabric;
@@ -71,12 +73,12 @@ pub struct Plan {
 impl Plan {
     /// Builds the run of `cfg` with `seed`, or says which key makes it impossible.
     pub fn new(cfg: &Config, seed: u64) -> Result<Plan, ConfigError> {
-        let built = build_topology(cfg);
+        let (built, generated) = checks::build_and_draw(cfg, seed)?;
+        checks::check_built(cfg, &built, &generated)?;
         let routes = routes_for(&built).map_err(|e| ConfigError::Key {
             key: "topology".into(),
             message: e,
         })?;
-        let generated = crate::traffic::generate_for(cfg, seed, &built)?;
         let fabric = fabric(cfg, seed, &built, routes);
         let workload_flows = cfg.workload.flow_count(cfg.senders) as usize;
         let flows = plan_flows(cfg, &built, workload_flows, &generated);
@@ -92,7 +94,7 @@ impl Plan {
             .enumerate()
             .map(|(i, f)| {
                 let p = profile(f);
-                let scheme = cfg.scheme.sender(seed, i as u32);
+                let scheme = crate::scheme_build::sender_scheme(&cfg.scheme, seed, i as u32);
                 let mut s =
                     TcpSender::new(i as FlowId, p.sender, p.controller.new_controller(), scheme);
                 s.set_peer_window(p.receiver.window_bytes as u64);
@@ -100,9 +102,8 @@ impl Plan {
                 s
             })
             .collect();
-        let mut receiver_schemes = cfg
-            .scheme
-            .receivers(cfg.topology.links().link_rate.0.as_f64());
+        let capacity_bps = cfg.topology.links().link_rate.0.as_f64();
+        let mut receiver_schemes = crate::scheme_build::receiver_factory(&cfg.scheme, capacity_bps);
         let receivers = flows
             .iter()
             .map(|f| {

@@ -82,8 +82,8 @@ impl SyncReads {
             self.target[f] += self.per_flow_bytes[f];
             self.done[f] = false;
         }
-        for f in 0..self.per_flow_bytes.len() {
-            outbox.push(self.request(now, f, flows[f], header_bytes));
+        for (f, &ends) in flows.iter().enumerate().take(self.per_flow_bytes.len()) {
+            outbox.push(self.request(now, f, ends, header_bytes));
         }
         self.next_check(now, self.block)
     }

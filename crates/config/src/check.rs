@@ -1,0 +1,677 @@
+//! The checks that need only config values: ranges, units, buffers against packet sizes, queue
+//! thresholds, host selectors, workload sizes, scheme parameters, placement indices.
+//!
+//! [`Config::from_tree`](crate::Config::from_tree) runs [`check_config`]. The checks that need
+//! the topology built or the traffic drawn (custom graph structure, traffic generators, flow
+//! selections, port names) are the scenario crate's `check_buildable`.
+
+use crate::config::Config;
+use crate::error::{ConfigError, invalid};
+use crate::tcp::TcpConfig;
+use crate::topology::{LinkDefaults, QueueConfig, TopologyConfig};
+use crate::units::{Buffer, Rate};
+use crate::workload::{BackgroundConfig, HostSelector, WorkloadConfig};
+use incastsim_core::Duration;
+
+/// Most senders (and dumbbell receivers) of one scenario.
+const MAX_SENDERS: u32 = 1_000_000;
+
+/// Every config-only check, in a fixed order (the first failure is reported).
+pub fn check_config(cfg: &Config) -> Result<(), ConfigError> {
+    check_flow_overrides(cfg)?;
+    if cfg.senders == 0 || cfg.senders > MAX_SENDERS {
+        return Err(invalid(
+            "senders",
+            cfg.senders,
+            format!("between 1 and {MAX_SENDERS}"),
+        ));
+    }
+    let l = cfg.topology.links();
+    check_rate("topology.link_rate", l.link_rate)?;
+    if !(0.0..1.0).contains(&l.link_loss) || l.link_loss.is_nan() {
+        return Err(invalid(
+            "topology.link_loss",
+            l.link_loss,
+            "a probability in [0, 1)",
+        ));
+    }
+    let t = &cfg.tcp;
+    check_tcp_sizes(t, "tcp.")?;
+    check_buffers_fit(&l, t)?;
+    check_topology(cfg, &l)?;
+    check_tcp_congestion(t, "tcp.")?;
+    check_background(cfg)?;
+    check_tcp_windows(t, "tcp.")?;
+    check_workload(cfg)?;
+    let bins = &cfg.metrics.fct_bins;
+    if bins.len() != 2 || bins[0].0 == 0 || bins[1].0 <= bins[0].0 {
+        return Err(invalid(
+            "metrics.fct_bins",
+            format!("{:?}", bins.iter().map(|b| b.0).collect::<Vec<_>>()),
+            "two increasing positive sizes (small < first <= mid < second <= large)",
+        ));
+    }
+    if let Some(ts) = &cfg.time_series
+        && ts.interval.0 == Duration::ZERO
+    {
+        return Err(invalid(
+            "time_series.interval",
+            ts.interval.0,
+            "a positive duration",
+        ));
+    }
+    cfg.scheme.validate(t)?;
+    if cfg.run.max_sim_time.0 == Duration::ZERO {
+        return Err(invalid(
+            "run.max_sim_time",
+            cfg.run.max_sim_time.0,
+            "a positive duration",
+        ));
+    }
+    Ok(())
+}
+
+/// The checks of one `tcp` section on its own; error keys are `key_prefix` + the key within the
+/// section (`"tcp."` for the top-level section, `"flow_overrides[I].tcp."` for a group's).
+pub fn check_tcp(t: &TcpConfig, key_prefix: &str) -> Result<(), ConfigError> {
+    check_tcp_sizes(t, key_prefix)?;
+    check_tcp_congestion(t, key_prefix)?;
+    check_tcp_windows(t, key_prefix)
+}
+
+/// Flow-override groups: their flow indices, and each group's TCP settings as the top-level
+/// ones (under the group's key), including how its packets fit the buffers and the scheme.
+fn check_flow_overrides(cfg: &Config) -> Result<(), ConfigError> {
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, g) in cfg.flow_overrides.iter().enumerate() {
+        let key = format!("flow_overrides[{i}]");
+        if g.flows.is_empty() {
+            return Err(invalid(
+                &format!("{key}.flows"),
+                "[]",
+                "at least one flow index",
+            ));
+        }
+        for &f in &g.flows {
+            if f >= cfg.senders || !seen.insert(f) {
+                return Err(invalid(
+                    &format!("{key}.flows"),
+                    f,
+                    format!(
+                        "distinct flow indices below senders = {}, each in one group",
+                        cfg.senders
+                    ),
+                ));
+            }
+        }
+        check_tcp(&g.tcp, &format!("{key}.tcp."))?;
+        // What depends on the group's packet size and congestion control, under its own keys.
+        check_buffers_fit(&cfg.topology.links(), &g.tcp)?;
+        if let WorkloadConfig::SynchronizedReads { request_size, .. } = &cfg.workload {
+            check_request_size(request_size.0, &g.tcp)?;
+        }
+        cfg.scheme.validate(&g.tcp)?;
+    }
+    Ok(())
+}
+
+/// Segment and header sizes.
+fn check_tcp_sizes(t: &TcpConfig, p: &str) -> Result<(), ConfigError> {
+    if t.mss.0 == 0 || t.mss.0 > 1_000_000 {
+        return Err(invalid(&format!("{p}mss"), t.mss.0, "between 1 B and 1 MB"));
+    }
+    if t.header.0 > 65_535 {
+        return Err(invalid(
+            &format!("{p}header"),
+            t.header.0,
+            "at most 65535 bytes",
+        ));
+    }
+    Ok(())
+}
+
+/// Congestion-control parameters, send overhead and DSCP.
+fn check_tcp_congestion(t: &TcpConfig, p: &str) -> Result<(), ConfigError> {
+    if t.cubic.hystart {
+        return Err(invalid(
+            &format!("{p}cubic.hystart"),
+            true,
+            "false: HyStart is not modelled",
+        ));
+    }
+    if !(t.cubic.c > 0.0 && t.cubic.c.is_finite()) {
+        return Err(invalid(
+            &format!("{p}cubic.c"),
+            t.cubic.c,
+            "a positive number",
+        ));
+    }
+    if !(t.cubic.beta > 0.0 && t.cubic.beta < 1.0) {
+        return Err(invalid(
+            &format!("{p}cubic.beta"),
+            t.cubic.beta,
+            "a number in (0, 1)",
+        ));
+    }
+    if !(t.dctcp.g > 0.0 && t.dctcp.g <= 1.0) {
+        return Err(invalid(
+            &format!("{p}dctcp.g"),
+            t.dctcp.g,
+            "a number in (0, 1]",
+        ));
+    }
+    if !(0.0..=1.0).contains(&t.dctcp.initial_alpha) {
+        return Err(invalid(
+            &format!("{p}dctcp.initial_alpha"),
+            t.dctcp.initial_alpha,
+            "a number in [0, 1]",
+        ));
+    }
+    if t.send_overhead.0 > Duration::from_ms(100) {
+        return Err(invalid(
+            &format!("{p}send_overhead"),
+            t.send_overhead.0,
+            "0 (off) up to 100ms",
+        ));
+    }
+    if t.dscp > 63 {
+        return Err(invalid(&format!("{p}dscp"), t.dscp, "0 to 63"));
+    }
+    Ok(())
+}
+
+/// Windows, duplicate-ACK threshold, RTO bounds and delayed ACKs.
+fn check_tcp_windows(t: &TcpConfig, p: &str) -> Result<(), ConfigError> {
+    if t.initial_cwnd == 0 || t.initial_cwnd > 1_000_000 {
+        return Err(invalid(
+            &format!("{p}initial_cwnd"),
+            t.initial_cwnd,
+            "between 1 and 1000000 segments",
+        ));
+    }
+    if t.receive_window_segments == 0
+        || t.receive_window_segments as u64 * t.mss.0 > u32::MAX as u64
+    {
+        return Err(invalid(
+            &format!("{p}receive_window_segments"),
+            t.receive_window_segments,
+            "at least 1, and receive_window_segments * mss below 4 GiB",
+        ));
+    }
+    if t.dupack_threshold == 0 || t.dupack_threshold > 1000 {
+        return Err(invalid(
+            &format!("{p}dupack_threshold"),
+            t.dupack_threshold,
+            "between 1 and 1000",
+        ));
+    }
+    if t.rto_min.0 == Duration::ZERO {
+        return Err(invalid(
+            &format!("{p}rto_min"),
+            t.rto_min.0,
+            "a positive duration",
+        ));
+    }
+    if t.rto_max.0 < t.rto_min.0 {
+        return Err(invalid(
+            &format!("{p}rto_max"),
+            t.rto_max.0,
+            format!("at least tcp.rto_min ({})", t.rto_min.0),
+        ));
+    }
+    if let Some(init) = t.rto_initial
+        && init.0 == Duration::ZERO
+    {
+        return Err(invalid(
+            &format!("{p}rto_initial"),
+            init.0,
+            "a positive duration",
+        ));
+    }
+    if t.delayed_ack.enabled {
+        if t.delayed_ack.count == 0 {
+            return Err(invalid(
+                &format!("{p}delayed_ack.count"),
+                0,
+                "at least 1 segment",
+            ));
+        }
+        if t.delayed_ack.timeout.0 == Duration::ZERO {
+            return Err(invalid(
+                &format!("{p}delayed_ack.timeout"),
+                t.delayed_ack.timeout.0,
+                "a positive duration",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Room for at least one full packet (mss + header of `t`) in the switch and host buffers.
+fn check_buffers_fit(l: &LinkDefaults, t: &TcpConfig) -> Result<(), ConfigError> {
+    let full = t.mss.0 + t.header.0;
+    for (key, buf) in [
+        ("topology.switch_buffer", l.switch_buffer),
+        ("topology.host_buffer", l.host_buffer),
+    ] {
+        match buf {
+            Buffer::Bytes(b) if b < full => {
+                return Err(invalid(
+                    key,
+                    buf,
+                    format!("room for at least one full packet: tcp.mss + tcp.header = {full} B"),
+                ));
+            }
+            Buffer::Packets(0) => return Err(invalid(key, buf, "at least 1 packet")),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Topology sizes, host placement, link and switch parameters, the queue discipline.
+fn check_topology(cfg: &Config, l: &LinkDefaults) -> Result<(), ConfigError> {
+    match &cfg.topology {
+        TopologyConfig::FatTree(f) if f.k < 2 || f.k % 2 == 1 || f.k > 48 => {
+            return Err(invalid("topology.k", f.k, "an even number from 2 to 48"));
+        }
+        TopologyConfig::Tree(t) if t.racks == 0 || t.hosts_per_rack == 0 => {
+            return Err(invalid(
+                "topology.racks / topology.hosts_per_rack",
+                format!("{} x {}", t.racks, t.hosts_per_rack),
+                "at least 1 each",
+            ));
+        }
+        TopologyConfig::Tree(t) if t.uplink_rate.is_some_and(|r| r.0.0 == 0) => {
+            return Err(invalid("topology.uplink_rate", "0bps", "a positive rate"));
+        }
+        // The graph itself (links, node names, routes) is checked when it is built.
+        TopologyConfig::Custom(c) if c.hosts < 2 => {
+            return Err(invalid("topology.hosts", c.hosts, "at least 2"));
+        }
+        _ => {}
+    }
+    check_placement(cfg)?;
+    if let TopologyConfig::Dumbbell(d) = &cfg.topology {
+        if let Some(r) = d.bottleneck_rate {
+            check_rate("topology.bottleneck_rate", r)?;
+        }
+        if d.receivers == 0 || d.receivers > MAX_SENDERS {
+            return Err(invalid(
+                "topology.receivers",
+                d.receivers,
+                format!("between 1 and {MAX_SENDERS}"),
+            ));
+        }
+    }
+    if !(0.0..=1000.0).contains(&l.clock_tolerance_ppm) {
+        return Err(invalid(
+            "topology.clock_tolerance_ppm",
+            l.clock_tolerance_ppm,
+            "0 (exact rates) up to 1000",
+        ));
+    }
+    if l.switch_delay_jitter.0 > Duration::from_ms(100) {
+        return Err(invalid(
+            "topology.switch_delay_jitter",
+            l.switch_delay_jitter.0,
+            "0 (constant processing delay) up to 100ms",
+        ));
+    }
+    check_queue(&l.switch_queue)?;
+    if l.priority_classes == 0 || l.priority_classes > 64 {
+        return Err(invalid(
+            "topology.priority_classes",
+            l.priority_classes,
+            "1 (FIFO) to 64",
+        ));
+    }
+    Ok(())
+}
+
+/// Receiver and sender host indices of the topologies with explicit placement.
+fn check_placement(cfg: &Config) -> Result<(), ConfigError> {
+    let Some((receiver, senders)) = cfg.topology.placement() else {
+        return Ok(());
+    };
+    let hosts = cfg.topology.host_count(cfg.senders);
+    if receiver as u64 >= hosts {
+        return Err(invalid(
+            "topology.receiver_host",
+            receiver,
+            format!("a host index below {hosts}"),
+        ));
+    }
+    match senders {
+        None if cfg.senders as u64 >= hosts => {
+            return Err(invalid(
+                "senders",
+                cfg.senders,
+                format!("at most {} (hosts other than the receiver)", hosts - 1),
+            ));
+        }
+        Some(list) => {
+            if list.len() != cfg.senders as usize {
+                return Err(invalid(
+                    "topology.sender_hosts",
+                    format!("{} hosts", list.len()),
+                    format!("exactly `senders` = {} hosts", cfg.senders),
+                ));
+            }
+            let mut seen = std::collections::BTreeSet::new();
+            for &h in list {
+                if h as u64 >= hosts || h == receiver || !seen.insert(h) {
+                    return Err(invalid(
+                        "topology.sender_hosts",
+                        h,
+                        format!("distinct host indices below {hosts}, other than the receiver"),
+                    ));
+                }
+            }
+        }
+        None => {}
+    }
+    Ok(())
+}
+
+/// Background sources: host selectors, rate, packet size, DSCP, start and stop.
+fn check_background(cfg: &Config) -> Result<(), ConfigError> {
+    for (i, b) in cfg.background.iter().enumerate() {
+        let BackgroundConfig::UdpCbr {
+            from,
+            to,
+            rate,
+            packet_size,
+            dscp,
+            start,
+            stop,
+        } = b;
+        let key = |k: &str| format!("background[{i}].{k}");
+        let receivers = match &cfg.topology {
+            TopologyConfig::Dumbbell(d) => d.receivers,
+            TopologyConfig::Star(_)
+            | TopologyConfig::FatTree(_)
+            | TopologyConfig::Tree(_)
+            | TopologyConfig::Custom(_) => 1,
+        };
+        for (k, v) in [("from", from), ("to", to)] {
+            match HostSelector::parse(v) {
+                None => {
+                    return Err(invalid(
+                        &key(k),
+                        v,
+                        "senders, sender:I, receiver or receiver:I",
+                    ));
+                }
+                Some(HostSelector::Sender(s)) if s >= cfg.senders => {
+                    return Err(invalid(
+                        &key(k),
+                        v,
+                        format!("a sender index below {}", cfg.senders),
+                    ));
+                }
+                Some(HostSelector::Receiver(r)) if r >= receivers => {
+                    return Err(invalid(
+                        &key(k),
+                        v,
+                        format!("a receiver index below {receivers}"),
+                    ));
+                }
+                Some(HostSelector::AllSenders) if k == "to" => {
+                    return Err(invalid(
+                        &key(k),
+                        v,
+                        "one host: sender:I, receiver or receiver:I",
+                    ));
+                }
+                _ => {}
+            }
+        }
+        if HostSelector::parse(from) == HostSelector::parse(to) {
+            return Err(invalid(&key("to"), to, "a host other than `from`"));
+        }
+        check_rate(&key("rate"), *rate)?;
+        if packet_size.0 == 0 || packet_size.0 > 65_535 {
+            return Err(invalid(
+                &key("packet_size"),
+                packet_size.0,
+                "1 to 65535 bytes",
+            ));
+        }
+        if *dscp > 63 {
+            return Err(invalid(&key("dscp"), dscp, "0 to 63"));
+        }
+        if let Some(stop) = stop
+            && stop.0 <= start.0
+        {
+            return Err(invalid(
+                &key("stop"),
+                stop.0,
+                format!("after start ({})", start.0),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Workload sizes and durations.
+fn check_workload(cfg: &Config) -> Result<(), ConfigError> {
+    match &cfg.workload {
+        WorkloadConfig::SynchronizedReads {
+            sru,
+            block,
+            blocks,
+            request_size,
+            ..
+        } => {
+            match (sru, block) {
+                (Some(_), Some(_)) | (None, None) => {
+                    return Err(invalid(
+                        "workload.sru / workload.block",
+                        "both or neither",
+                        "exactly one: sru (bytes per server per block) or block (bytes per block, striped over the senders)",
+                    ));
+                }
+                (Some(s), None) if s.0 == 0 => {
+                    return Err(invalid("workload.sru", s.0, "at least 1 byte"));
+                }
+                (None, Some(b)) if b.0 < cfg.senders as u64 => {
+                    return Err(invalid(
+                        "workload.block",
+                        b.0,
+                        format!("at least one byte per sender ({} B)", cfg.senders),
+                    ));
+                }
+                _ => {}
+            }
+            if *blocks == 0 {
+                return Err(invalid("workload.blocks", 0, "at least 1"));
+            }
+            check_request_size(request_size.0, &cfg.tcp)?;
+        }
+        WorkloadConfig::Bulk { duration, .. } | WorkloadConfig::Traffic { duration, .. } => {
+            if duration.0 == Duration::ZERO {
+                return Err(invalid(
+                    "workload.duration",
+                    duration.0,
+                    "a positive duration",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A request fits in one full packet of `t`.
+fn check_request_size(request_size: u64, t: &TcpConfig) -> Result<(), ConfigError> {
+    let full = t.mss.0 + t.header.0;
+    if request_size == 0 || request_size > full {
+        return Err(invalid(
+            "workload.request_size",
+            request_size,
+            format!("between 1 and {full} bytes"),
+        ));
+    }
+    Ok(())
+}
+
+/// RED, WRED, ECN and admission thresholds: sizes in one unit, ordered, with valid weights.
+fn check_queue(q: &QueueConfig) -> Result<(), ConfigError> {
+    let key = "topology.switch_queue";
+    let threshold = |k: &str, b: &Buffer| -> Result<f64, ConfigError> {
+        match *b {
+            Buffer::Bytes(n) => Ok(n as f64),
+            Buffer::Packets(n) => Ok(n as f64),
+            Buffer::Unlimited => Err(invalid(
+                &format!("{key}.{k}"),
+                b,
+                "a size in bytes or packets",
+            )),
+        }
+    };
+    let same_unit = |a: &Buffer, b: &Buffer| std::mem::discriminant(a) == std::mem::discriminant(b);
+    let red = |min: &Buffer, max: &Buffer, max_p: f64, prefix: &str| -> Result<(), ConfigError> {
+        let (lo, hi) = (
+            threshold(&format!("{prefix}min_th"), min)?,
+            threshold(&format!("{prefix}max_th"), max)?,
+        );
+        if !same_unit(min, max) {
+            return Err(invalid(
+                &format!("{key}.{prefix}max_th"),
+                max,
+                "the same unit as min_th (bytes or packets)",
+            ));
+        }
+        if lo >= hi {
+            return Err(invalid(
+                &format!("{key}.{prefix}max_th"),
+                max,
+                format!("more than min_th ({min})"),
+            ));
+        }
+        if !(max_p > 0.0 && max_p <= 1.0) {
+            return Err(invalid(
+                &format!("{key}.{prefix}max_p"),
+                max_p,
+                "a probability in (0, 1]",
+            ));
+        }
+        Ok(())
+    };
+    let w_q_ok = |w: f64| -> Result<(), ConfigError> {
+        if w > 0.0 && w <= 1.0 {
+            Ok(())
+        } else {
+            Err(invalid(&format!("{key}.w_q"), w, "a weight in (0, 1]"))
+        }
+    };
+    match q {
+        QueueConfig::DropTail => {}
+        QueueConfig::Red {
+            min_th,
+            max_th,
+            max_p,
+            w_q,
+            ..
+        } => {
+            red(min_th, max_th, *max_p, "")?;
+            w_q_ok(*w_q)?;
+        }
+        QueueConfig::Wred { profiles, w_q, .. } => {
+            if profiles.is_empty() {
+                return Err(invalid(
+                    &format!("{key}.profiles"),
+                    "[]",
+                    "at least one profile",
+                ));
+            }
+            let mut seen = [false; 64];
+            for (i, p) in profiles.iter().enumerate() {
+                red(&p.min_th, &p.max_th, p.max_p, &format!("profiles[{i}]."))?;
+                if !same_unit(&p.min_th, &profiles[0].min_th) {
+                    return Err(invalid(
+                        &format!("{key}.profiles[{i}].min_th"),
+                        p.min_th,
+                        "the unit of the first profile",
+                    ));
+                }
+                for &d in &p.dscp {
+                    if d > 63 || seen[d as usize] {
+                        return Err(invalid(
+                            &format!("{key}.profiles[{i}].dscp"),
+                            d,
+                            "DSCP values 0-63, each in one profile",
+                        ));
+                    }
+                    seen[d as usize] = true;
+                }
+            }
+            w_q_ok(*w_q)?;
+        }
+        QueueConfig::EcnThreshold { k } => {
+            threshold("k", k)?;
+        }
+        QueueConfig::ThresholdAdmit { threshold: t } => {
+            threshold("threshold", t)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_rate(key: &str, r: Rate) -> Result<(), ConfigError> {
+    if r.0.0 == 0 {
+        return Err(invalid(key, "0bps", "a positive rate"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Config;
+
+    const BASE: &str = "senders: 4
+topology: {kind: star}
+workload: {kind: synchronized_reads, sru: 64KB}
+";
+
+    fn err(overrides: &[&str]) -> String {
+        let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+        Config::from_yaml(BASE, &o).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_groups_tcp_errors_carry_the_groups_key() {
+        for (set, key) in [
+            ("mss: 0", "tcp.mss"),
+            ("cubic: {beta: 1.5}", "tcp.cubic.beta"),
+            ("dupack_threshold: 0", "tcp.dupack_threshold"),
+            (
+                "delayed_ack: {enabled: true, count: 0}",
+                "tcp.delayed_ack.count",
+            ),
+        ] {
+            let top = err(&[&format!("tcp={{{set}}}")]);
+            assert!(top.starts_with(&format!("{key} = ")), "{top}");
+            let group = err(&[&format!("flow_overrides=[{{flows: [1], tcp: {{{set}}}}}]")]);
+            assert!(
+                group.starts_with(&format!("flow_overrides[0].{key} = ")),
+                "{group}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_groups_packets_must_fit_the_buffer_and_the_scheme() {
+        // 40000 B segments do not fit the default 32 KB switch buffer.
+        let e = err(&["flow_overrides=[{flows: [0], tcp: {mss: 40000}}]"]);
+        assert!(e.starts_with("topology.switch_buffer = "), "{e}");
+        // DSR's small segments must fit every group's mss.
+        let e = err(&[
+            "scheme={name: dsr, mss_dsr: 800}",
+            "flow_overrides=[{flows: [0], tcp: {mss: 500}}]",
+        ]);
+        assert!(e.starts_with("scheme.mss_dsr = 800"), "{e}");
+        let o = ["scheme={name: dsr, mss_dsr: 800}".to_string()];
+        Config::from_yaml(BASE, &o).unwrap();
+    }
+}

@@ -1,0 +1,206 @@
+//! The scenario configuration: YAML in human units → a checked [`Config`].
+//!
+//! Loading goes YAML → generic tree → `--set` overrides → typed structs (unknown keys refused,
+//! errors name the key path) → [`Config::validate`] (the checks that need only config values).
+//! Checks that need the topology built or the traffic drawn live with the builders
+//! (`incastsim_scenario::check_buildable`). Defaults are the incast literature's (benchmark S1),
+//! and [`Config::resolved`] fills every default in so the printed config says exactly what ran.
+
+use crate::error::ConfigError;
+use crate::scheme::SchemeConfig;
+use crate::tcp::{CongestionControlName, TcpConfig};
+use crate::topology::TopologyConfig;
+use crate::traffic::TrafficConfig;
+use crate::tree::{apply_override, deep_merge, parse_tree};
+use crate::units::Dur;
+use crate::workload::{BackgroundConfig, MetricsConfig, TimeSeriesConfig, WorkloadConfig};
+use incastsim_core::Duration;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// A label for the scenario, copied into every output row.
+    #[serde(default = "default_name")]
+    pub name: String,
+    /// Base seed of the run. A (config, seed) pair replays bit-identically.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Number of sending servers (N).
+    pub senders: u32,
+    pub topology: TopologyConfig,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    pub workload: WorkloadConfig,
+    /// TCP settings that differ for some flows (e.g. SACK on some, CUBIC on others).
+    #[serde(default)]
+    pub flow_overrides: Vec<FlowOverride>,
+    /// Background traffic sharing the network with the workload.
+    #[serde(default)]
+    pub background: Vec<BackgroundConfig>,
+    /// More TCP traffic in the same run: long-lived, Poisson at a target load, staggered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traffic: Vec<TrafficConfig>,
+    /// Flow-metric settings: FCT size groups, the flows Jain's index is computed over.
+    #[serde(default)]
+    pub metrics: MetricsConfig,
+    /// Opt-in sampled time series (off by default, and free when off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_series: Option<TimeSeriesConfig>,
+    #[serde(default)]
+    pub scheme: SchemeConfig,
+    #[serde(default)]
+    pub run: RunConfig,
+}
+
+/// TCP settings for some flows. In the YAML, `tcp` may give any subset of the `tcp` keys; the
+/// rest is inherited from the top-level `tcp` (the resolved config shows them all).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowOverride {
+    /// Flow indices (flow i is sender i), 0-based.
+    pub flows: Vec<u32>,
+    pub tcp: TcpConfig,
+}
+
+fn default_name() -> String {
+    "unnamed".into()
+}
+fn default_seed() -> u64 {
+    1
+}
+pub(crate) fn default_one() -> u32 {
+    1
+}
+pub(crate) fn default_true() -> bool {
+    true
+}
+pub(crate) fn default_zero_dur() -> Dur {
+    Dur(Duration::ZERO)
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// A run that has not finished by this simulated time stops and is reported incomplete.
+    #[serde(default = "default_max_sim_time")]
+    pub max_sim_time: Dur,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            max_sim_time: default_max_sim_time(),
+        }
+    }
+}
+fn default_max_sim_time() -> Dur {
+    Dur(Duration::from_secs(3600))
+}
+
+impl Config {
+    /// Reads, overrides, type-checks and validates a config file ([`Config::validate`]: the
+    /// config-only checks; the scenario crate's `check_buildable` does the rest).
+    pub fn load(path: &std::path::Path, overrides: &[String]) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        Config::from_yaml(&text, overrides)
+    }
+
+    /// [`Config::load`] on YAML text.
+    pub fn from_yaml(text: &str, overrides: &[String]) -> Result<Config, ConfigError> {
+        let mut tree = parse_tree(text)?;
+        for o in overrides {
+            apply_override(&mut tree, o)?;
+        }
+        // `--set sweep=null` runs a sweep config's base point as one scenario.
+        if let Some(m) = tree.as_object_mut()
+            && m.get("sweep").is_some_and(|v| v.is_null())
+        {
+            m.remove("sweep");
+        }
+        if tree.get("sweep").is_some() {
+            return Err(ConfigError::HasSweep);
+        }
+        Config::from_tree(tree)
+    }
+
+    /// Type-checks, resolves and validates ([`Config::validate`]) a config tree, with any
+    /// overrides already applied.
+    pub fn from_tree(mut tree: serde_json::Value) -> Result<Config, ConfigError> {
+        // A flow override's `tcp` is partial: complete it from the top-level `tcp`.
+        let base_tcp = tree
+            .get("tcp")
+            .cloned()
+            .unwrap_or(serde_json::Value::Object(Default::default()));
+        if let Some(serde_json::Value::Array(groups)) = tree.get_mut("flow_overrides") {
+            for g in groups.iter_mut() {
+                if let Some(over) = g.get("tcp").cloned() {
+                    let mut merged = base_tcp.clone();
+                    deep_merge(&mut merged, &over);
+                    g["tcp"] = merged;
+                }
+            }
+        }
+        let cfg: Config = serde_path_to_error::deserialize(tree).map_err(|e| {
+            let key = e.path().to_string();
+            ConfigError::Key {
+                key: if key == "." { "config".into() } else { key },
+                message: e.into_inner().to_string(),
+            }
+        })?;
+        let cfg = cfg.resolved();
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Fills in defaults that depend on other keys, so the config says exactly what runs.
+    pub fn resolved(mut self) -> Config {
+        for t in
+            std::iter::once(&mut self.tcp).chain(self.flow_overrides.iter_mut().map(|g| &mut g.tcp))
+        {
+            if t.congestion_control == CongestionControlName::Dctcp {
+                t.ecn = true;
+            }
+            t.rto_initial.get_or_insert(t.rto_min);
+        }
+        if let TopologyConfig::Dumbbell(d) = &mut self.topology {
+            d.bottleneck_rate.get_or_insert(d.link_rate);
+            d.bottleneck_delay.get_or_insert(d.link_delay);
+        }
+        let rto_initial = *self.tcp.rto_initial.get_or_insert(self.tcp.rto_min);
+        if let WorkloadConfig::SynchronizedReads {
+            request_timeout, ..
+        } = &mut self.workload
+        {
+            request_timeout.get_or_insert(rto_initial);
+        }
+        self
+    }
+
+    pub fn to_yaml(&self) -> String {
+        serde_saphyr::to_string(self).expect("a config always serializes")
+    }
+
+    /// Wire size of a full data packet.
+    pub fn full_packet_bytes(&self) -> u64 {
+        self.tcp.mss.0 + self.tcp.header.0
+    }
+
+    /// The TCP settings of flow `f` (its override group's, or the top-level ones).
+    pub fn tcp_for_flow(&self, f: u32) -> &TcpConfig {
+        self.flow_overrides
+            .iter()
+            .find(|g| g.flows.contains(&f))
+            .map_or(&self.tcp, |g| &g.tcp)
+    }
+
+    /// The checks that need only config values: ranges, units, buffers against packet sizes,
+    /// queue thresholds, host selectors, scheme parameters. Refuses scenarios that cannot run,
+    /// naming the key and what is allowed. [`Config::from_tree`] runs it.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        crate::check::check_config(self)
+    }
+}

@@ -1,0 +1,30 @@
+//! incastsim-config: the scenario config of incastsim, and the only place that reads one.
+//!
+//! - [`config`]: the top-level [`Config`] (load, `--set` overrides, resolved defaults, YAML out).
+//! - [`units`]: human units ("25us", "1Gbps", "32KB").
+//! - [`tree`]: the generic YAML tree and `--set key.path=value` overrides.
+//! - [`topology`], [`tcp`], [`workload`], [`traffic`], [`scheme`]: the sections.
+//! - [`experiment`]: the `incastsim experiment` file.
+//! - [`check`]: the checks that need only config values (run by [`Config::from_tree`]); the
+//!   checks that need a built topology are the scenario crate's.
+
+pub mod check;
+pub mod config;
+pub mod error;
+pub mod experiment;
+pub mod scheme;
+pub mod tcp;
+pub mod topology;
+pub mod traffic;
+pub mod tree;
+pub mod units;
+pub mod workload;
+
+pub use check::{check_config, check_tcp};
+pub use config::{Config, FlowOverride, RunConfig};
+pub use error::{ConfigError, invalid};
+pub use scheme::SchemeConfig;
+pub use tcp::*;
+pub use topology::*;
+pub use tree::{apply_override, deep_merge, parse_tree, parse_value, set_path};
+pub use workload::*;

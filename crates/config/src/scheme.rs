@@ -1,0 +1,653 @@
+//! The `scheme:` section: which incast mitigation scheme runs, with its parameters by the papers'
+//! names and in human units. `scheme: tda` is short for `scheme: {name: tda}` (all defaults).
+//! Every parameter is printed in the resolved config and is a sweepable key (`scheme.delta`).
+//! The scheme state itself is built by the scenario crate (`scheme_build`).
+
+use crate::error::{ConfigError, invalid};
+use crate::tcp::{CongestionControlName, TcpConfig};
+use crate::units::{Bytes, Dur};
+use incastsim_core::Duration;
+use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
+
+/// The scheme and its parameters. In YAML a mapping `{name: <scheme>, <param>: <value>, ...}`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum SchemeConfig {
+    /// Plain TCP.
+    #[default]
+    None,
+    /// RTO randomization, static interval (Hafeez et al. Eq. 3): RTO = U(RTO_min ± Δ/2) × 2^b.
+    RtoStatic(RtoStaticParams),
+    /// Timeout-Driven Adaptation (Eq. 8): interval ω^s·Δ on the s-th successive timeout.
+    Tda(TdaParams),
+    /// Multiplexing-Aware Adaptation: Δ = ⌊N/(σ log₂ N)⌋ × unit, N = active senders.
+    Maa(MaaParams),
+    /// Flow-Size Aware Adaptation: TDA with ω_long once `long_after` bytes were sent, else ω_short.
+    Fsa(FsaParams),
+    /// Fine-grained RTO (Vasudevan et al. 2009) randomized backoff: RTO × 2^b × (1 + U(0, max_extra)).
+    /// Set tcp.rto_min (200us) and tcp.clock_granularity (1us) for the paper's setting.
+    FineRto(FineRtoParams),
+    /// TCPRand (Lee et al.): payload U[rMin, MSS]; rMin a size or `adaptive` (Algorithm 1, CUBIC).
+    Tcprand(TcprandParams),
+    /// Probabilistic retransmission (Kulkarni & Agrawal §4.2, Alg. 1-3).
+    ProbRetx(ProbRetxParams),
+    /// Dynamic Segment Resizing (Kulkarni & Agrawal §4.3, Alg. 4), optional header compression.
+    Dsr(DsrParams),
+    /// TCP PLATO (Shukla et al.); pair with topology.switch_queue {kind: threshold_admit}.
+    Plato,
+    /// ICTCP (Wu et al. 2010): receiver-side window control per connection.
+    Ictcp(IctcpConfigParams),
+}
+
+/// Parameters of `Ictcp` (see [`SchemeConfig`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IctcpConfigParams {
+    #[serde(default = "d_gamma1")]
+    pub gamma1: f64,
+    #[serde(default = "d_gamma2")]
+    pub gamma2: f64,
+    /// Share of the receiving link's capacity the connections may use.
+    #[serde(default = "d_alpha")]
+    pub alpha: f64,
+    /// EWMA weight of the measured throughput.
+    #[serde(default = "d_beta")]
+    pub beta: f64,
+    /// RTT assumed before the first receiver-side measurement.
+    #[serde(default = "d_initial_rtt")]
+    pub initial_rtt: Dur,
+    /// Initial and minimal advertised window, segments.
+    #[serde(default = "d_min_window")]
+    pub min_window_segments: u32,
+}
+
+/// Parameters of `RtoStatic` (see [`SchemeConfig`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RtoStaticParams {
+    #[serde(default = "d_delta")]
+    pub delta: Dur,
+}
+
+/// Parameters of `Tda` (see [`SchemeConfig`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TdaParams {
+    #[serde(default = "d_delta")]
+    pub delta: Dur,
+    #[serde(default = "d_omega")]
+    pub omega: f64,
+}
+
+/// Parameters of `Maa` (see [`SchemeConfig`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaaParams {
+    #[serde(default = "d_sigma")]
+    pub sigma: f64,
+    #[serde(default = "d_unit")]
+    pub unit: Dur,
+}
+
+/// Parameters of `Fsa` (see [`SchemeConfig`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FsaParams {
+    #[serde(default = "d_delta")]
+    pub delta: Dur,
+    #[serde(default = "d_omega_long")]
+    pub omega_long: f64,
+    #[serde(default = "d_omega_short")]
+    pub omega_short: f64,
+    #[serde(default = "d_long_after")]
+    pub long_after: Bytes,
+}
+
+/// Parameters of `FineRto` (see [`SchemeConfig`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FineRtoParams {
+    #[serde(default = "d_max_extra")]
+    pub max_extra: f64,
+}
+
+/// Parameters of `Tcprand` (see [`SchemeConfig`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcprandParams {
+    #[serde(default = "d_r_min")]
+    pub r_min: RMinConfig,
+    #[serde(default = "d_one")]
+    pub mu: f64,
+    #[serde(default = "d_one")]
+    pub sigma2: f64,
+    #[serde(default = "d_nu")]
+    pub nu_tau: Nu,
+    #[serde(default = "d_nu")]
+    pub nu_omega: Nu,
+    #[serde(default = "d_theta")]
+    pub theta: Bytes,
+}
+
+/// Parameters of `ProbRetx` (see [`SchemeConfig`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProbRetxParams {
+    #[serde(default = "d_period")]
+    pub period: Dur,
+    #[serde(default = "d_p")]
+    pub p: f64,
+    #[serde(default = "d_target")]
+    pub target: PrTargetName,
+}
+
+/// Parameters of `Dsr` (see [`SchemeConfig`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DsrParams {
+    #[serde(default = "d_mss_dsr")]
+    pub mss_dsr: Bytes,
+    #[serde(default = "d_cwnd_dsr")]
+    pub cwnd_dsr: u32,
+    /// Every response (block) starts again with MSS_dsr segments (false: only the first).
+    #[serde(default = "d_true")]
+    pub per_transfer: bool,
+    /// Header bytes per packet with RFC 1144 compression (3-4 B on average); none: tcp.header.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compressed_header: Option<Bytes>,
+}
+
+/// Every scheme name with a one-line description (for `incastsim schemes` and errors).
+pub const SCHEMES: &[(&str, &str)] = &[
+    ("none", "plain TCP: no incast mitigation"),
+    (
+        "rto_static",
+        "RTO randomization, static interval: RTO = U(RTO_min - delta/2, RTO_min + delta/2) x 2^b (Hafeez et al. Eq. 3)",
+    ),
+    (
+        "tda",
+        "RTO randomization, Timeout-Driven Adaptation: interval omega^s x delta on the s-th successive timeout (Eq. 8)",
+    ),
+    (
+        "maa",
+        "RTO randomization, Multiplexing-Aware Adaptation: delta = floor(N / (sigma log2 N)) x unit, N = active senders",
+    ),
+    (
+        "fsa",
+        "RTO randomization, Flow-Size Aware: TDA with omega_long after long_after bytes sent, else omega_short",
+    ),
+    (
+        "fine_rto",
+        "fine-grained RTO (Vasudevan et al.): randomized backoff RTO x 2^b x (1 + U(0, max_extra)); set tcp.rto_min",
+    ),
+    (
+        "tcprand",
+        "TCPRand (Lee et al.): payload U[r_min, MSS]; r_min bytes or `adaptive` (Algorithm 1 on CUBIC)",
+    ),
+    (
+        "prob_retx",
+        "probabilistic retransmission (Kulkarni & Agrawal Alg. 1-3): every period, with probability p, resend the highest unACKed segment marked",
+    ),
+    (
+        "dsr",
+        "Dynamic Segment Resizing (Kulkarni & Agrawal Alg. 4): start with mss_dsr, grow at cwnd_dsr; optional compressed_header",
+    ),
+    (
+        "plato",
+        "TCP PLATO (Shukla et al.): labelling state machine with dummy probes; use switch_queue threshold_admit",
+    ),
+    (
+        "ictcp",
+        "ICTCP (Wu et al.): receiver adjusts each connection's window from measured vs expected throughput within alpha x link capacity",
+    ),
+];
+
+fn d_delta() -> Dur {
+    Dur(Duration::from_ms(1))
+}
+fn d_omega() -> f64 {
+    2.0
+}
+fn d_sigma() -> f64 {
+    1.0
+}
+fn d_unit() -> Dur {
+    Dur(Duration::from_ms(1))
+}
+fn d_omega_long() -> f64 {
+    4.0
+}
+fn d_omega_short() -> f64 {
+    3.0
+}
+fn d_long_after() -> Bytes {
+    Bytes(1_000_000)
+}
+fn d_max_extra() -> f64 {
+    0.5
+}
+fn d_r_min() -> RMinConfig {
+    RMinConfig::Adaptive
+}
+fn d_one() -> f64 {
+    1.0
+}
+fn d_nu() -> Nu {
+    Nu(1.0)
+}
+fn d_theta() -> Bytes {
+    Bytes(200)
+}
+fn d_period() -> Dur {
+    Dur(Duration::from_us(20))
+}
+fn d_p() -> f64 {
+    0.001
+}
+fn d_target() -> PrTargetName {
+    PrTargetName::Highest
+}
+fn d_mss_dsr() -> Bytes {
+    Bytes(50)
+}
+fn d_gamma1() -> f64 {
+    0.1
+}
+fn d_gamma2() -> f64 {
+    0.5
+}
+fn d_alpha() -> f64 {
+    0.9
+}
+fn d_beta() -> f64 {
+    0.75
+}
+fn d_initial_rtt() -> Dur {
+    Dur(Duration::from_us(100))
+}
+fn d_min_window() -> u32 {
+    2
+}
+fn d_true() -> bool {
+    true
+}
+fn d_cwnd_dsr() -> u32 {
+    50
+}
+
+/// TCPRand's rMin: a size in bytes, or `adaptive`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RMinConfig {
+    Adaptive,
+    Fixed(u64),
+}
+
+impl<'de> Deserialize<'de> for RMinConfig {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        match &v {
+            serde_json::Value::String(s) if s.trim() == "adaptive" => Ok(RMinConfig::Adaptive),
+            serde_json::Value::String(s) => crate::units::parse_bytes(s)
+                .map(RMinConfig::Fixed)
+                .map_err(|e| de::Error::custom(format!("{e}; or `adaptive`"))),
+            serde_json::Value::Number(n) if n.as_u64().is_some() => {
+                Ok(RMinConfig::Fixed(n.as_u64().unwrap_or(0)))
+            }
+            other => Err(de::Error::custom(format!(
+                "invalid r_min {other}: expected a size (e.g. 200B) or `adaptive`"
+            ))),
+        }
+    }
+}
+impl Serialize for RMinConfig {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RMinConfig::Adaptive => s.serialize_str("adaptive"),
+            RMinConfig::Fixed(b) => Bytes(*b).serialize(s),
+        }
+    }
+}
+
+/// ν_τ / ν_ω: a non-negative number or `inf`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Nu(pub f64);
+
+impl<'de> Deserialize<'de> for Nu {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        match &v {
+            serde_json::Value::String(s)
+                if matches!(s.trim(), "inf" | "infinity" | ".inf" | "∞") =>
+            {
+                Ok(Nu(f64::INFINITY))
+            }
+            serde_json::Value::Number(n) => Ok(Nu(n.as_f64().unwrap_or(f64::NAN))),
+            other => Err(de::Error::custom(format!(
+                "invalid value {other}: expected a number or `inf`"
+            ))),
+        }
+    }
+}
+impl Serialize for Nu {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0.is_infinite() {
+            s.serialize_str("inf")
+        } else {
+            s.serialize_f64(self.0)
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrTargetName {
+    Highest,
+    Oldest,
+}
+
+impl<'de> Deserialize<'de> for SchemeConfig {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut map = match serde_json::Value::deserialize(d)? {
+            serde_json::Value::Object(m) => m,
+            serde_json::Value::String(name) => {
+                let mut m = serde_json::Map::new();
+                m.insert("name".into(), name.into());
+                m
+            }
+            other => {
+                return Err(de::Error::custom(format!(
+                    "invalid scheme {other}: expected a scheme name or {{name: <scheme>, ...}}"
+                )));
+            }
+        };
+        let name = match map.remove("name") {
+            Some(serde_json::Value::String(n)) => n,
+            _ => {
+                return Err(de::Error::custom(format!(
+                    "missing `name`; {}",
+                    names_help()
+                )));
+            }
+        };
+        let rest = serde_json::Value::Object(map);
+        fn params<T: serde::de::DeserializeOwned, E: de::Error>(
+            name: &str,
+            rest: serde_json::Value,
+        ) -> Result<T, E> {
+            serde_path_to_error::deserialize(rest).map_err(|e| {
+                let path = e.path().to_string();
+                let at = if path == "." {
+                    String::new()
+                } else {
+                    format!("{path}: ")
+                };
+                E::custom(format!("{at}{} (scheme {name})", e.into_inner()))
+            })
+        }
+        let no_params = |rest: &serde_json::Value| match rest.as_object() {
+            Some(m) if !m.is_empty() => Err(de::Error::custom(format!(
+                "scheme {name} has no parameters (got {})",
+                m.keys().cloned().collect::<Vec<_>>().join(", ")
+            ))),
+            _ => Ok(()),
+        };
+        Ok(match name.as_str() {
+            "none" => {
+                no_params(&rest)?;
+                SchemeConfig::None
+            }
+            "plato" => {
+                no_params(&rest)?;
+                SchemeConfig::Plato
+            }
+            "rto_static" => SchemeConfig::RtoStatic(params(&name, rest)?),
+            "tda" => SchemeConfig::Tda(params(&name, rest)?),
+            "maa" => SchemeConfig::Maa(params(&name, rest)?),
+            "fsa" => SchemeConfig::Fsa(params(&name, rest)?),
+            "fine_rto" => SchemeConfig::FineRto(params(&name, rest)?),
+            "tcprand" => SchemeConfig::Tcprand(params(&name, rest)?),
+            "prob_retx" => SchemeConfig::ProbRetx(params(&name, rest)?),
+            "dsr" => SchemeConfig::Dsr(params(&name, rest)?),
+            "ictcp" => SchemeConfig::Ictcp(params(&name, rest)?),
+            other => {
+                return Err(de::Error::custom(format!(
+                    "unknown scheme `{other}`; {}",
+                    names_help()
+                )));
+            }
+        })
+    }
+}
+
+fn names_help() -> String {
+    let names: Vec<&str> = SCHEMES.iter().map(|(n, _)| *n).collect();
+    format!("expected one of {}", names.join(", "))
+}
+
+impl Serialize for SchemeConfig {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let params = match self {
+            SchemeConfig::None | SchemeConfig::Plato => Ok(serde_json::json!({})),
+            SchemeConfig::RtoStatic(p) => serde_json::to_value(p),
+            SchemeConfig::Tda(p) => serde_json::to_value(p),
+            SchemeConfig::Maa(p) => serde_json::to_value(p),
+            SchemeConfig::Fsa(p) => serde_json::to_value(p),
+            SchemeConfig::FineRto(p) => serde_json::to_value(p),
+            SchemeConfig::Tcprand(p) => serde_json::to_value(p),
+            SchemeConfig::ProbRetx(p) => serde_json::to_value(p),
+            SchemeConfig::Dsr(p) => serde_json::to_value(p),
+            SchemeConfig::Ictcp(p) => serde_json::to_value(p),
+        }
+        .map_err(serde::ser::Error::custom)?;
+        let mut map = serde_json::Map::new();
+        map.insert("name".into(), self.name().into());
+        if let serde_json::Value::Object(m) = params {
+            map.extend(m);
+        }
+        map.serialize(s)
+    }
+}
+
+impl SchemeConfig {
+    pub fn name(&self) -> &'static str {
+        match self {
+            SchemeConfig::None => "none",
+            SchemeConfig::RtoStatic(_) => "rto_static",
+            SchemeConfig::Tda(_) => "tda",
+            SchemeConfig::Maa(_) => "maa",
+            SchemeConfig::Fsa(_) => "fsa",
+            SchemeConfig::FineRto(_) => "fine_rto",
+            SchemeConfig::Tcprand(_) => "tcprand",
+            SchemeConfig::ProbRetx(_) => "prob_retx",
+            SchemeConfig::Dsr(_) => "dsr",
+            SchemeConfig::Plato => "plato",
+            SchemeConfig::Ictcp(_) => "ictcp",
+        }
+    }
+
+    /// The scheme with every parameter at its default.
+    pub fn defaults(name: &str) -> Option<SchemeConfig> {
+        serde_json::from_value(serde_json::json!({ "name": name })).ok()
+    }
+
+    /// Header bytes of the flows' packets, if the scheme changes them (DSR's compression).
+    pub fn header_bytes(&self) -> Option<u64> {
+        match self {
+            SchemeConfig::Dsr(DsrParams {
+                compressed_header: Some(h),
+                ..
+            }) => Some(h.0),
+            _ => None,
+        }
+    }
+
+    /// Checks the parameters against the TCP settings of the flows they apply to (the top-level
+    /// `tcp`, and each flow-override group's).
+    #[allow(clippy::too_many_lines)]
+    pub fn validate(&self, tcp: &TcpConfig) -> Result<(), ConfigError> {
+        let positive_dur = |k: &str, d: &Dur| {
+            if d.0 == Duration::ZERO {
+                Err(invalid(&format!("scheme.{k}"), d.0, "a positive duration"))
+            } else {
+                Ok(())
+            }
+        };
+        let factor = |k: &str, w: f64| {
+            if w.is_finite() && w >= 1.0 {
+                Ok(())
+            } else {
+                Err(invalid(
+                    &format!("scheme.{k}"),
+                    w,
+                    "a growth factor of at least 1",
+                ))
+            }
+        };
+        let mss = tcp.mss.0;
+        match self {
+            SchemeConfig::None | SchemeConfig::Plato => {}
+            SchemeConfig::Ictcp(IctcpConfigParams {
+                gamma1,
+                gamma2,
+                alpha,
+                beta,
+                initial_rtt,
+                min_window_segments,
+            }) => {
+                if !(*gamma1 >= 0.0 && gamma1 < gamma2 && *gamma2 <= 1.0) {
+                    return Err(invalid(
+                        "scheme.gamma1 / scheme.gamma2",
+                        format!("{gamma1} / {gamma2}"),
+                        "0 ≤ gamma1 < gamma2 ≤ 1",
+                    ));
+                }
+                if !(*alpha > 0.0 && *alpha <= 1.0) {
+                    return Err(invalid("scheme.alpha", alpha, "a share in (0, 1]"));
+                }
+                if !(0.0..1.0).contains(beta) {
+                    return Err(invalid("scheme.beta", beta, "a weight in [0, 1)"));
+                }
+                positive_dur("initial_rtt", initial_rtt)?;
+                if *min_window_segments == 0 {
+                    return Err(invalid("scheme.min_window_segments", 0, "at least 1"));
+                }
+            }
+            SchemeConfig::RtoStatic(RtoStaticParams { delta }) => positive_dur("delta", delta)?,
+            SchemeConfig::Tda(TdaParams { delta, omega }) => {
+                positive_dur("delta", delta)?;
+                factor("omega", *omega)?;
+            }
+            SchemeConfig::Maa(MaaParams { sigma, unit }) => {
+                if !(sigma.is_finite() && *sigma > 0.0) {
+                    return Err(invalid("scheme.sigma", sigma, "a positive number"));
+                }
+                positive_dur("unit", unit)?;
+            }
+            SchemeConfig::Fsa(FsaParams {
+                delta,
+                omega_long,
+                omega_short,
+                long_after,
+            }) => {
+                positive_dur("delta", delta)?;
+                factor("omega_long", *omega_long)?;
+                factor("omega_short", *omega_short)?;
+                if long_after.0 == 0 {
+                    return Err(invalid("scheme.long_after", 0, "at least 1 byte"));
+                }
+            }
+            SchemeConfig::FineRto(FineRtoParams { max_extra }) => {
+                if !(max_extra.is_finite() && *max_extra >= 0.0) {
+                    return Err(invalid(
+                        "scheme.max_extra",
+                        max_extra,
+                        "a non-negative fraction (the paper: 0.5)",
+                    ));
+                }
+            }
+            SchemeConfig::Tcprand(TcprandParams {
+                r_min,
+                mu,
+                sigma2,
+                nu_tau,
+                nu_omega,
+                theta,
+            }) => {
+                match r_min {
+                    RMinConfig::Fixed(b) if *b == 0 || *b > mss => {
+                        return Err(invalid(
+                            "scheme.r_min",
+                            b,
+                            format!("1 B to tcp.mss ({mss} B), or `adaptive`"),
+                        ));
+                    }
+                    RMinConfig::Adaptive
+                        if tcp.congestion_control != CongestionControlName::Cubic =>
+                    {
+                        return Err(invalid(
+                            "scheme.r_min",
+                            "adaptive",
+                            "a fixed size unless tcp.congestion_control is cubic (Algorithm 1 reads CUBIC's W_max)",
+                        ));
+                    }
+                    _ => {}
+                }
+                if !mu.is_finite() {
+                    return Err(invalid("scheme.mu", mu, "a finite number"));
+                }
+                if !(sigma2.is_finite() && *sigma2 > 0.0) {
+                    return Err(invalid("scheme.sigma2", sigma2, "a positive variance"));
+                }
+                if nu_tau.0.is_nan() || nu_tau.0 < 1.0 {
+                    return Err(invalid("scheme.nu_tau", nu_tau.0, "a number ≥ 1, or inf"));
+                }
+                if !(nu_omega.0 >= 0.0 && nu_omega.0.is_finite()) {
+                    return Err(invalid(
+                        "scheme.nu_omega",
+                        nu_omega.0,
+                        "a number ≥ 0 (0 means ω = ∞)",
+                    ));
+                }
+                if theta.0 == 0 || theta.0 > mss {
+                    return Err(invalid(
+                        "scheme.theta",
+                        theta.0,
+                        format!("1 B to tcp.mss ({mss} B)"),
+                    ));
+                }
+            }
+            SchemeConfig::ProbRetx(ProbRetxParams { period, p, .. }) => {
+                positive_dur("period", period)?;
+                if !(0.0..=1.0).contains(p) {
+                    return Err(invalid("scheme.p", p, "a probability in [0, 1]"));
+                }
+            }
+            SchemeConfig::Dsr(DsrParams {
+                mss_dsr,
+                cwnd_dsr,
+                compressed_header,
+                ..
+            }) => {
+                if mss_dsr.0 == 0 || mss_dsr.0 > mss {
+                    return Err(invalid(
+                        "scheme.mss_dsr",
+                        mss_dsr.0,
+                        format!("1 B to tcp.mss ({mss} B)"),
+                    ));
+                }
+                if *cwnd_dsr < 2 {
+                    return Err(invalid("scheme.cwnd_dsr", cwnd_dsr, "at least 2 segments"));
+                }
+                if let Some(h) = compressed_header
+                    && h.0 > tcp.header.0
+                {
+                    return Err(invalid(
+                        "scheme.compressed_header",
+                        h.0,
+                        format!("at most tcp.header ({} B)", tcp.header.0),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}

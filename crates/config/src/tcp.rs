@@ -1,0 +1,240 @@
+//! The `tcp:` section (and each flow-override group's `tcp`): congestion control, loss
+//! recovery, segment sizes, windows and timers.
+
+use crate::config::{default_true, default_zero_dur};
+use crate::units::{Bytes, Dur};
+use incastsim_core::Duration;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CongestionControlName {
+    Newreno,
+    /// RFC 9438 (parameters in `tcp.cubic`).
+    Cubic,
+    /// RFC 8257 (parameters in `tcp.dctcp`; implies ECN).
+    Dctcp,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossRecovery {
+    /// RFC 6582 NewReno fast recovery (no SACK).
+    Newreno,
+    /// RFC 2018 SACK blocks and RFC 6675 pipe-based recovery.
+    Sack,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CubicParams {
+    #[serde(default = "default_cubic_c")]
+    pub c: f64,
+    #[serde(default = "default_cubic_beta")]
+    pub beta: f64,
+    #[serde(default = "default_true")]
+    pub fast_convergence: bool,
+    /// HyStart is not modelled: slow start runs until loss or ssthresh (only `false` is valid).
+    #[serde(default)]
+    pub hystart: bool,
+}
+
+impl Default for CubicParams {
+    fn default() -> Self {
+        CubicParams {
+            c: default_cubic_c(),
+            beta: default_cubic_beta(),
+            fast_convergence: true,
+            hystart: false,
+        }
+    }
+}
+fn default_cubic_c() -> f64 {
+    0.4
+}
+fn default_cubic_beta() -> f64 {
+    0.7
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DctcpParams {
+    /// EWMA gain of α.
+    #[serde(default = "default_dctcp_g")]
+    pub g: f64,
+    #[serde(default = "default_dctcp_alpha")]
+    pub initial_alpha: f64,
+}
+
+impl Default for DctcpParams {
+    fn default() -> Self {
+        DctcpParams {
+            g: default_dctcp_g(),
+            initial_alpha: default_dctcp_alpha(),
+        }
+    }
+}
+fn default_dctcp_g() -> f64 {
+    1.0 / 16.0
+}
+fn default_dctcp_alpha() -> f64 {
+    1.0
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSamplingName {
+    Timestamps,
+    OncePerRtt,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryExitName {
+    Ssthresh,
+    MinFlight,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DelayedAckConfig {
+    #[serde(default)]
+    pub enabled: bool,
+    /// ACK every this many full segments.
+    #[serde(default = "default_delack_count")]
+    pub count: u32,
+    #[serde(default = "default_delack_timeout")]
+    pub timeout: Dur,
+}
+
+impl Default for DelayedAckConfig {
+    fn default() -> Self {
+        DelayedAckConfig {
+            enabled: false,
+            count: default_delack_count(),
+            timeout: default_delack_timeout(),
+        }
+    }
+}
+fn default_delack_count() -> u32 {
+    2
+}
+fn default_delack_timeout() -> Dur {
+    Dur(Duration::from_ms(40))
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpConfig {
+    #[serde(default = "default_cc")]
+    pub congestion_control: CongestionControlName,
+    #[serde(default = "default_recovery")]
+    pub loss_recovery: LossRecovery,
+    /// RFC 3168 ECN (always on with DCTCP).
+    #[serde(default)]
+    pub ecn: bool,
+    #[serde(default)]
+    pub cubic: CubicParams,
+    #[serde(default)]
+    pub dctcp: DctcpParams,
+    /// DSCP (traffic class) of the connections' packets.
+    #[serde(default)]
+    pub dscp: u8,
+    /// Maximum segment size: payload bytes per full segment.
+    #[serde(default = "default_mss")]
+    pub mss: Bytes,
+    /// TCP/IP header bytes on every packet.
+    #[serde(default = "default_header")]
+    pub header: Bytes,
+    /// Initial congestion window, in segments.
+    #[serde(default = "default_initial_cwnd")]
+    pub initial_cwnd: u32,
+    /// Receiver's advertised window, in segments of `mss` bytes.
+    #[serde(default = "default_rwnd")]
+    pub receive_window_segments: u32,
+    #[serde(default = "default_dupthresh")]
+    pub dupack_threshold: u32,
+    /// RFC 3042 limited transmit.
+    #[serde(default = "default_true")]
+    pub limited_transmit: bool,
+    #[serde(default = "default_rto_min")]
+    pub rto_min: Dur,
+    #[serde(default = "default_rto_max")]
+    pub rto_max: Dur,
+    /// RTO before the first RTT sample; defaults to `rto_min` (see ARCHITECTURE.md).
+    #[serde(default)]
+    pub rto_initial: Option<Dur>,
+    /// Timer/clock granularity G of RFC 6298.
+    #[serde(default = "default_granularity")]
+    pub clock_granularity: Dur,
+    #[serde(default = "default_rtt_sampling")]
+    pub rtt_sampling: RttSamplingName,
+    /// cwnd when NewReno recovery ends (RFC 6582 §3.2 step 3 option).
+    #[serde(default = "default_recovery_exit")]
+    pub recovery_exit_cwnd: RecoveryExitName,
+    #[serde(default)]
+    pub delayed_ack: DelayedAckConfig,
+    /// RFC 5681 §4.1 restart window after idle. Off: cwnd is kept across blocks.
+    #[serde(default)]
+    pub slow_start_after_idle: bool,
+    /// ns-2's Agent/TCP `overhead_`: each data segment leaves the host an extra U[0, value]
+    /// later, in order. Random per-packet timing breaks the phase effects that identical packet
+    /// sizes and constant delays otherwise lock in (Floyd & Jacobson, 1992). 0 = off.
+    #[serde(default = "default_zero_dur")]
+    pub send_overhead: Dur,
+    /// What cwnd counts: `bytes` (RFC 5681 byte counting) or `packets` (segments of any size,
+    /// grown per acknowledged segment: Linux without ABC, as in the TCPRand paper).
+    #[serde(default)]
+    pub cwnd_unit: CwndUnit,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndUnit {
+    #[default]
+    Bytes,
+    Packets,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        serde_json::from_value(serde_json::json!({})).expect("all TCP fields have defaults")
+    }
+}
+
+fn default_cc() -> CongestionControlName {
+    CongestionControlName::Newreno
+}
+fn default_recovery() -> LossRecovery {
+    LossRecovery::Newreno
+}
+fn default_mss() -> Bytes {
+    Bytes(1000)
+}
+fn default_header() -> Bytes {
+    Bytes(40)
+}
+fn default_initial_cwnd() -> u32 {
+    2
+}
+fn default_rwnd() -> u32 {
+    1000
+}
+fn default_dupthresh() -> u32 {
+    3
+}
+fn default_rto_min() -> Dur {
+    Dur(Duration::from_ms(200))
+}
+fn default_rto_max() -> Dur {
+    Dur(Duration::from_secs(60))
+}
+fn default_granularity() -> Dur {
+    Dur(Duration::from_us(1))
+}
+fn default_rtt_sampling() -> RttSamplingName {
+    RttSamplingName::Timestamps
+}
+fn default_recovery_exit() -> RecoveryExitName {
+    RecoveryExitName::Ssthresh
+}

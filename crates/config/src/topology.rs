@@ -1,0 +1,414 @@
+//! The `topology:` section: built-in topologies, custom graphs, links, buffers and queues.
+
+use crate::config::{default_one, default_true, default_zero_dur};
+use crate::units::{Buffer, Dur, Rate};
+use incastsim_core::{BitsPerSec, Duration};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TopologyConfig {
+    /// N servers and one client on one switch; every link identical.
+    Star(LinkDefaults),
+    /// Senders on a left switch, receivers on a right switch, one bottleneck link between them.
+    Dumbbell(DumbbellConfig),
+    /// A k-ary fat-tree (k pods; k/2 edge and k/2 aggregation switches per pod; (k/2)² cores;
+    /// k³/4 hosts), all links identical.
+    FatTree(FatTreeConfig),
+    /// A single-rooted tree: racks of hosts under top-of-rack switches under one aggregation switch.
+    Tree(TreeConfig),
+    /// Any graph: hosts and switches by count, links listed, optional explicit routes.
+    Custom(CustomTopologyConfig),
+}
+
+/// One full-duplex link of a custom topology; unset fields take the topology's defaults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomLink {
+    /// Node names: `hostI` or `switchJ`.
+    pub a: String,
+    pub b: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Dur>,
+    /// Buffer of this link's switch-side output ports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Buffer>,
+}
+
+/// An explicit next hop: at switch `at`, packets for host `to` go to neighbour `via`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomRoute {
+    pub at: String,
+    pub to: String,
+    pub via: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomTopologyConfig {
+    pub hosts: u32,
+    pub switches: u32,
+    pub links: Vec<CustomLink>,
+    /// Explicit next hops; every other (node, host) pair uses shortest paths with ECMP.
+    #[serde(default)]
+    pub routes: Vec<CustomRoute>,
+    #[serde(default = "default_link_rate")]
+    pub link_rate: Rate,
+    #[serde(default = "default_link_delay")]
+    pub link_delay: Dur,
+    #[serde(default = "default_switch_buffer")]
+    pub switch_buffer: Buffer,
+    #[serde(default)]
+    pub switch_queue: QueueConfig,
+    #[serde(default = "default_one")]
+    pub priority_classes: u32,
+    #[serde(default = "default_host_buffer")]
+    pub host_buffer: Buffer,
+    #[serde(default)]
+    pub link_loss: f64,
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay: Dur,
+    /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
+    /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay_jitter: Dur,
+    /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
+    /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
+    /// do in real networks; 0 = every port at exactly its nominal rate.
+    #[serde(default)]
+    pub clock_tolerance_ppm: f64,
+    #[serde(default)]
+    pub receiver_host: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender_hosts: Option<Vec<u32>>,
+}
+
+/// How switches pick among equal-cost next hops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoutingConfig {
+    /// A deterministic hash of the flow (and the run seed): one path per flow, flows spread.
+    #[default]
+    Ecmp,
+    /// By destination host: next hop index = destination mod number of next hops (the fat-tree
+    /// paper's static two-level routing; every flow to one host shares its uplinks).
+    Static,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FatTreeConfig {
+    pub k: u32,
+    #[serde(default = "default_link_rate")]
+    pub link_rate: Rate,
+    #[serde(default = "default_link_delay")]
+    pub link_delay: Dur,
+    #[serde(default = "default_switch_buffer")]
+    pub switch_buffer: Buffer,
+    #[serde(default)]
+    pub switch_queue: QueueConfig,
+    #[serde(default = "default_one")]
+    pub priority_classes: u32,
+    #[serde(default = "default_host_buffer")]
+    pub host_buffer: Buffer,
+    #[serde(default)]
+    pub link_loss: f64,
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay: Dur,
+    /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
+    /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay_jitter: Dur,
+    /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
+    /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
+    /// do in real networks; 0 = every port at exactly its nominal rate.
+    #[serde(default)]
+    pub clock_tolerance_ppm: f64,
+    #[serde(default)]
+    pub routing: RoutingConfig,
+    /// Host index of the receiver (hosts are numbered pod by pod, edge by edge).
+    #[serde(default)]
+    pub receiver_host: u32,
+    /// Host indices of the senders (default: the first `senders` hosts other than the receiver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender_hosts: Option<Vec<u32>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TreeConfig {
+    pub racks: u32,
+    pub hosts_per_rack: u32,
+    #[serde(default = "default_link_rate")]
+    pub link_rate: Rate,
+    /// Rate of the rack-to-aggregation links (default: link_rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uplink_rate: Option<Rate>,
+    #[serde(default = "default_link_delay")]
+    pub link_delay: Dur,
+    #[serde(default = "default_switch_buffer")]
+    pub switch_buffer: Buffer,
+    #[serde(default)]
+    pub switch_queue: QueueConfig,
+    #[serde(default = "default_one")]
+    pub priority_classes: u32,
+    #[serde(default = "default_host_buffer")]
+    pub host_buffer: Buffer,
+    #[serde(default)]
+    pub link_loss: f64,
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay: Dur,
+    /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
+    /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay_jitter: Dur,
+    /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
+    /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
+    /// do in real networks; 0 = every port at exactly its nominal rate.
+    #[serde(default)]
+    pub clock_tolerance_ppm: f64,
+    #[serde(default)]
+    pub receiver_host: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender_hosts: Option<Vec<u32>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellConfig {
+    #[serde(default = "default_link_rate")]
+    pub link_rate: Rate,
+    #[serde(default = "default_link_delay")]
+    pub link_delay: Dur,
+    #[serde(default = "default_switch_buffer")]
+    pub switch_buffer: Buffer,
+    #[serde(default)]
+    pub switch_queue: QueueConfig,
+    #[serde(default = "default_one")]
+    pub priority_classes: u32,
+    #[serde(default = "default_host_buffer")]
+    pub host_buffer: Buffer,
+    #[serde(default)]
+    pub link_loss: f64,
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay: Dur,
+    /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
+    /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay_jitter: Dur,
+    /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
+    /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
+    /// do in real networks; 0 = every port at exactly its nominal rate.
+    #[serde(default)]
+    pub clock_tolerance_ppm: f64,
+    #[serde(default = "default_one")]
+    pub receivers: u32,
+    /// Rate of the switch-to-switch link (defaults to link_rate).
+    #[serde(default)]
+    pub bottleneck_rate: Option<Rate>,
+    /// Propagation delay of the switch-to-switch link (defaults to link_delay).
+    #[serde(default)]
+    pub bottleneck_delay: Option<Dur>,
+}
+
+/// The queue discipline of every switch output port.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QueueConfig {
+    /// Drop arrivals that do not fit the buffer.
+    #[default]
+    DropTail,
+    /// RED (Floyd & Jacobson): thresholds in bytes or packets, on an EWMA of the queue.
+    Red {
+        min_th: Buffer,
+        max_th: Buffer,
+        #[serde(default = "default_max_p")]
+        max_p: f64,
+        #[serde(default = "default_w_q")]
+        w_q: f64,
+        #[serde(default = "default_true")]
+        gentle: bool,
+        /// Mark ECN-capable packets instead of dropping them.
+        #[serde(default)]
+        ecn: bool,
+    },
+    /// WRED: a RED profile per traffic class (DSCP); unlisted DSCPs use the first profile.
+    Wred {
+        profiles: Vec<WredProfile>,
+        #[serde(default = "default_w_q")]
+        w_q: f64,
+        #[serde(default = "default_true")]
+        gentle: bool,
+        #[serde(default)]
+        ecn: bool,
+    },
+    /// DCTCP marking: CE on ECN-capable arrivals when the instantaneous queue exceeds K.
+    EcnThreshold { k: Buffer },
+    /// PLATO's switch: at or above the threshold, only labelled packets are admitted.
+    ThresholdAdmit { threshold: Buffer },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WredProfile {
+    pub dscp: Vec<u8>,
+    pub min_th: Buffer,
+    pub max_th: Buffer,
+    #[serde(default = "default_max_p")]
+    pub max_p: f64,
+}
+
+fn default_max_p() -> f64 {
+    0.1
+}
+fn default_w_q() -> f64 {
+    0.002
+}
+
+/// Link and buffer parameters shared by the built-in topologies.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkDefaults {
+    #[serde(default = "default_link_rate")]
+    pub link_rate: Rate,
+    /// One-way propagation delay of every link.
+    #[serde(default = "default_link_delay")]
+    pub link_delay: Dur,
+    /// Per-output-port buffer of every switch port.
+    #[serde(default = "default_switch_buffer")]
+    pub switch_buffer: Buffer,
+    /// Queue discipline of every switch port.
+    #[serde(default)]
+    pub switch_queue: QueueConfig,
+    /// Strict-priority classes per switch port (class = min(DSCP, classes − 1), highest first);
+    /// 1 means one FIFO.
+    #[serde(default = "default_one")]
+    pub priority_classes: u32,
+    /// The host NIC queue (unlimited by default, as a host's socket buffer backs it).
+    #[serde(default = "default_host_buffer")]
+    pub host_buffer: Buffer,
+    /// Per-direction Bernoulli loss probability of every link.
+    #[serde(default)]
+    pub link_loss: f64,
+    /// Switch processing delay added to every packet a switch receives.
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay: Dur,
+    /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
+    /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
+    #[serde(default = "default_zero_dur")]
+    pub switch_delay_jitter: Dur,
+    /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
+    /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
+    /// do in real networks; 0 = every port at exactly its nominal rate.
+    #[serde(default)]
+    pub clock_tolerance_ppm: f64,
+}
+
+fn default_link_rate() -> Rate {
+    Rate(BitsPerSec::gbps(1))
+}
+fn default_link_delay() -> Dur {
+    Dur(Duration::from_us(25))
+}
+fn default_switch_buffer() -> Buffer {
+    Buffer::Bytes(32_000)
+}
+fn default_host_buffer() -> Buffer {
+    Buffer::Unlimited
+}
+
+impl TopologyConfig {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TopologyConfig::Star(_) => "star",
+            TopologyConfig::Dumbbell(_) => "dumbbell",
+            TopologyConfig::FatTree(_) => "fat_tree",
+            TopologyConfig::Tree(_) => "tree",
+            TopologyConfig::Custom(_) => "custom",
+        }
+    }
+
+    /// Hosts in the topology, for placement checks.
+    pub fn host_count(&self, senders: u32) -> u64 {
+        match self {
+            TopologyConfig::Star(_) => senders as u64 + 1,
+            TopologyConfig::Dumbbell(d) => senders as u64 + d.receivers as u64,
+            TopologyConfig::FatTree(f) => (f.k as u64).pow(3) / 4,
+            TopologyConfig::Tree(t) => t.racks as u64 * t.hosts_per_rack as u64,
+            TopologyConfig::Custom(c) => c.hosts as u64,
+        }
+    }
+
+    /// Receiver and sender host indices for topologies with explicit placement.
+    pub fn placement(&self) -> Option<(u32, Option<&[u32]>)> {
+        match self {
+            TopologyConfig::FatTree(f) => Some((f.receiver_host, f.sender_hosts.as_deref())),
+            TopologyConfig::Tree(t) => Some((t.receiver_host, t.sender_hosts.as_deref())),
+            TopologyConfig::Custom(c) => Some((c.receiver_host, c.sender_hosts.as_deref())),
+            _ => None,
+        }
+    }
+
+    pub fn routing(&self) -> RoutingConfig {
+        match self {
+            TopologyConfig::FatTree(f) => f.routing,
+            _ => RoutingConfig::Ecmp,
+        }
+    }
+    pub fn links(&self) -> LinkDefaults {
+        match self {
+            TopologyConfig::Star(l) => l.clone(),
+            TopologyConfig::FatTree(d) => LinkDefaults {
+                link_rate: d.link_rate,
+                link_delay: d.link_delay,
+                switch_buffer: d.switch_buffer,
+                switch_queue: d.switch_queue.clone(),
+                priority_classes: d.priority_classes,
+                host_buffer: d.host_buffer,
+                link_loss: d.link_loss,
+                switch_delay: d.switch_delay,
+                switch_delay_jitter: d.switch_delay_jitter,
+                clock_tolerance_ppm: d.clock_tolerance_ppm,
+            },
+            TopologyConfig::Custom(d) => LinkDefaults {
+                link_rate: d.link_rate,
+                link_delay: d.link_delay,
+                switch_buffer: d.switch_buffer,
+                switch_queue: d.switch_queue.clone(),
+                priority_classes: d.priority_classes,
+                host_buffer: d.host_buffer,
+                link_loss: d.link_loss,
+                switch_delay: d.switch_delay,
+                switch_delay_jitter: d.switch_delay_jitter,
+                clock_tolerance_ppm: d.clock_tolerance_ppm,
+            },
+            TopologyConfig::Tree(d) => LinkDefaults {
+                link_rate: d.link_rate,
+                link_delay: d.link_delay,
+                switch_buffer: d.switch_buffer,
+                switch_queue: d.switch_queue.clone(),
+                priority_classes: d.priority_classes,
+                host_buffer: d.host_buffer,
+                link_loss: d.link_loss,
+                switch_delay: d.switch_delay,
+                switch_delay_jitter: d.switch_delay_jitter,
+                clock_tolerance_ppm: d.clock_tolerance_ppm,
+            },
+            TopologyConfig::Dumbbell(d) => LinkDefaults {
+                link_rate: d.link_rate,
+                link_delay: d.link_delay,
+                switch_buffer: d.switch_buffer,
+                switch_queue: d.switch_queue.clone(),
+                priority_classes: d.priority_classes,
+                host_buffer: d.host_buffer,
+                link_loss: d.link_loss,
+                switch_delay: d.switch_delay,
+                switch_delay_jitter: d.switch_delay_jitter,
+                clock_tolerance_ppm: d.clock_tolerance_ppm,
+            },
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! The `traffic:` section: generators of traffic beyond the main workload (long-lived flows,
+//! Poisson arrivals at a target load, staggered fixed-duration flows). Generation is done by
+//! the scenario crate.
+
+use crate::units::{Bytes, Dur};
+use incastsim_core::Duration;
+use serde::{Deserialize, Serialize};
+
+/// One traffic generator (`traffic:` list entry).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TrafficConfig {
+    /// `count` flows from each host in `from` to `to`, always having data, from `start` until
+    /// `stop` (default: the end of the run).
+    LongLived {
+        from: HostList,
+        to: String,
+        #[serde(default = "one")]
+        count: u32,
+        #[serde(default = "zero")]
+        start: Dur,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stop: Option<Dur>,
+    },
+    /// Flows arriving as a Poisson process so that the expected application bytes offered per
+    /// second are `load` × the capacity of the reference links: `load_link` (a port name such
+    /// as "switch0->host16") if given, else the links into the destination hosts. Each arrival
+    /// picks a source uniformly from `sources` and a different destination uniformly from
+    /// `destinations`, and a size from `sizes`. Arrivals in [start, stop).
+    Poisson {
+        load: f64,
+        sizes: SizeDistConfig,
+        #[serde(default = "all_hosts")]
+        sources: HostList,
+        #[serde(default = "all_hosts")]
+        destinations: HostList,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        load_link: Option<String>,
+        #[serde(default = "zero")]
+        start: Dur,
+        /// Default: the workload's `duration` (bulk or traffic workloads).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stop: Option<Dur>,
+    },
+    /// Flow i (from the i-th host of `from`) starts at start + i·interval and sends for
+    /// `duration` (one value for all, or one per flow: TCPRand's convergence test uses
+    /// 270, 210, 150, 90 and 30 s at 30 s intervals).
+    Staggered {
+        from: HostList,
+        to: String,
+        #[serde(default = "zero")]
+        start: Dur,
+        interval: Dur,
+        duration: DurList,
+    },
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// One duration, or a list of them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "OneOrManyDur")]
+pub struct DurList(pub Vec<Dur>);
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrManyDur {
+    One(Dur),
+    Many(Vec<Dur>),
+}
+
+impl From<OneOrManyDur> for DurList {
+    fn from(v: OneOrManyDur) -> DurList {
+        match v {
+            OneOrManyDur::One(d) => DurList(vec![d]),
+            OneOrManyDur::Many(v) => DurList(v),
+        }
+    }
+}
+
+fn zero() -> Dur {
+    Dur(Duration::ZERO)
+}
+fn all_hosts() -> HostList {
+    HostList(vec!["all".into()])
+}
+
+impl TrafficConfig {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TrafficConfig::LongLived { .. } => "long_lived",
+            TrafficConfig::Poisson { .. } => "poisson",
+            TrafficConfig::Staggered { .. } => "staggered",
+        }
+    }
+}
+
+/// Flow sizes of a Poisson generator.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SizeDistConfig {
+    Fixed {
+        size: Bytes,
+    },
+    /// Uniform integer bytes in [min, max].
+    Uniform {
+        min: Bytes,
+        max: Bytes,
+    },
+    /// An empirical CDF: a shipped one by name (`websearch`, `datamining`, `hadoop`) or a file
+    /// path (relative to the working directory) in the format of `configs/workloads/*.cdf`.
+    Cdf {
+        file: String,
+    },
+}
+
+/// Hosts named in a config: one string or a list. Each entry is `all`, `senders`, `receiver`,
+/// `sender:I`, `sender:I-J`, `receiver:I`, `host:I` or `host:I-J` (topology host indices, as in
+/// node names `hostI`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "OneOrMany")]
+pub struct HostList(pub Vec<String>);
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl From<OneOrMany> for HostList {
+    fn from(v: OneOrMany) -> HostList {
+        match v {
+            OneOrMany::One(s) => HostList(vec![s]),
+            OneOrMany::Many(v) => HostList(v),
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! The generic YAML tree: parsing, `--set key.path=value` overrides and merging.
+
+use crate::error::ConfigError;
+
+/// Sets `path` (dot-separated keys) in a YAML tree to `value`, creating sections as needed.
+pub fn set_path(
+    tree: &mut serde_json::Value,
+    path: &str,
+    value: serde_json::Value,
+) -> Result<(), String> {
+    let keys: Vec<&str> = path.trim().split('.').collect();
+    if keys.iter().any(|k| k.is_empty()) {
+        return Err("empty key in the path".into());
+    }
+    let mut node = tree;
+    for (i, key) in keys.iter().enumerate() {
+        // `name[I]` steps into entry I of the list `name` (e.g. traffic[0].load).
+        let (key, index) = match key.strip_suffix(']').and_then(|k| k.split_once('[')) {
+            Some((name, idx)) => {
+                let idx: usize = idx
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("{key}: the index must be a number"))?;
+                (name, Some(idx))
+            }
+            None => (*key, None),
+        };
+        if let Some(idx) = index {
+            let list = node
+                .get_mut(key)
+                .and_then(|v| v.as_array_mut())
+                .ok_or_else(|| format!("{} is not a list", keys[..=i].join(".")))?;
+            let len = list.len();
+            let entry = list
+                .get_mut(idx)
+                .ok_or_else(|| format!("{key}[{idx}]: the list {key} has {len} entries"))?;
+            if i + 1 == keys.len() {
+                *entry = value;
+                return Ok(());
+            }
+            node = entry;
+            continue;
+        }
+        let map = match node {
+            serde_json::Value::Object(m) => m,
+            serde_json::Value::Null => {
+                *node = serde_json::Value::Object(Default::default());
+                node.as_object_mut().expect("just made an object")
+            }
+            _ => return Err(format!("{} is not a section", keys[..i].join("."))),
+        };
+        if i + 1 == keys.len() {
+            map.insert(key.to_string(), value);
+            return Ok(());
+        }
+        node = map
+            .entry(key.to_string())
+            .or_insert(serde_json::Value::Null);
+    }
+    unreachable!("the loop returns at the last key")
+}
+
+/// Reads a command-line value as a YAML scalar (`32` is a number, `1ms` a string, `[1, 2]` a list).
+pub fn parse_value(raw: &str) -> serde_json::Value {
+    let t = raw.trim();
+    match serde_saphyr::from_str::<serde_json::Value>(raw) {
+        Ok(serde_json::Value::Null) if !t.is_empty() && t != "null" && t != "~" => {
+            serde_json::Value::String(raw.to_string())
+        }
+        Ok(v) => v,
+        Err(_) => serde_json::Value::String(raw.to_string()),
+    }
+}
+
+/// Applies one `--set key.path=value` to a YAML tree.
+pub fn apply_override(tree: &mut serde_json::Value, arg: &str) -> Result<(), ConfigError> {
+    let err = |message: String| ConfigError::Override {
+        arg: arg.to_string(),
+        message,
+    };
+    let (path, raw) = arg
+        .split_once('=')
+        .ok_or_else(|| err("expected key.path=value".into()))?;
+    set_path(tree, path, parse_value(raw)).map_err(err)
+}
+
+/// Parses YAML text into a tree (a mapping at the top).
+pub fn parse_tree(text: &str) -> Result<serde_json::Value, ConfigError> {
+    let mut tree: serde_json::Value =
+        serde_saphyr::from_str(text).map_err(|e| ConfigError::Syntax(e.to_string()))?;
+    if tree.is_null() {
+        tree = serde_json::Value::Object(Default::default());
+    }
+    if !tree.is_object() {
+        return Err(ConfigError::Syntax(
+            "the config must be a mapping of keys to values".into(),
+        ));
+    }
+    Ok(tree)
+}
+
+/// Merges `over` into `base`: mappings recursively, anything else replaced.
+pub fn deep_merge(base: &mut serde_json::Value, over: &serde_json::Value) {
+    match (base, over) {
+        (serde_json::Value::Object(b), serde_json::Value::Object(o)) => {
+            for (k, v) in o {
+                deep_merge(b.entry(k.clone()).or_insert(serde_json::Value::Null), v);
+            }
+        }
+        (b, o) => *b = o.clone(),
+    }
+}

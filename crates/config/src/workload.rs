@@ -1,0 +1,207 @@
+//! The workload and what else shares the network: `workload:`, `background:`, `metrics:` and
+//! `time_series:`.
+
+use crate::config::{default_one, default_true, default_zero_dur};
+use crate::units::{Bytes, Dur, Rate};
+use incastsim_core::Duration;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum WorkloadConfig {
+    /// The client requests a block from every server and asks for the next block only when all
+    /// servers' responses have arrived. Give `sru` (fixed bytes per server) or `block` (fixed
+    /// bytes per block, striped over the servers).
+    SynchronizedReads {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sru: Option<Bytes>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        block: Option<Bytes>,
+        #[serde(default = "default_one")]
+        blocks: u32,
+        /// Size of a request packet on the wire.
+        #[serde(default = "default_request_size")]
+        request_size: Bytes,
+        /// Each server delays each response by U[0, start_jitter].
+        #[serde(default = "default_jitter")]
+        start_jitter: Dur,
+        /// A request with no response data after this long is sent again (only link loss can
+        /// drop one); defaults to the TCP initial RTO.
+        #[serde(default)]
+        request_timeout: Option<Dur>,
+    },
+    /// Long-lived flows from every sender, each always having data to send.
+    Bulk {
+        duration: Dur,
+        #[serde(default = "default_zero_dur")]
+        start_jitter: Dur,
+    },
+    /// No flows of its own: only the `traffic:` generators. Arrivals run for `duration`; with
+    /// `drain` (the default) the run then continues until every finite flow has completed
+    /// (bounded by `run.max_sim_time`), so every arrival gets a flow-completion time.
+    Traffic {
+        duration: Dur,
+        #[serde(default = "default_true")]
+        drain: bool,
+    },
+}
+
+/// Flow-metric settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// The two size edges of the small / mid / large FCT groups: small < edge 1 <= mid < edge 2
+    /// <= large (the TCPRand paper's 100 KB and 10 MB by default).
+    #[serde(default = "default_fct_bins")]
+    pub fct_bins: Vec<Bytes>,
+    #[serde(default)]
+    pub fairness: FairnessConfig,
+    /// Evaluate the book's incast models (Kulkarni & Agrawal Eq. 3.21, 3.39, 3.40) on the
+    /// inputs measured from the run and write them next to the goodput in runs.csv.
+    #[serde(default)]
+    pub models: bool,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        MetricsConfig {
+            fct_bins: default_fct_bins(),
+            fairness: FairnessConfig::default(),
+            models: false,
+        }
+    }
+}
+
+fn default_fct_bins() -> Vec<Bytes> {
+    vec![Bytes(100_000), Bytes(10_000_000)]
+}
+
+/// Which goodputs Jain's index (runs.csv `jain_fairness`) is computed over.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FairnessConfig {
+    /// `workload` (the workload's flows; all flows for a `traffic` workload), `all`, `traffic`,
+    /// `traffic[I]` (one generator's flows) or flow indices such as "0,3,5-9".
+    #[serde(default = "default_fairness_flows")]
+    pub flows: String,
+    /// `flow`: one goodput per flow. `sender`: per source host, the mean goodput of its flows
+    /// (the TCPRand paper's g_i).
+    #[serde(default)]
+    pub per: FairnessPer,
+}
+
+impl Default for FairnessConfig {
+    fn default() -> Self {
+        FairnessConfig {
+            flows: default_fairness_flows(),
+            per: FairnessPer::Flow,
+        }
+    }
+}
+
+fn default_fairness_flows() -> String {
+    "workload".into()
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FairnessPer {
+    #[default]
+    Flow,
+    Sender,
+}
+
+fn default_request_size() -> Bytes {
+    Bytes(40)
+}
+fn default_jitter() -> Dur {
+    Dur(Duration::from_us(20))
+}
+
+impl WorkloadConfig {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WorkloadConfig::SynchronizedReads { .. } => "synchronized_reads",
+            WorkloadConfig::Bulk { .. } => "bulk",
+            WorkloadConfig::Traffic { .. } => "traffic",
+        }
+    }
+
+    /// Flows the workload itself runs (one per sender; none for `traffic`).
+    pub fn flow_count(&self, senders: u32) -> u32 {
+        match self {
+            WorkloadConfig::Traffic { .. } => 0,
+            _ => senders,
+        }
+    }
+}
+
+/// What to sample, and how often, into timeseries.csv.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeSeriesConfig {
+    pub interval: Dur,
+    /// Output ports as "from->to" node names (e.g. "switch0->host16"): queue occupancy and
+    /// link utilization over each interval.
+    #[serde(default)]
+    pub ports: Vec<String>,
+    /// Flow indices: cwnd, ssthresh, RTO and SRTT.
+    #[serde(default)]
+    pub flows: Vec<u32>,
+    /// One port whose queue is recorded at every change (each admission and departure), exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_change_port: Option<String>,
+}
+
+/// Background traffic sources.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum BackgroundConfig {
+    /// Constant-bit-rate UDP: one datagram of `packet_size` (on the wire) every
+    /// packet_size/rate, from each selected source host to the destination.
+    UdpCbr {
+        /// `senders` (one source per sender), `sender:I`, `receiver` or `receiver:I`.
+        from: String,
+        to: String,
+        rate: Rate,
+        #[serde(default = "default_udp_size")]
+        packet_size: Bytes,
+        #[serde(default = "default_zero_dur")]
+        start: Dur,
+        /// Stop sending at this time (default: never).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stop: Option<Dur>,
+        #[serde(default)]
+        dscp: u8,
+    },
+}
+
+fn default_udp_size() -> Bytes {
+    Bytes(1000)
+}
+
+/// Which hosts a background source uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostSelector {
+    AllSenders,
+    Sender(u32),
+    Receiver(u32),
+}
+
+impl HostSelector {
+    pub fn parse(s: &str) -> Option<HostSelector> {
+        match s.trim() {
+            "senders" => Some(HostSelector::AllSenders),
+            "receiver" => Some(HostSelector::Receiver(0)),
+            t => {
+                let (kind, i) = t.split_once(':')?;
+                let i: u32 = i.trim().parse().ok()?;
+                match kind.trim() {
+                    "sender" => Some(HostSelector::Sender(i)),
+                    "receiver" => Some(HostSelector::Receiver(i)),
+                    _ => None,
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! The config checks that need the topology built or the traffic drawn: a custom topology's
+//! graph and routes, the traffic generators (hosts, sizes, loads), that the run has flows, the
+//! flows `metrics.fairness.flows` selects, and the flows and ports `time_series` names.
+//!
+//! `Config::load` / `from_yaml` / `from_tree` run only the config-only checks
+//! (`incastsim_config::check`). [`super::Plan::new`] runs these on the topology it builds;
+//! [`check_buildable`] runs them alone (for `incastsim check` and sweep expansion, without
+//! building the run). [`load_checked`] and [`from_yaml_checked`] load and check in full.
+
+use crate::build::BuiltTopology;
+use crate::config::{Config, ConfigError, TopologyConfig, invalid};
+use crate::traffic::GeneratedFlow;
+use std::path::Path;
+
+/// The checks of `cfg` that need it built, in order; `cfg` must have passed the config-only
+/// checks (every `Config` from `Config::from_tree` has).
+pub fn check_buildable(cfg: &Config) -> Result<(), ConfigError> {
+    let (built, generated) = build_and_draw(cfg, cfg.seed)?;
+    check_built(cfg, &built, &generated)
+}
+
+/// Builds the topology (checking a custom graph first) and draws the traffic generators' flows,
+/// which checks their hosts, sizes and loads.
+pub(super) fn build_and_draw(
+    cfg: &Config,
+    seed: u64,
+) -> Result<(BuiltTopology, Vec<GeneratedFlow>), ConfigError> {
+    if let TopologyConfig::Custom(c) = &cfg.topology {
+        crate::build::check_custom(c)?;
+    }
+    let built = crate::build::build_topology(cfg);
+    let generated = crate::traffic::generate_for(cfg, seed, &built)?;
+    Ok((built, generated))
+}
+
+/// The checks that need the built topology and the drawn flows.
+pub(super) fn check_built(
+    cfg: &Config,
+    built: &BuiltTopology,
+    generated: &[GeneratedFlow],
+) -> Result<(), ConfigError> {
+    let workload_flows = cfg.workload.flow_count(cfg.senders) as usize;
+    let total_flows = workload_flows + generated.len();
+    if total_flows == 0 {
+        return Err(invalid(
+            "traffic",
+            "no flows",
+            "a `traffic` workload needs generators that start at least one flow",
+        ));
+    }
+    let generators: Vec<u32> = generated.iter().map(|g| g.generator).collect();
+    crate::traffic::select_flows(
+        &cfg.metrics.fairness.flows,
+        workload_flows,
+        &generators,
+        cfg.traffic.len(),
+    )
+    .map_err(|allowed| {
+        invalid(
+            "metrics.fairness.flows",
+            &cfg.metrics.fairness.flows,
+            allowed,
+        )
+    })?;
+    if let Some(ts) = &cfg.time_series {
+        if let Some(&f) = ts.flows.iter().find(|&&f| f as usize >= total_flows) {
+            return Err(invalid(
+                "time_series.flows",
+                f,
+                format!("flow indices below the number of flows ({total_flows})"),
+            ));
+        }
+        if !ts.ports.is_empty() || ts.on_change_port.is_some() {
+            let names = crate::build::port_names(&built.topology);
+            if let Some(p) = ts
+                .ports
+                .iter()
+                .chain(ts.on_change_port.iter())
+                .find(|p| !names.contains(p))
+            {
+                let examples: Vec<&String> = names.iter().take(4).collect();
+                return Err(invalid(
+                    "time_series.ports",
+                    p,
+                    format!("an existing port \"from->to\", e.g. {examples:?}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `Config::load`, then [`check_buildable`]: a config that is ready to run.
+pub fn load_checked(path: &Path, overrides: &[String]) -> Result<Config, ConfigError> {
+    let cfg = Config::load(path, overrides)?;
+    check_buildable(&cfg)?;
+    Ok(cfg)
+}
+
+/// `Config::from_yaml`, then [`check_buildable`]: a config that is ready to run.
+pub fn from_yaml_checked(text: &str, overrides: &[String]) -> Result<Config, ConfigError> {
+    let cfg = Config::from_yaml(text, overrides)?;
+    check_buildable(&cfg)?;
+    Ok(cfg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "senders: 4
+topology: {kind: star}
+workload: {kind: synchronized_reads, sru: 64KB}
+";
+
+    #[test]
+    fn loading_checks_the_values_and_check_buildable_the_rest() {
+        let o = ["time_series={interval: 1ms, ports: [\"switch0->host99\"]}".to_string()];
+        // The port name is only known once the topology is built.
+        let cfg = Config::from_yaml(BASE, &o).unwrap();
+        let e = check_buildable(&cfg).unwrap_err().to_string();
+        assert!(e.starts_with("time_series.ports = switch0->host99"), "{e}");
+        assert_eq!(from_yaml_checked(BASE, &o).unwrap_err().to_string(), e);
+        from_yaml_checked(BASE, &[]).unwrap();
+    }
+}

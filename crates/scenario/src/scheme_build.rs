@@ -1,0 +1,154 @@
+//! Building the scheme state of a run from its `scheme:` section: each flow's sender-side state
+//! and, per receiving host, the receiver-side state.
+
+use incastsim_config::scheme::{
+    DsrParams, FineRtoParams, FsaParams, MaaParams, PrTargetName, ProbRetxParams, RMinConfig,
+    RtoStaticParams, SchemeConfig, TcprandParams, TdaParams,
+};
+use incastsim_core::SimRng;
+use incastsim_core::rng::Stream;
+use incastsim_schemes::{
+    AdaptiveRMin, Dsr, FineGrainedRto, IctcpHost, IctcpParams, IctcpReceiver, PlatoReceiver,
+    PlatoSender, PrTarget, ProbRetxReceiver, ProbRetxSender, RMin, ReceiverScheme, RtoRandMode,
+    RtoRandomization, SenderScheme, TcpRand,
+};
+use incastsim_tcp::StandardTcp;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The sender-side state of flow `flow`. Its randomness is the flow's own `Stream::Scheme`
+/// generator, so runs with and without a scheme see the same jitter and loss draws.
+pub fn sender_scheme(scheme: &SchemeConfig, run_seed: u64, flow: u32) -> SenderScheme {
+    let rng = || SimRng::for_stream(run_seed, Stream::Scheme, flow as u64);
+    match scheme {
+        SchemeConfig::None => SenderScheme::None(StandardTcp),
+        SchemeConfig::RtoStatic(RtoStaticParams { delta }) => SenderScheme::RtoRand(
+            RtoRandomization::new(RtoRandMode::Static { delta: delta.0 }, rng()),
+        ),
+        SchemeConfig::Tda(TdaParams { delta, omega }) => {
+            SenderScheme::RtoRand(RtoRandomization::new(
+                RtoRandMode::Tda {
+                    delta: delta.0,
+                    omega: *omega,
+                },
+                rng(),
+            ))
+        }
+        SchemeConfig::Maa(MaaParams { sigma, unit }) => {
+            SenderScheme::RtoRand(RtoRandomization::new(
+                RtoRandMode::Maa {
+                    sigma: *sigma,
+                    unit: unit.0,
+                },
+                rng(),
+            ))
+        }
+        SchemeConfig::Fsa(FsaParams {
+            delta,
+            omega_long,
+            omega_short,
+            long_after,
+        }) => SenderScheme::RtoRand(RtoRandomization::new(
+            RtoRandMode::Fsa {
+                delta: delta.0,
+                omega_long: *omega_long,
+                omega_short: *omega_short,
+                long_after: long_after.0,
+            },
+            rng(),
+        )),
+        SchemeConfig::FineRto(FineRtoParams { max_extra }) => {
+            SenderScheme::FineRto(FineGrainedRto::new(*max_extra, rng()))
+        }
+        SchemeConfig::Tcprand(TcprandParams {
+            r_min,
+            mu,
+            sigma2,
+            nu_tau,
+            nu_omega,
+            theta,
+        }) => SenderScheme::TcpRand(TcpRand::new(
+            match r_min {
+                RMinConfig::Fixed(b) => RMin::Static(*b as u32),
+                RMinConfig::Adaptive => RMin::Adaptive(AdaptiveRMin {
+                    mu: *mu,
+                    sigma2: *sigma2,
+                    nu_tau: nu_tau.0,
+                    nu_omega: nu_omega.0,
+                    theta: theta.0 as u32,
+                }),
+            },
+            rng(),
+        )),
+        SchemeConfig::ProbRetx(ProbRetxParams { period, p, target }) => {
+            SenderScheme::ProbRetx(ProbRetxSender::new(
+                period.0,
+                *p,
+                match target {
+                    PrTargetName::Highest => PrTarget::Highest,
+                    PrTargetName::Oldest => PrTarget::Oldest,
+                },
+                rng(),
+            ))
+        }
+        SchemeConfig::Dsr(DsrParams {
+            mss_dsr,
+            cwnd_dsr,
+            per_transfer,
+            ..
+        }) => SenderScheme::Dsr(Dsr {
+            mss_dsr: mss_dsr.0 as u32,
+            cwnd_dsr: *cwnd_dsr,
+            per_transfer: *per_transfer,
+        }),
+        SchemeConfig::Plato => SenderScheme::Plato(PlatoSender::default()),
+        SchemeConfig::Ictcp(_) => SenderScheme::None(StandardTcp),
+    }
+}
+
+/// Makes the receiver-side state of each flow; state shared by the flows of one receiving host
+/// (ICTCP's interface) is created once per host. `capacity_bps`: the receivers' link rate.
+pub fn receiver_factory(scheme: &SchemeConfig, capacity_bps: f64) -> ReceiverFactory<'_> {
+    ReceiverFactory {
+        scheme,
+        capacity_bps,
+        hosts: Vec::new(),
+    }
+}
+
+/// Builds each flow's receiver-side scheme state (see [`receiver_factory`]).
+pub struct ReceiverFactory<'a> {
+    scheme: &'a SchemeConfig,
+    capacity_bps: f64,
+    hosts: Vec<(u32, Rc<RefCell<IctcpHost>>)>,
+}
+
+impl ReceiverFactory<'_> {
+    /// The state of a flow received by host `dst` with segments of `mss` bytes.
+    pub fn make(&mut self, dst: u32, mss: u32) -> ReceiverScheme {
+        match self.scheme {
+            SchemeConfig::ProbRetx(_) => ReceiverScheme::ProbRetx(ProbRetxReceiver),
+            SchemeConfig::Plato => ReceiverScheme::Plato(PlatoReceiver),
+            SchemeConfig::Ictcp(p) => {
+                let host = match self.hosts.iter().find(|(h, _)| *h == dst) {
+                    Some((_, host)) => host.clone(),
+                    None => {
+                        let params = IctcpParams {
+                            gamma1: p.gamma1,
+                            gamma2: p.gamma2,
+                            alpha: p.alpha,
+                            beta: p.beta,
+                            initial_rtt: p.initial_rtt.0,
+                            min_window_mss: p.min_window_segments,
+                        };
+                        let host = Rc::new(RefCell::new(IctcpHost::new(self.capacity_bps, params)));
+                        self.hosts.push((dst, host.clone()));
+                        host
+                    }
+                };
+                ReceiverScheme::Ictcp(IctcpReceiver::new(host, mss))
+            }
+            _ => ReceiverScheme::None(StandardTcp),
+        }
+    }
+}
