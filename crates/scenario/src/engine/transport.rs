@@ -140,7 +140,7 @@ impl Transport {
 
     /// A data packet reached flow f's receiver; its ACKs go into `acks`. Returns the bytes
     /// newly delivered in order to the application.
-    #[inline(never)] // out of line as before the split: inlining the receiver bloats the loop
+    #[inline(never)] // out of line as before the split: inlined, the receiver bloats the loop
     pub fn on_data(&mut self, now: Time, f: usize, packet: &Packet) -> u64 {
         self.acks.clear();
         self.receivers[f].on_segment(
