@@ -5,22 +5,8 @@
 //! [`CongestionControl`]; the sender holds a [`Cc`] enum so the per-ACK path is a `match`.
 //! CUBIC and DCTCP slot in as further variants.
 
+use crate::cc_state::{CubicState, Window};
 use incastsim_core::{Duration, Time};
-
-/// Window state shared between the sender and its controller, in bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Window {
-    pub cwnd: u64,
-    pub ssthresh: u64,
-    /// Sender maximum segment size (SMSS), payload bytes.
-    pub smss: u64,
-}
-
-impl Window {
-    pub fn in_slow_start(&self) -> bool {
-        self.cwnd < self.ssthresh
-    }
-}
 
 /// Hooks a congestion controller implements. Defaults follow RFC 5681.
 pub trait CongestionControl {
@@ -117,21 +103,6 @@ impl Default for CubicConfig {
             fast_convergence: true,
         }
     }
-}
-
-/// CUBIC's state, exposed for schemes (TCPRand adapts to it). Windows are in segments.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CubicState {
-    /// W_max: the window before the last reduction.
-    pub w_max: f64,
-    /// cwnd at the start of the current epoch (after the reduction).
-    pub cwnd_epoch: f64,
-    /// K, seconds.
-    pub k: f64,
-    /// When the current congestion-avoidance epoch started, if it has.
-    pub epoch_start: Option<Time>,
-    /// The Reno-friendly window estimate W_est.
-    pub w_est: f64,
 }
 
 /// CUBIC (RFC 9438), HyStart off: W_cubic(t) = C (t − K)³ + W_max.

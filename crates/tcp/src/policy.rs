@@ -10,8 +10,8 @@
 //! carries out itself (retransmit a marked segment, send a dummy packet, fire the RTO now, change
 //! the segment size). A scheme never mutates TCP state directly, so TCP's invariants stay TCP's.
 
-use crate::cc::CubicState;
-use crate::sender::Segment;
+use crate::cc_state::CubicState;
+use crate::segment::Segment;
 use incastsim_core::{Duration, FlowId, Time};
 
 /// What a sender-side hook may look at.

@@ -6,10 +6,12 @@
 //! packet); the timer the caller must run is [`TcpSender::rto_deadline`].
 //! Sequence numbers are byte offsets from 0 (the connection is established at start).
 
-use crate::cc::{Cc, CongestionControl, Window};
+use crate::cc::{Cc, CongestionControl};
+use crate::cc_state::Window;
 use crate::policy::{AckInfo, SenderAction, SenderPolicy, SenderView, StandardTcp, hooks};
 use crate::rtt::{RtoConfig, RttEstimator};
 use crate::sack::Scoreboard;
+use crate::segment::{Segment, SendCause};
 use crate::timeout_class::{TimeoutClassStats, TimeoutClassifier, TimeoutContext};
 use incastsim_core::packet::flags;
 use incastsim_core::{Duration, FlowId, Time};
@@ -49,37 +51,6 @@ pub struct SenderConfig {
     pub ecn: bool,
     /// RFC 6675 SACK-based loss recovery (instead of NewReno's).
     pub sack: bool,
-}
-
-/// Why a segment is being sent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SendCause {
-    New,
-    LimitedTransmit,
-    FastRetransmit,
-    PartialAck,
-    /// A retransmission chosen by RFC 6675 NextSeg() during SACK recovery.
-    SackRetransmit,
-    Timeout,
-    /// Resent after a timeout as the window reopens from snd_una (go-back-N).
-    GoBackN,
-    /// A retransmission a scheme asked for ([`SenderAction::RetransmitHighest`] / `Oldest`).
-    Scheme,
-    /// A scheme's dummy packet: no payload, outside the sequence space.
-    Dummy,
-}
-
-/// A segment the caller must put on the wire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Segment {
-    pub seq: u64,
-    pub len: u32,
-    pub cause: SendCause,
-    /// Packet flag bits (RETX, CWR, scheme labels).
-    pub flags: u8,
-    /// Send as ECN-capable (ECT(0)): new data of an ECN flow (RFC 3168 §6.1.5: never a
-    /// retransmission).
-    pub ect: bool,
 }
 
 /// Successive-timeout histogram bins: index k-1 counts episodes of exactly k timeouts in a row
