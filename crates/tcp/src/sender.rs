@@ -7,7 +7,7 @@
 //! Sequence numbers are byte offsets from 0 (the connection is established at start).
 
 use crate::cc::{Cc, CongestionControl};
-use crate::cc_state::Window;
+use crate::cc_state::{CcState, Window};
 use crate::policy::{AckInfo, SenderAction, SenderPolicy, SenderView, StandardTcp, hooks};
 use crate::rtt::{RtoConfig, RttEstimator};
 use crate::sack::Scoreboard;
@@ -207,6 +207,11 @@ impl<P: SenderPolicy> TcpSender<P> {
     pub fn cc(&self) -> &Cc {
         &self.cc
     }
+    /// The controller's state (cwnd, ssthresh, CUBIC's W_max and K, DCTCP's α), the same fields
+    /// whatever the controller: for outputs and time series. Built on each call.
+    pub fn cc_state(&self) -> CcState {
+        self.cc.state(&self.w)
+    }
     pub fn snd_una(&self) -> u64 {
         self.snd_una
     }
@@ -308,8 +313,7 @@ impl<P: SenderPolicy> TcpSender<P> {
         SenderView {
             now,
             flow: self.flow,
-            cwnd: self.w.cwnd,
-            ssthresh: self.w.ssthresh,
+            cc: self.cc_state(),
             smss: self.w.smss,
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
@@ -327,7 +331,6 @@ impl<P: SenderPolicy> TcpSender<P> {
             can_send_new: self.snd_nxt == self.snd_max
                 && next > 0
                 && self.snd_max + next <= self.snd_una + window,
-            cubic: self.cc.cubic_state(),
         }
     }
 
