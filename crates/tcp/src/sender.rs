@@ -306,6 +306,35 @@ impl<P: SenderPolicy> TcpSender<P> {
         }
     }
 
+    /// The send sequence space is ordered (RFC 9293 §3.3.1, with snd_max the highest byte sent
+    /// and app_limit the end of the application's data): snd_una ≤ snd_nxt ≤ snd_max ≤
+    /// app_limit. Checked, in builds with debug assertions (tests included), on leaving every
+    /// public entry point that can move the sequence space.
+    #[inline]
+    fn check_sequence_invariants(&self) {
+        debug_assert!(
+            self.snd_una <= self.snd_nxt,
+            "flow {}: snd_una {} > snd_nxt {}",
+            self.flow,
+            self.snd_una,
+            self.snd_nxt
+        );
+        debug_assert!(
+            self.snd_nxt <= self.snd_max,
+            "flow {}: snd_nxt {} > snd_max {}",
+            self.flow,
+            self.snd_nxt,
+            self.snd_max
+        );
+        debug_assert!(
+            self.snd_max <= self.app_limit,
+            "flow {}: snd_max {} > app_limit {}",
+            self.flow,
+            self.snd_max,
+            self.app_limit
+        );
+    }
+
     #[inline(never)]
     pub fn view(&self, now: Time) -> SenderView {
         let window = self.w.cwnd.min(self.peer_window);
@@ -381,7 +410,7 @@ impl<P: SenderPolicy> TcpSender<P> {
                     self.stats.forced_timeouts += 1;
                     // The flow waited only since the timer was armed.
                     self.armed_rto = now.since(self.rto_armed_at);
-                    self.on_timeout(now, out);
+                    self.retransmission_timeout(now, out);
                 }
             }
             SenderAction::SetSmss(bytes) => {
@@ -405,6 +434,7 @@ impl<P: SenderPolicy> TcpSender<P> {
         let view = self.view(now);
         let action = self.policy.on_timer(&view);
         self.apply(now, action, out);
+        self.check_sequence_invariants();
     }
 
     /// The scheme's oracle for the number of active senders of the task (MAA).
@@ -424,12 +454,14 @@ impl<P: SenderPolicy> TcpSender<P> {
             .on_write(self.snd_una, self.app_limit);
         self.app_limit += bytes;
         self.send_window(now, out);
+        self.check_sequence_invariants();
     }
 
     /// The application writes nothing more: data already sent (and its retransmissions) is
     /// still delivered, no new data is sent. (Fixed-duration flows.)
     pub fn stop_writing(&mut self) {
         self.app_limit = self.app_limit.min(self.snd_max);
+        self.check_sequence_invariants();
     }
 
     /// The SACK scoreboard, when SACK is on.
@@ -439,6 +471,11 @@ impl<P: SenderPolicy> TcpSender<P> {
 
     /// Processes an incoming ACK.
     pub fn on_ack(&mut self, now: Time, ack: &AckInfo, out: &mut Vec<Segment>) {
+        self.process_ack(now, ack, out);
+        self.check_sequence_invariants();
+    }
+
+    fn process_ack(&mut self, now: Time, ack: &AckInfo, out: &mut Vec<Segment>) {
         if (ack.flags & incastsim_core::packet::flags::DUMMY) as u16
             | (self.hooks & hooks::BEFORE_ACK)
             != 0
@@ -743,6 +780,12 @@ impl<P: SenderPolicy> TcpSender<P> {
 
     /// The retransmission timer expired (the caller guarantees `now` is the deadline).
     pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Segment>) {
+        self.retransmission_timeout(now, out);
+        self.check_sequence_invariants();
+    }
+
+    /// The timer expired, or a scheme fired it ([`SenderAction::FireRto`]).
+    fn retransmission_timeout(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.rto_deadline = None;
         if self.snd_una >= self.snd_max {
             return;
@@ -970,5 +1013,37 @@ impl<P: SenderPolicy> TcpSender<P> {
                 .saturating_mul(g.0.max(1)),
         );
         self.rto_deadline = Some(deadline);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "snd_nxt 2000 > snd_max 1000")]
+    fn sequence_invariants_are_checked() {
+        let cfg = SenderConfig {
+            smss: 1000,
+            initial_cwnd_segments: 1,
+            dupack_threshold: 3,
+            limited_transmit: false,
+            rto: RtoConfig {
+                min: Duration::from_ms(200),
+                max: Duration::from_secs(60),
+                initial: Duration::from_ms(200),
+                granularity: Duration::from_us(1),
+            },
+            rtt_sampling: RttSampling::Timestamps,
+            recovery_exit: RecoveryExit::Ssthresh,
+            slow_start_after_idle: false,
+            ecn: false,
+            sack: false,
+        };
+        let mut s = TcpSender::new(0, cfg, Cc::NewReno(Default::default()), StandardTcp);
+        s.write(Time::ZERO, 5000, &mut Vec::new());
+        s.snd_nxt = 2000;
+        s.stop_writing();
     }
 }
