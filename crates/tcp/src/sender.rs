@@ -9,7 +9,7 @@
 //! This file holds the sender's state, its accessors and the entry points the caller drives
 //! (`write`, `on_ack`, `on_timeout`, `on_scheme_timer`, `stop_writing`) with ACK processing;
 //! the machinery is in submodules: `recovery` (fast retransmit and recovery, NewReno and SACK),
-//! `rto` (the retransmission timer), `emit` (sizing and sending segments),
+//! `rto` (RTT samples and the retransmission timer), `emit` (sizing and sending segments),
 //! `scheme` (the scheme hooks' view and actions) and `stats` (counters).
 
 mod emit;
@@ -26,7 +26,6 @@ use crate::policy::{AckInfo, SenderPolicy, StandardTcp, hooks};
 use crate::rtt::{RtoConfig, RttEstimator};
 use crate::sack::Scoreboard;
 use crate::segment::Segment;
-use crate::segment::SendCause;
 use crate::timeout_class::{TimeoutClassStats, TimeoutClassifier};
 use incastsim_core::{Duration, FlowId, Time};
 
@@ -272,6 +271,16 @@ impl<P: SenderPolicy> TcpSender<P> {
         self.packets_below(self.snd_nxt) < (self.w.cwnd / self.w.smss).max(1) + extra
     }
 
+    /// Packet mode: forgets the segments snd_una has passed; returns how many there were.
+    fn pop_acked_segments(&mut self) -> u64 {
+        let mut segments = 0;
+        while self.seg_ends.front().is_some_and(|&e| e <= self.snd_una) {
+            self.seg_ends.pop_front();
+            segments += 1;
+        }
+        segments
+    }
+
     /// The receive window advertised at connection setup.
     pub fn set_peer_window(&mut self, bytes: u64) {
         self.peer_window = bytes;
@@ -421,18 +430,7 @@ impl<P: SenderPolicy> TcpSender<P> {
 
     fn on_new_ack(&mut self, now: Time, ack: &AckInfo, out: &mut Vec<Segment>) {
         let acked = ack.ack - self.snd_una;
-        let sample = match self.cfg.rtt_sampling {
-            // RFC 7323 §4.1: take a sample from TSecr of an ACK that acknowledges new data.
-            RttSampling::Timestamps => Some(now.since(Time(ack.ts_echo_ps))),
-            RttSampling::OncePerRtt => match self.rtt_timing {
-                Some((end, sent)) if ack.ack >= end => {
-                    self.rtt_timing = None;
-                    Some(now.since(sent))
-                }
-                _ => None,
-            },
-        };
-        if let Some(r) = sample {
+        if let Some(r) = self.rtt_sample(now, ack) {
             self.rtt.sample(r);
         }
         // A new ACK ends exponential backoff (RFC 6298 §5.7 / the source papers' Eq. 2: "whenever
@@ -446,20 +444,15 @@ impl<P: SenderPolicy> TcpSender<P> {
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
         }
-        let mut acked_for_cc = acked;
-        if self.packet_cwnd {
+        let acked_for_cc = if self.packet_cwnd {
             // Without ABC the window grows per acknowledged segment, whatever its size.
-            let mut segments = 0;
-            while self.seg_ends.front().is_some_and(|&e| e <= self.snd_una) {
-                self.seg_ends.pop_front();
-                segments += 1;
-            }
-            acked_for_cc = segments.max(1) * self.w.smss;
-        }
+            self.pop_acked_segments().max(1) * self.w.smss
+        } else {
+            acked
+        };
         if let Some(sb) = &mut self.scoreboard {
             sb.advance(self.snd_una);
         }
-        let mut restart_timer = true;
         if self.in_recovery && self.scoreboard.is_some() && ack.ack < self.recover {
             // RFC 6675 §5: during SACK recovery a partial ACK only updates the scoreboard;
             // NextSeg() decides what to send, clocked by the pipe estimate.
@@ -467,40 +460,14 @@ impl<P: SenderPolicy> TcpSender<P> {
             self.sack_send(now, out);
             return;
         }
-        if self.in_recovery {
-            if ack.ack >= self.recover {
-                // RFC 6582 §3.2 step 3: a full ACK ends fast recovery.
-                self.in_recovery = false;
-                self.dupacks = 0;
-                self.w.cwnd = match self.cfg.recovery_exit {
-                    RecoveryExit::Ssthresh => self.w.ssthresh,
-                    RecoveryExit::MinFlight => {
-                        let flight = self.snd_nxt - self.snd_una;
-                        self.w.ssthresh.min(flight.max(self.w.smss) + self.w.smss)
-                    }
-                };
-                self.cc.on_recovery_exit(&mut self.w, now);
-            } else {
-                // RFC 6582 §3.2 step 5: a partial ACK. Retransmit the first unacknowledged
-                // segment, deflate cwnd by the amount acknowledged, add back one SMSS if at least
-                // one SMSS was acknowledged, and send new data if the window allows.
-                let len = self.retransmit_len();
-                self.emit(now, self.snd_una, len, SendCause::PartialAck, out);
-                self.w.cwnd = self.w.cwnd.saturating_sub(acked);
-                if acked >= self.w.smss {
-                    self.w.cwnd += self.w.smss;
-                }
-                self.w.cwnd = self.w.cwnd.max(self.w.smss);
-                // RFC 6582 §4 "Impatient" variant: only the first partial ACK resets the timer.
-                restart_timer = self.partial_acks == 0;
-                self.partial_acks += 1;
-            }
+        let restart_timer = if self.in_recovery {
+            self.newreno_recovery_ack(now, ack.ack, acked, out)
         } else {
             self.dupacks = 0;
-            let _ = sample;
             self.cc
                 .on_ack(&mut self.w, now, acked_for_cc, self.rtt.srtt());
-        }
+            true
+        };
         if self.snd_una == self.snd_max {
             // RFC 6298 §5.2: all outstanding data acknowledged: stop the timer.
             self.rto_deadline = None;

@@ -2,13 +2,54 @@
 //! (RFC 5681 §3.2, RFC 6582), limited transmit (RFC 3042) and SACK-based recovery (RFC 6675).
 //! The timeout path is in `rto`.
 
-use super::TcpSender;
+use super::{RecoveryExit, TcpSender};
 use crate::cc::CongestionControl;
 use crate::policy::SenderPolicy;
 use crate::segment::{Segment, SendCause};
 use incastsim_core::Time;
 
 impl<P: SenderPolicy> TcpSender<P> {
+    /// A new ACK during NewReno fast recovery (RFC 6582 §3.2): a full ACK ends the recovery, a
+    /// partial one retransmits the next hole. `ack` is the new cumulative ACK, `acked` the bytes
+    /// it acknowledged. Returns whether the ACK restarts the retransmission timer.
+    pub(super) fn newreno_recovery_ack(
+        &mut self,
+        now: Time,
+        ack: u64,
+        acked: u64,
+        out: &mut Vec<Segment>,
+    ) -> bool {
+        if ack >= self.recover {
+            // RFC 6582 §3.2 step 3: a full ACK ends fast recovery.
+            self.in_recovery = false;
+            self.dupacks = 0;
+            self.w.cwnd = match self.cfg.recovery_exit {
+                RecoveryExit::Ssthresh => self.w.ssthresh,
+                RecoveryExit::MinFlight => {
+                    let flight = self.snd_nxt - self.snd_una;
+                    self.w.ssthresh.min(flight.max(self.w.smss) + self.w.smss)
+                }
+            };
+            self.cc.on_recovery_exit(&mut self.w, now);
+            true
+        } else {
+            // RFC 6582 §3.2 step 5: a partial ACK. Retransmit the first unacknowledged
+            // segment, deflate cwnd by the amount acknowledged, add back one SMSS if at least
+            // one SMSS was acknowledged, and send new data if the window allows.
+            let len = self.retransmit_len();
+            self.emit(now, self.snd_una, len, SendCause::PartialAck, out);
+            self.w.cwnd = self.w.cwnd.saturating_sub(acked);
+            if acked >= self.w.smss {
+                self.w.cwnd += self.w.smss;
+            }
+            self.w.cwnd = self.w.cwnd.max(self.w.smss);
+            // RFC 6582 §4 "Impatient" variant: only the first partial ACK resets the timer.
+            let restart_timer = self.partial_acks == 0;
+            self.partial_acks += 1;
+            restart_timer
+        }
+    }
+
     /// A duplicate ACK (RFC 5681 §2): limited transmit on the first ones, fast retransmit on
     /// the dupthresh-th, then fast recovery.
     pub(super) fn on_duplicate_ack(&mut self, now: Time, out: &mut Vec<Segment>) {

@@ -1,13 +1,29 @@
-//! The retransmission timer (RFC 6298): arming it, and what the sender does when it expires.
+//! The retransmission timer (RFC 6298): the RTT samples behind it, arming it, and what the
+//! sender does when it expires.
 
-use super::TcpSender;
+use super::{RttSampling, TcpSender};
 use crate::cc::CongestionControl;
-use crate::policy::{SenderAction, SenderPolicy, hooks};
+use crate::policy::{AckInfo, SenderAction, SenderPolicy, hooks};
 use crate::segment::{Segment, SendCause};
 use crate::timeout_class::TimeoutContext;
-use incastsim_core::Time;
+use incastsim_core::{Duration, Time};
 
 impl<P: SenderPolicy> TcpSender<P> {
+    /// The RTT sample an ACK of new data gives, if any.
+    pub(super) fn rtt_sample(&mut self, now: Time, ack: &AckInfo) -> Option<Duration> {
+        match self.cfg.rtt_sampling {
+            // RFC 7323 §4.1: take a sample from TSecr of an ACK that acknowledges new data.
+            RttSampling::Timestamps => Some(now.since(Time(ack.ts_echo_ps))),
+            RttSampling::OncePerRtt => match self.rtt_timing {
+                Some((end, sent)) if ack.ack >= end => {
+                    self.rtt_timing = None;
+                    Some(now.since(sent))
+                }
+                _ => None,
+            },
+        }
+    }
+
     #[inline(always)]
     pub(super) fn arm_rto(&mut self, now: Time) {
         let rfc = self.rtt.backed_off_rto(self.backoff);
