@@ -137,20 +137,7 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
         out: &mut Vec<AckOut>,
     ) -> u64 {
         if flags & incastsim_core::packet::flags::DUMMY != 0 {
-            // A scheme's dummy packet (PLATO): discarded; answered at once by a dummy ACK that
-            // carries the scheme's ACK flags. Receiver state is untouched.
-            self.stats.dummies += 1;
-            self.stats.acks_sent += 1;
-            let window = self.policy.advertised_window(now, self.cfg.window_bytes);
-            out.push(AckOut {
-                ack: self.rcv_nxt,
-                window,
-                ts_echo_ps: self.ts_recent,
-                ece: self.ece_state,
-                sack_blocks: [(0, 0); 3],
-                sack_count: 0,
-                flags: incastsim_core::packet::flags::DUMMY | self.policy.ack_flags(flags),
-            });
+            self.answer_dummy(now, flags, out);
             return 0;
         }
         self.stats.segments += 1;
@@ -162,6 +149,46 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
                 self.ack_flags |= self.policy.ack_flags(flags);
             }
         }
+        self.update_ecn_echo(now, flags, ce, out);
+        let end = seq + len as u64;
+        let before = self.rcv_nxt;
+        // No byte of the segment has arrived before (the ranges are sorted and disjoint).
+        let unseen = self.hooks & hooks::RX_EXTRA_DUPACKS != 0 && seq >= self.rcv_nxt && {
+            let i = self.ooo.partition_point(|&(_, e)| e <= seq);
+            i == self.ooo.len() || self.ooo[i].0 >= end
+        };
+        let immediate = self.reassemble(seq, end, ts_val_ps);
+        let delivered = self.rcv_nxt - before;
+        self.stats.delivered_bytes += delivered;
+        self.ack_or_delay(now, immediate, out);
+        if self.hooks & hooks::RX_EXTRA_DUPACKS != 0 {
+            for _ in 0..self.policy.extra_duplicate_acks(flags, unseen) {
+                self.send_ack(now, out);
+            }
+        }
+        delivered
+    }
+
+    /// A scheme's dummy packet (PLATO): discarded; answered at once by a dummy ACK that carries
+    /// the scheme's ACK flags. Receiver state is untouched.
+    fn answer_dummy(&mut self, now: Time, flags: u8, out: &mut Vec<AckOut>) {
+        self.stats.dummies += 1;
+        self.stats.acks_sent += 1;
+        let window = self.policy.advertised_window(now, self.cfg.window_bytes);
+        out.push(AckOut {
+            ack: self.rcv_nxt,
+            window,
+            ts_echo_ps: self.ts_recent,
+            ece: self.ece_state,
+            sack_blocks: [(0, 0); 3],
+            sack_count: 0,
+            flags: incastsim_core::packet::flags::DUMMY | self.policy.ack_flags(flags),
+        });
+    }
+
+    /// The ECN-Echo state the next ACKs carry, after a segment with flags `flags` (`ce`: marked
+    /// Congestion Experienced) arrived.
+    fn update_ecn_echo(&mut self, now: Time, flags: u8, ce: bool, out: &mut Vec<AckOut>) {
         match self.cfg.ecn {
             EcnFeedback::Off => {}
             EcnFeedback::Classic => {
@@ -180,13 +207,12 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
                 }
             }
         }
-        let end = seq + len as u64;
-        let before = self.rcv_nxt;
-        // No byte of the segment has arrived before (the ranges are sorted and disjoint).
-        let unseen = self.hooks & hooks::RX_EXTRA_DUPACKS != 0 && seq >= self.rcv_nxt && {
-            let i = self.ooo.partition_point(|&(_, e)| e <= seq);
-            i == self.ooo.len() || self.ooo[i].0 >= end
-        };
+    }
+
+    /// Takes the bytes [seq, end) into the receive sequence space: rcv_nxt advances over them
+    /// (and over out-of-order data they join up with), or they wait out of order. Returns
+    /// whether the segment must be ACKed at once.
+    fn reassemble(&mut self, seq: u64, end: u64, ts_val_ps: u64) -> bool {
         // RFC 5681 §4.2: out-of-order segments and segments that fill a gap are ACKed at once.
         let mut immediate = false;
         if seq <= self.rcv_nxt {
@@ -216,8 +242,12 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
                 self.ooo_stamp.drain(..merged);
             }
         }
-        let delivered = self.rcv_nxt - before;
-        self.stats.delivered_bytes += delivered;
+        immediate
+    }
+
+    /// ACKs now, or counts the segment toward a delayed ACK and starts the delayed-ACK timer
+    /// (RFC 5681 §4.2, RFC 1122 §4.2.3.2).
+    fn ack_or_delay(&mut self, now: Time, immediate: bool, out: &mut Vec<AckOut>) {
         match self.cfg.delayed_ack {
             Some(d) if !immediate => {
                 self.unacked_segments += 1;
@@ -229,12 +259,6 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
             }
             _ => self.send_ack(now, out),
         }
-        if self.hooks & hooks::RX_EXTRA_DUPACKS != 0 {
-            for _ in 0..self.policy.extra_duplicate_acks(flags, unseen) {
-                self.send_ack(now, out);
-            }
-        }
-        delivered
     }
 
     /// The delayed-ACK timer expired.
