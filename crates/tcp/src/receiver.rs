@@ -157,62 +157,6 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
             let i = self.ooo.partition_point(|&(_, e)| e <= seq);
             i == self.ooo.len() || self.ooo[i].0 >= end
         };
-        let immediate = self.reassemble(seq, end, ts_val_ps);
-        let delivered = self.rcv_nxt - before;
-        self.stats.delivered_bytes += delivered;
-        self.ack_or_delay(now, immediate, out);
-        if self.hooks & hooks::RX_EXTRA_DUPACKS != 0 {
-            for _ in 0..self.policy.extra_duplicate_acks(flags, unseen) {
-                self.send_ack(now, out);
-            }
-        }
-        delivered
-    }
-
-    /// A scheme's dummy packet (PLATO): discarded; answered at once by a dummy ACK that carries
-    /// the scheme's ACK flags. Receiver state is untouched.
-    fn answer_dummy(&mut self, now: Time, flags: u8, out: &mut Vec<AckOut>) {
-        self.stats.dummies += 1;
-        self.stats.acks_sent += 1;
-        let window = self.policy.advertised_window(now, self.cfg.window_bytes);
-        out.push(AckOut {
-            ack: self.rcv_nxt,
-            window,
-            ts_echo_ps: self.ts_recent,
-            ece: self.ece_state,
-            sack_blocks: [(0, 0); 3],
-            sack_count: 0,
-            flags: incastsim_core::packet::flags::DUMMY | self.policy.ack_flags(flags),
-        });
-    }
-
-    /// The ECN-Echo state the next ACKs carry, after a segment with flags `flags` (`ce`: marked
-    /// Congestion Experienced) arrived.
-    fn update_ecn_echo(&mut self, now: Time, flags: u8, ce: bool, out: &mut Vec<AckOut>) {
-        match self.cfg.ecn {
-            EcnFeedback::Off => {}
-            EcnFeedback::Classic => {
-                // A CWR ends the echo; a CE (even on the same segment) starts it again.
-                if flags & incastsim_core::packet::flags::CWR != 0 {
-                    self.ece_state = false;
-                }
-                self.ece_state |= ce;
-            }
-            EcnFeedback::Dctcp => {
-                if ce != self.ece_state {
-                    if self.unacked_segments > 0 {
-                        self.send_ack(now, out); // acknowledges the earlier data with the old state
-                    }
-                    self.ece_state = ce;
-                }
-            }
-        }
-    }
-
-    /// Takes the bytes [seq, end) into the receive sequence space: rcv_nxt advances over them
-    /// (and over out-of-order data they join up with), or they wait out of order. Returns
-    /// whether the segment must be ACKed at once.
-    fn reassemble(&mut self, seq: u64, end: u64, ts_val_ps: u64) -> bool {
         // RFC 5681 §4.2: out-of-order segments and segments that fill a gap are ACKed at once.
         let mut immediate = false;
         if seq <= self.rcv_nxt {
@@ -242,12 +186,8 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
                 self.ooo_stamp.drain(..merged);
             }
         }
-        immediate
-    }
-
-    /// ACKs now, or counts the segment toward a delayed ACK and starts the delayed-ACK timer
-    /// (RFC 5681 §4.2, RFC 1122 §4.2.3.2).
-    fn ack_or_delay(&mut self, now: Time, immediate: bool, out: &mut Vec<AckOut>) {
+        let delivered = self.rcv_nxt - before;
+        self.stats.delivered_bytes += delivered;
         match self.cfg.delayed_ack {
             Some(d) if !immediate => {
                 self.unacked_segments += 1;
@@ -258,6 +198,54 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
                 }
             }
             _ => self.send_ack(now, out),
+        }
+        if self.hooks & hooks::RX_EXTRA_DUPACKS != 0 {
+            for _ in 0..self.policy.extra_duplicate_acks(flags, unseen) {
+                self.send_ack(now, out);
+            }
+        }
+        delivered
+    }
+
+    /// A scheme's dummy packet (PLATO): discarded; answered at once by a dummy ACK that carries
+    /// the scheme's ACK flags. Receiver state is untouched.
+    #[inline(always)]
+    fn answer_dummy(&mut self, now: Time, flags: u8, out: &mut Vec<AckOut>) {
+        self.stats.dummies += 1;
+        self.stats.acks_sent += 1;
+        let window = self.policy.advertised_window(now, self.cfg.window_bytes);
+        out.push(AckOut {
+            ack: self.rcv_nxt,
+            window,
+            ts_echo_ps: self.ts_recent,
+            ece: self.ece_state,
+            sack_blocks: [(0, 0); 3],
+            sack_count: 0,
+            flags: incastsim_core::packet::flags::DUMMY | self.policy.ack_flags(flags),
+        });
+    }
+
+    /// The ECN-Echo state the next ACKs carry, after a segment with flags `flags` (`ce`: marked
+    /// Congestion Experienced) arrived.
+    #[inline(always)]
+    fn update_ecn_echo(&mut self, now: Time, flags: u8, ce: bool, out: &mut Vec<AckOut>) {
+        match self.cfg.ecn {
+            EcnFeedback::Off => {}
+            EcnFeedback::Classic => {
+                // A CWR ends the echo; a CE (even on the same segment) starts it again.
+                if flags & incastsim_core::packet::flags::CWR != 0 {
+                    self.ece_state = false;
+                }
+                self.ece_state |= ce;
+            }
+            EcnFeedback::Dctcp => {
+                if ce != self.ece_state {
+                    if self.unacked_segments > 0 {
+                        self.send_ack(now, out); // acknowledges the earlier data with the old state
+                    }
+                    self.ece_state = ce;
+                }
+            }
         }
     }
 

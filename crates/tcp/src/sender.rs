@@ -272,6 +272,7 @@ impl<P: SenderPolicy> TcpSender<P> {
     }
 
     /// Packet mode: forgets the segments snd_una has passed; returns how many there were.
+    #[inline(always)]
     fn pop_acked_segments(&mut self) -> u64 {
         let mut segments = 0;
         while self.seg_ends.front().is_some_and(|&e| e <= self.snd_una) {
@@ -364,6 +365,7 @@ impl<P: SenderPolicy> TcpSender<P> {
         self.check_sequence_invariants();
     }
 
+    #[inline(always)]
     fn process_ack(&mut self, now: Time, ack: &AckInfo, out: &mut Vec<Segment>) {
         if (ack.flags & incastsim_core::packet::flags::DUMMY) as u16
             | (self.hooks & hooks::BEFORE_ACK)

@@ -12,6 +12,7 @@ impl<P: SenderPolicy> TcpSender<P> {
     /// A new ACK during NewReno fast recovery (RFC 6582 §3.2): a full ACK ends the recovery, a
     /// partial one retransmits the next hole. `ack` is the new cumulative ACK, `acked` the bytes
     /// it acknowledged. Returns whether the ACK restarts the retransmission timer.
+    #[inline(always)]
     pub(super) fn newreno_recovery_ack(
         &mut self,
         now: Time,

@@ -10,6 +10,7 @@ use incastsim_core::{Duration, Time};
 
 impl<P: SenderPolicy> TcpSender<P> {
     /// The RTT sample an ACK of new data gives, if any.
+    #[inline(always)]
     pub(super) fn rtt_sample(&mut self, now: Time, ack: &AckInfo) -> Option<Duration> {
         match self.cfg.rtt_sampling {
             // RFC 7323 §4.1: take a sample from TSecr of an ACK that acknowledges new data.
