@@ -54,7 +54,8 @@ impl SenderPolicy for Dsr {
         if view.in_recovery {
             return SenderAction::None;
         }
-        match self.resize(view.cwnd / view.smss, view.smss as u32, view.mss as u32) {
+        let cwnd_segments = view.cc.cwnd_bytes / view.smss;
+        match self.resize(cwnd_segments, view.smss as u32, view.mss as u32) {
             Some(s) if s as u64 != view.smss => SenderAction::SetSmss(s),
             _ => SenderAction::None,
         }

@@ -9,10 +9,10 @@
 //! The switch side is the `threshold_admit` queue at Th_P (labelled packets pass above it).
 
 use incastsim_core::packet::flags;
+use incastsim_tcp::Segment;
 use incastsim_tcp::policy::{
     AckInfo, ReceiverPolicy, SenderAction, SenderPolicy, SenderView, hooks,
 };
-use incastsim_tcp::sender::Segment;
 
 /// Dummies sent per ARRESTED episode before the RTO is fired.
 pub const PLATO_DUMMIES: u8 = 3;

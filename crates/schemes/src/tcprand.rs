@@ -83,12 +83,13 @@ impl TcpRand {
         let mss = view.smss as u32;
         match self.r_min {
             RMin::Static(r) => r.clamp(1, mss),
-            RMin::Adaptive(a) => match view.cubic {
-                Some(c) if view.ssthresh < u64::MAX / 4 => {
+            RMin::Adaptive(a) => match view.cc.cubic {
+                Some(c) if view.cc.ssthresh_bytes < u64::MAX / 4 => {
                     let smss = view.smss as f64;
                     // α = cwnd(0) of the epoch = ssthresh after the β reduction.
-                    let alpha = view.ssthresh as f64 / smss;
-                    a.r_min(mss, view.cwnd as f64 / smss, c.w_max, alpha)
+                    let alpha = view.cc.ssthresh_bytes as f64 / smss;
+                    let cwnd = view.cc.cwnd_bytes as f64 / smss;
+                    a.r_min(mss, cwnd, c.w_max_segments, alpha)
                 }
                 // Before the first loss W_max and α are undefined: full-size segments.
                 _ => mss,

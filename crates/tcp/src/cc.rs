@@ -5,22 +5,8 @@
 //! [`CongestionControl`]; the sender holds a [`Cc`] enum so the per-ACK path is a `match`.
 //! CUBIC and DCTCP slot in as further variants.
 
+use crate::cc_state::{CcState, CubicState, Window};
 use incastsim_core::{Duration, Time};
-
-/// Window state shared between the sender and its controller, in bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Window {
-    pub cwnd: u64,
-    pub ssthresh: u64,
-    /// Sender maximum segment size (SMSS), payload bytes.
-    pub smss: u64,
-}
-
-impl Window {
-    pub fn in_slow_start(&self) -> bool {
-        self.cwnd < self.ssthresh
-    }
-}
 
 /// Hooks a congestion controller implements. Defaults follow RFC 5681.
 pub trait CongestionControl {
@@ -55,11 +41,10 @@ pub trait CongestionControl {
         self.ssthresh_on_loss(w, now, flight_size)
     }
 
-    /// CUBIC's state (W_max, cwnd at the epoch start, K, epoch start, W_est), for schemes that
-    /// adapt to the window curve (TCPRand); `None` for other controllers.
-    fn cubic_state(&self) -> Option<CubicState> {
-        None
-    }
+    /// The controller's state: `w` (the window the sender holds for it) and what only this
+    /// controller has (CUBIC's curve, DCTCP's α). For schemes (TCPRand reads W_max) and outputs;
+    /// built when asked, not per ACK.
+    fn state(&self, w: &Window) -> CcState;
 }
 
 /// NewReno's window growth (RFC 5681 §3.1).
@@ -97,6 +82,10 @@ impl CongestionControl for NewReno {
     fn on_recovery_exit(&mut self, _w: &mut Window, _now: Time) {
         self.bytes_acked = 0;
     }
+
+    fn state(&self, w: &Window) -> CcState {
+        CcState::of_window(w)
+    }
 }
 
 /// CUBIC parameters (RFC 9438 §5).
@@ -119,21 +108,6 @@ impl Default for CubicConfig {
     }
 }
 
-/// CUBIC's state, exposed for schemes (TCPRand adapts to it). Windows are in segments.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CubicState {
-    /// W_max: the window before the last reduction.
-    pub w_max: f64,
-    /// cwnd at the start of the current epoch (after the reduction).
-    pub cwnd_epoch: f64,
-    /// K, seconds.
-    pub k: f64,
-    /// When the current congestion-avoidance epoch started, if it has.
-    pub epoch_start: Option<Time>,
-    /// The Reno-friendly window estimate W_est.
-    pub w_est: f64,
-}
-
 /// CUBIC (RFC 9438), HyStart off: W_cubic(t) = C (t − K)³ + W_max.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cubic {
@@ -148,25 +122,22 @@ impl Cubic {
         Cubic {
             cfg,
             state: CubicState {
-                w_max: 0.0,
-                cwnd_epoch: 0.0,
-                k: 0.0,
+                w_max_segments: 0.0,
+                cwnd_epoch_segments: 0.0,
+                k_s: 0.0,
                 epoch_start: None,
-                w_est: 0.0,
+                w_est_segments: 0.0,
             },
             carry: 0.0,
         }
     }
-    pub fn state(&self) -> CubicState {
-        self.state
-    }
     /// RFC 9438 Eq. 1: the window t seconds into the epoch.
     pub fn w_cubic(&self, t: f64) -> f64 {
-        self.cfg.c * (t - self.state.k).powi(3) + self.state.w_max
+        self.cfg.c * (t - self.state.k_s).powi(3) + self.state.w_max_segments
     }
     /// α_cubic of the Reno-friendly estimate (§4.3): 3(1−β)/(1+β), and 1 once W_est ≥ W_max.
     fn alpha(&self) -> f64 {
-        if self.state.w_est >= self.state.w_max {
+        if self.state.w_est_segments >= self.state.w_max_segments {
             1.0
         } else {
             3.0 * (1.0 - self.cfg.beta) / (1.0 + self.cfg.beta)
@@ -175,7 +146,8 @@ impl Cubic {
     /// §4.6/4.7: remember W_max (with fast convergence) and return the reduced window.
     fn reduce(&mut self, w: &Window) -> u64 {
         let cwnd = w.cwnd as f64 / w.smss as f64;
-        self.state.w_max = if self.cfg.fast_convergence && cwnd < self.state.w_max {
+        self.state.w_max_segments = if self.cfg.fast_convergence && cwnd < self.state.w_max_segments
+        {
             cwnd * (1.0 + self.cfg.beta) / 2.0
         } else {
             cwnd
@@ -199,13 +171,13 @@ impl CongestionControl for Cubic {
         let c = self.cfg.c;
         let start = *st.epoch_start.get_or_insert_with(|| {
             // §4.2: a new epoch starts with the first ACK in congestion avoidance.
-            st.cwnd_epoch = cwnd;
-            st.w_est = cwnd;
-            if st.w_max <= cwnd {
-                st.w_max = cwnd;
+            st.cwnd_epoch_segments = cwnd;
+            st.w_est_segments = cwnd;
+            if st.w_max_segments <= cwnd {
+                st.w_max_segments = cwnd;
             }
             // Eq. 2: K = ∛((W_max − cwnd_epoch) / C), fixed for the epoch.
-            st.k = ((st.w_max - st.cwnd_epoch).max(0.0) / c).cbrt();
+            st.k_s = ((st.w_max_segments - st.cwnd_epoch_segments).max(0.0) / c).cbrt();
             now
         });
         let t = now.since(start).as_secs_f64();
@@ -213,10 +185,10 @@ impl CongestionControl for Cubic {
         // §4.3: the Reno-friendly estimate grows α_cubic segments per window.
         let segments = acked as f64 / smss;
         let alpha = self.alpha();
-        self.state.w_est += alpha * segments / cwnd;
-        let new_cwnd = if self.w_cubic(t) < self.state.w_est {
+        self.state.w_est_segments += alpha * segments / cwnd;
+        let new_cwnd = if self.w_cubic(t) < self.state.w_est_segments {
             // Reno-friendly region.
-            self.state.w_est
+            self.state.w_est_segments
         } else {
             // §4.4/4.5: grow toward W_cubic(t + RTT), clamped to [cwnd, 1.5 cwnd].
             let target = self.w_cubic(t + rtt).clamp(cwnd, 1.5 * cwnd);
@@ -234,8 +206,11 @@ impl CongestionControl for Cubic {
         self.reduce(w)
     }
 
-    fn cubic_state(&self) -> Option<CubicState> {
-        Some(self.state)
+    fn state(&self, w: &Window) -> CcState {
+        CcState {
+            cubic: Some(self.state),
+            ..CcState::of_window(w)
+        }
     }
 
     fn on_timeout(&mut self, w: &mut Window, _now: Time, _flight_size: u64, first_timeout: bool) {
@@ -305,6 +280,12 @@ impl CongestionControl for Dctcp {
         // RFC 8257 §3.3: cwnd ← cwnd × (1 − α/2).
         ((w.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u64).max(2 * w.smss)
     }
+    fn state(&self, w: &Window) -> CcState {
+        CcState {
+            dctcp_alpha: Some(self.alpha),
+            ..CcState::of_window(w)
+        }
+    }
 }
 
 /// Which controller a flow runs (enum dispatch; no `dyn` on the per-ACK path).
@@ -321,14 +302,6 @@ impl Cc {
             Cc::NewReno(_) => "newreno",
             Cc::Cubic(_) => "cubic",
             Cc::Dctcp(_) => "dctcp",
-        }
-    }
-
-    /// DCTCP's α.
-    pub fn dctcp_alpha(&self) -> Option<f64> {
-        match self {
-            Cc::Dctcp(d) => Some(d.alpha),
-            _ => None,
         }
     }
 }
@@ -368,8 +341,9 @@ impl CongestionControl for Cc {
     fn ssthresh_on_ecn(&mut self, w: &Window, now: Time, flight_size: u64) -> u64 {
         each_cc!(self, c => c.ssthresh_on_ecn(w, now, flight_size))
     }
-    fn cubic_state(&self) -> Option<CubicState> {
-        each_cc!(self, c => c.cubic_state())
+    #[inline]
+    fn state(&self, w: &Window) -> CcState {
+        each_cc!(self, c => c.state(w))
     }
 }
 
@@ -452,7 +426,9 @@ mod tests {
         let k = (1000.0f64 * 0.3 / 0.4).cbrt(); // K = ∛(W_max (1 − β) / C) = 9.086 s
         let rtt = Duration::from_ms(100);
         let trace = ack_clock(&mut cc, &mut w, rtt, 150);
-        assert!((cc.cubic_state().unwrap().k - k).abs() < 1e-9);
+        let cubic = cc.state(&w).cubic.expect("CUBIC reports its curve");
+        assert!((cubic.k_s - k).abs() < 1e-9);
+        assert!((cubic.w_max_segments - 1000.0).abs() < 1e-9);
         for &(t, cwnd) in trace.iter().step_by(10) {
             // cwnd tracks W_cubic(t + RTT) to within the one-RTT lag of per-ACK growth.
             let expect = 0.4 * (t - k).powi(3) + 1000.0;
@@ -491,9 +467,9 @@ mod tests {
             (growth - 9.0 * alpha).abs() < 0.6,
             "grew {growth:.2} segments in 9 RTTs"
         );
-        let st = cc.cubic_state().unwrap();
+        let st = cc.state(&w).cubic.unwrap();
         assert!(
-            st.w_est > 0.4 * (trace[9].0 - st.k).powi(3) + st.w_max,
+            st.w_est_segments > 0.4 * (trace[9].0 - st.k_s).powi(3) + st.w_max_segments,
             "W_est governs"
         );
     }
@@ -508,7 +484,7 @@ mod tests {
             smss,
         };
         cc.ssthresh_on_loss(&w, Time::ZERO, 0);
-        assert_eq!(cc.state().w_max, 100.0);
+        assert_eq!(cc.state(&w).cubic.unwrap().w_max_segments, 100.0);
         let w = Window {
             cwnd: 80 * smss,
             ssthresh: 0,
@@ -516,7 +492,7 @@ mod tests {
         };
         cc.ssthresh_on_loss(&w, Time::ZERO, 0);
         assert!(
-            (cc.state().w_max - 80.0 * 0.85).abs() < 1e-9,
+            (cc.state(&w).cubic.unwrap().w_max_segments - 80.0 * 0.85).abs() < 1e-9,
             "fast convergence: 80 (1 + β)/2"
         );
     }
@@ -541,6 +517,75 @@ mod tests {
         };
         let reduced = d.ssthresh_on_ecn(&w, Time::ZERO, 0);
         assert!(reduced.abs_diff(85_000) < 100, "cwnd (1 − α/2) = {reduced}");
+    }
+
+    #[test]
+    fn every_controller_reports_its_window_in_the_state() {
+        let w = Window {
+            cwnd: 12_000,
+            ssthresh: 6000,
+            smss: 1000,
+        };
+        let controllers = [
+            Cc::NewReno(NewReno::default()),
+            Cc::Cubic(Cubic::new(CubicConfig::default())),
+            Cc::Dctcp(Dctcp::new(1.0 / 16.0, 1.0)),
+        ];
+        for cc in controllers {
+            let st = cc.state(&w);
+            assert_eq!((st.cwnd_bytes, st.ssthresh_bytes), (12_000, 6000));
+            assert_eq!(st.cubic.is_some(), cc.name() == "cubic", "{}", cc.name());
+            assert_eq!(
+                st.dctcp_alpha.is_some(),
+                cc.name() == "dctcp",
+                "{}",
+                cc.name()
+            );
+        }
+    }
+
+    #[test]
+    fn cubic_state_reports_w_max_and_k_of_the_epoch() {
+        let smss = 1000;
+        let mut w = Window {
+            cwnd: 100 * smss,
+            ssthresh: u64::MAX / 2,
+            smss,
+        };
+        let mut cc = Cc::Cubic(Cubic::new(CubicConfig::default()));
+        w.ssthresh = cc.ssthresh_on_loss(&w, Time::ZERO, w.cwnd);
+        w.cwnd = w.ssthresh;
+        let st = cc.state(&w).cubic.unwrap();
+        assert_eq!(st.w_max_segments, 100.0);
+        assert_eq!(st.epoch_start, None, "the epoch starts with the next ACK");
+        // The first ACK in congestion avoidance starts the epoch: K = ∛(W_max (1 − β) / C).
+        cc.on_ack(&mut w, Time(5), smss, None);
+        let st = cc.state(&w).cubic.unwrap();
+        assert_eq!(st.epoch_start, Some(Time(5)));
+        assert_eq!(st.cwnd_epoch_segments, 70.0);
+        assert!((st.k_s - (100.0f64 * 0.3 / 0.4).cbrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn dctcp_state_reports_alpha_and_it_moves_after_an_ece_round() {
+        let w = Window {
+            cwnd: 10_000,
+            ssthresh: u64::MAX / 2,
+            smss: 1000,
+        };
+        let mut cc = Cc::Dctcp(Dctcp::new(1.0 / 16.0, 0.0));
+        assert_eq!(cc.state(&w).dctcp_alpha, Some(0.0));
+        // The first ACK, unmarked, closes the first observation window: F = 0, α stays 0.
+        cc.on_ack_ecn(1000, false, 1000, 10_000);
+        assert_eq!(cc.state(&w).dctcp_alpha, Some(0.0));
+        // The next ten ACKs are ECN-echoed; the one that passes the window's end closes it with
+        // F = 1: α = (1 − g) · 0 + g · 1.
+        for i in 2..=11 {
+            cc.on_ack_ecn(1000, true, i * 1000, 20_000);
+        }
+        let alpha = cc.state(&w).dctcp_alpha.unwrap();
+        assert!(alpha > 0.0, "α moved: {alpha}");
+        assert_eq!(alpha, 1.0 / 16.0);
     }
 
     #[test]

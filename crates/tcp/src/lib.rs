@@ -3,27 +3,32 @@
 //! - [`sender`]: NewReno loss recovery (RFC 5681, 6582), limited transmit (RFC 3042) and the
 //!   retransmission timer (RFC 6298). "An RTO fires" is [`TcpSender::on_timeout`].
 //! - [`receiver`]: cumulative ACKs, reassembly, delayed ACKs.
-//! - [`cc`]: the congestion-control trait and NewReno's window growth.
+//! - [`cc`]: the congestion-control trait and the controllers (NewReno, CUBIC, DCTCP).
+//! - [`cc_state`]: the window and controller state as plain values (a leaf module).
+//! - [`segment`]: the segments a sender emits (a leaf module).
 //! - [`rtt`]: SRTT/RTTVAR/RTO per RFC 6298.
 //! - [`policy`]: the hooks incast schemes use.
 
 pub mod cc;
+pub mod cc_state;
 pub mod policy;
 pub mod receiver;
 pub mod rtt;
 pub mod sack;
+pub mod segment;
 pub mod sender;
 pub mod timeout_class;
 
-pub use cc::{Cc, CongestionControl, Cubic, CubicConfig, CubicState, Dctcp, NewReno, Window};
+pub use cc::{Cc, CongestionControl, Cubic, CubicConfig, Dctcp, NewReno};
+pub use cc_state::{CcState, CubicState, Window};
 pub use policy::{AckInfo, ReceiverPolicy, SenderAction, SenderPolicy, SenderView, StandardTcp};
 pub use receiver::{
     AckOut, DelayedAckConfig, EcnFeedback, ReceiverConfig, ReceiverStats, TcpReceiver,
 };
 pub use rtt::{RtoConfig, RttEstimator};
+pub use segment::{Segment, SendCause};
 pub use sender::{
-    RecoveryExit, RttSampling, SUCCESSIVE_TIMEOUT_BINS, Segment, SendCause, SenderConfig,
-    SenderStats, TcpSender,
+    RecoveryExit, RttSampling, SUCCESSIVE_TIMEOUT_BINS, SenderConfig, SenderStats, TcpSender,
 };
 pub use timeout_class::{TimeoutClass, TimeoutClassStats};
 

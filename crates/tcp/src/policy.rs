@@ -10,8 +10,8 @@
 //! carries out itself (retransmit a marked segment, send a dummy packet, fire the RTO now, change
 //! the segment size). A scheme never mutates TCP state directly, so TCP's invariants stay TCP's.
 
-use crate::cc::CubicState;
-use crate::sender::Segment;
+use crate::cc_state::CcState;
+use crate::segment::Segment;
 use incastsim_core::{Duration, FlowId, Time};
 
 /// What a sender-side hook may look at.
@@ -19,8 +19,9 @@ use incastsim_core::{Duration, FlowId, Time};
 pub struct SenderView {
     pub now: Time,
     pub flow: FlowId,
-    pub cwnd: u64,
-    pub ssthresh: u64,
+    /// The congestion controller's state: cwnd and ssthresh (bytes), and CUBIC's curve (TCPRand
+    /// adapts to it) or DCTCP's α when the flow runs those.
+    pub cc: CcState,
     /// The segment size in use (SMSS), payload bytes.
     pub smss: u64,
     pub snd_una: u64,
@@ -46,8 +47,6 @@ pub struct SenderView {
     /// New data could be sent now (the application has unsent data and cwnd/rwnd allow a
     /// segment beyond snd_nxt).
     pub can_send_new: bool,
-    /// CUBIC's state, when the flow runs CUBIC (TCPRand adapts to it).
-    pub cubic: Option<CubicState>,
 }
 
 /// A cumulative ACK as the sender sees it.

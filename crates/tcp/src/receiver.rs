@@ -137,20 +137,7 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
         out: &mut Vec<AckOut>,
     ) -> u64 {
         if flags & incastsim_core::packet::flags::DUMMY != 0 {
-            // A scheme's dummy packet (PLATO): discarded; answered at once by a dummy ACK that
-            // carries the scheme's ACK flags. Receiver state is untouched.
-            self.stats.dummies += 1;
-            self.stats.acks_sent += 1;
-            let window = self.policy.advertised_window(now, self.cfg.window_bytes);
-            out.push(AckOut {
-                ack: self.rcv_nxt,
-                window,
-                ts_echo_ps: self.ts_recent,
-                ece: self.ece_state,
-                sack_blocks: [(0, 0); 3],
-                sack_count: 0,
-                flags: incastsim_core::packet::flags::DUMMY | self.policy.ack_flags(flags),
-            });
+            self.answer_dummy(now, flags, out);
             return 0;
         }
         self.stats.segments += 1;
@@ -162,24 +149,7 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
                 self.ack_flags |= self.policy.ack_flags(flags);
             }
         }
-        match self.cfg.ecn {
-            EcnFeedback::Off => {}
-            EcnFeedback::Classic => {
-                // A CWR ends the echo; a CE (even on the same segment) starts it again.
-                if flags & incastsim_core::packet::flags::CWR != 0 {
-                    self.ece_state = false;
-                }
-                self.ece_state |= ce;
-            }
-            EcnFeedback::Dctcp => {
-                if ce != self.ece_state {
-                    if self.unacked_segments > 0 {
-                        self.send_ack(now, out); // acknowledges the earlier data with the old state
-                    }
-                    self.ece_state = ce;
-                }
-            }
-        }
+        self.update_ecn_echo(now, flags, ce, out);
         let end = seq + len as u64;
         let before = self.rcv_nxt;
         // No byte of the segment has arrived before (the ranges are sorted and disjoint).
@@ -235,6 +205,48 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
             }
         }
         delivered
+    }
+
+    /// A scheme's dummy packet (PLATO): discarded; answered at once by a dummy ACK that carries
+    /// the scheme's ACK flags. Receiver state is untouched.
+    #[inline(always)]
+    fn answer_dummy(&mut self, now: Time, flags: u8, out: &mut Vec<AckOut>) {
+        self.stats.dummies += 1;
+        self.stats.acks_sent += 1;
+        let window = self.policy.advertised_window(now, self.cfg.window_bytes);
+        out.push(AckOut {
+            ack: self.rcv_nxt,
+            window,
+            ts_echo_ps: self.ts_recent,
+            ece: self.ece_state,
+            sack_blocks: [(0, 0); 3],
+            sack_count: 0,
+            flags: incastsim_core::packet::flags::DUMMY | self.policy.ack_flags(flags),
+        });
+    }
+
+    /// The ECN-Echo state the next ACKs carry, after a segment with flags `flags` (`ce`: marked
+    /// Congestion Experienced) arrived.
+    #[inline(always)]
+    fn update_ecn_echo(&mut self, now: Time, flags: u8, ce: bool, out: &mut Vec<AckOut>) {
+        match self.cfg.ecn {
+            EcnFeedback::Off => {}
+            EcnFeedback::Classic => {
+                // A CWR ends the echo; a CE (even on the same segment) starts it again.
+                if flags & incastsim_core::packet::flags::CWR != 0 {
+                    self.ece_state = false;
+                }
+                self.ece_state |= ce;
+            }
+            EcnFeedback::Dctcp => {
+                if ce != self.ece_state {
+                    if self.unacked_segments > 0 {
+                        self.send_ack(now, out); // acknowledges the earlier data with the old state
+                    }
+                    self.ece_state = ce;
+                }
+            }
+        }
     }
 
     /// The delayed-ACK timer expired.

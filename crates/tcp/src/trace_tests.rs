@@ -381,3 +381,29 @@ fn ecn_echo_halves_once_per_window_and_sets_cwr() {
     assert!(out[0].flags & cwr != 0, "{out:?}");
     assert!(out[1..].iter().all(|g| g.flags & cwr == 0));
 }
+
+#[test]
+fn cc_state_exposes_dctcp_alpha_and_it_moves_after_an_ece_round() {
+    let cfg = SenderConfig {
+        ecn: true,
+        ..config(10, false)
+    };
+    let dctcp = Cc::Dctcp(Dctcp::new(1.0 / 16.0, 0.0));
+    let mut s = TcpSender::new(0, cfg, dctcp, StandardTcp);
+    let mut out = Vec::new();
+    s.write(us(0), 100_000, &mut out);
+    let st = s.cc_state();
+    assert_eq!((st.dctcp_alpha, st.cubic), (Some(0.0), None));
+    // A round of ACKs, every one ECN-echoed. The first closes DCTCP's first observation window
+    // (all of it marked: F = 1, α = g); the rest fill the next, which ends at snd_nxt = 10000.
+    for i in 1..=10 {
+        let mut a = AckInfo::plain(i * 1000, 1 << 20, 0);
+        a.ece = true;
+        s.on_ack(us(100 + i), &a, &mut out);
+    }
+    let st = s.cc_state();
+    assert_eq!(st.dctcp_alpha, Some(1.0 / 16.0));
+    assert_eq!(s.view(us(200)).cc, st, "hooks see the same state");
+    let w = s.window();
+    assert_eq!((st.cwnd_bytes, st.ssthresh_bytes), (w.cwnd, w.ssthresh));
+}

@@ -1,0 +1,34 @@
+//! The segments a sender hands to the caller for the wire: a leaf module of plain values, shared
+//! by the sender and the policy hooks (which see each outgoing segment).
+
+/// Why a segment is being sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendCause {
+    New,
+    LimitedTransmit,
+    FastRetransmit,
+    PartialAck,
+    /// A retransmission chosen by RFC 6675 NextSeg() during SACK recovery.
+    SackRetransmit,
+    Timeout,
+    /// Resent after a timeout as the window reopens from snd_una (go-back-N).
+    GoBackN,
+    /// A retransmission a scheme asked for
+    /// ([`crate::policy::SenderAction::RetransmitHighest`] / `Oldest`).
+    Scheme,
+    /// A scheme's dummy packet: no payload, outside the sequence space.
+    Dummy,
+}
+
+/// A segment the caller must put on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub seq: u64,
+    pub len: u32,
+    pub cause: SendCause,
+    /// Packet flag bits (RETX, CWR, scheme labels).
+    pub flags: u8,
+    /// Send as ECN-capable (ECT(0)): new data of an ECN flow (RFC 3168 §6.1.5: never a
+    /// retransmission).
+    pub ect: bool,
+}
