@@ -122,7 +122,7 @@ fn check(args: CheckArgs) -> Result<()> {
 
 /// Prints every scheme with its parameters at their defaults, as they go in a config.
 fn schemes() {
-    use incastsim::scenario::scheme_config::{SCHEMES, SchemeConfig};
+    use incastsim::config::scheme::{SCHEMES, SchemeConfig};
     println!("Schemes (config: `scheme: <name>` or `scheme: {{name: <name>, <param>: <value>}}`):");
     for (name, about) in SCHEMES {
         println!("\n{name}\n  {about}");

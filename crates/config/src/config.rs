@@ -6,12 +6,10 @@
 //! (`incastsim_scenario::check_buildable`). Defaults are the incast literature's (benchmark S1),
 //! and [`Config::resolved`] fills every default in so the printed config says exactly what ran.
 
-use crate::error::ConfigError;
 use crate::scheme::SchemeConfig;
 use crate::tcp::{CongestionControlName, TcpConfig};
 use crate::topology::TopologyConfig;
 use crate::traffic::TrafficConfig;
-use crate::tree::{apply_override, deep_merge, parse_tree};
 use crate::units::Dur;
 use crate::workload::{BackgroundConfig, MetricsConfig, TimeSeriesConfig, WorkloadConfig};
 use incastsim_core::Duration;
@@ -69,15 +67,6 @@ fn default_name() -> String {
 fn default_seed() -> u64 {
     1
 }
-pub(crate) fn default_one() -> u32 {
-    1
-}
-pub(crate) fn default_true() -> bool {
-    true
-}
-pub(crate) fn default_zero_dur() -> Dur {
-    Dur(Duration::ZERO)
-}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -99,63 +88,6 @@ fn default_max_sim_time() -> Dur {
 }
 
 impl Config {
-    /// Reads, overrides, type-checks and validates a config file ([`Config::validate`]: the
-    /// config-only checks; the scenario crate's `check_buildable` does the rest).
-    pub fn load(path: &std::path::Path, overrides: &[String]) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
-        Config::from_yaml(&text, overrides)
-    }
-
-    /// [`Config::load`] on YAML text.
-    pub fn from_yaml(text: &str, overrides: &[String]) -> Result<Config, ConfigError> {
-        let mut tree = parse_tree(text)?;
-        for o in overrides {
-            apply_override(&mut tree, o)?;
-        }
-        // `--set sweep=null` runs a sweep config's base point as one scenario.
-        if let Some(m) = tree.as_object_mut()
-            && m.get("sweep").is_some_and(|v| v.is_null())
-        {
-            m.remove("sweep");
-        }
-        if tree.get("sweep").is_some() {
-            return Err(ConfigError::HasSweep);
-        }
-        Config::from_tree(tree)
-    }
-
-    /// Type-checks, resolves and validates ([`Config::validate`]) a config tree, with any
-    /// overrides already applied.
-    pub fn from_tree(mut tree: serde_json::Value) -> Result<Config, ConfigError> {
-        // A flow override's `tcp` is partial: complete it from the top-level `tcp`.
-        let base_tcp = tree
-            .get("tcp")
-            .cloned()
-            .unwrap_or(serde_json::Value::Object(Default::default()));
-        if let Some(serde_json::Value::Array(groups)) = tree.get_mut("flow_overrides") {
-            for g in groups.iter_mut() {
-                if let Some(over) = g.get("tcp").cloned() {
-                    let mut merged = base_tcp.clone();
-                    deep_merge(&mut merged, &over);
-                    g["tcp"] = merged;
-                }
-            }
-        }
-        let cfg: Config = serde_path_to_error::deserialize(tree).map_err(|e| {
-            let key = e.path().to_string();
-            ConfigError::Key {
-                key: if key == "." { "config".into() } else { key },
-                message: e.into_inner().to_string(),
-            }
-        })?;
-        let cfg = cfg.resolved();
-        cfg.validate()?;
-        Ok(cfg)
-    }
-
     /// Fills in defaults that depend on other keys, so the config says exactly what runs.
     pub fn resolved(mut self) -> Config {
         for t in
@@ -195,12 +127,5 @@ impl Config {
             .iter()
             .find(|g| g.flows.contains(&f))
             .map_or(&self.tcp, |g| &g.tcp)
-    }
-
-    /// The checks that need only config values: ranges, units, buffers against packet sizes,
-    /// queue thresholds, host selectors, scheme parameters. Refuses scenarios that cannot run,
-    /// naming the key and what is allowed. [`Config::from_tree`] runs it.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        crate::check::check_config(self)
     }
 }

@@ -10,8 +10,10 @@
 
 pub mod check;
 pub mod config;
+mod defaults;
 pub mod error;
 pub mod experiment;
+mod load;
 pub mod scheme;
 pub mod tcp;
 pub mod topology;

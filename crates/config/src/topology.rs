@@ -1,6 +1,6 @@
 //! The `topology:` section: built-in topologies, custom graphs, links, buffers and queues.
 
-use crate::config::{default_one, default_true, default_zero_dur};
+use crate::defaults::{default_one, default_true, default_zero_dur};
 use crate::units::{Buffer, Dur, Rate};
 use incastsim_core::{BitsPerSec, Duration};
 use serde::{Deserialize, Serialize};

@@ -1,7 +1,7 @@
 //! The workload and what else shares the network: `workload:`, `background:`, `metrics:` and
 //! `time_series:`.
 
-use crate::config::{default_one, default_true, default_zero_dur};
+use crate::defaults::{default_one, default_true, default_zero_dur};
 use crate::units::{Bytes, Dur, Rate};
 use incastsim_core::Duration;
 use serde::{Deserialize, Serialize};

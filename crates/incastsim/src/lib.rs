@@ -9,6 +9,8 @@
 //! println!("{} Mbps, {} RTOs", result.run.goodput_mbps, result.run.rto_count);
 //! ```
 
+/// The config schema, units, `--set` overrides and config-only checks.
+pub use incastsim_config as config;
 pub use incastsim_core as core;
 /// The papers' closed-form incast models (`incastsim model`).
 pub use incastsim_models as models;

@@ -13,7 +13,6 @@
 
 pub mod build;
 pub mod cdf;
-pub mod config;
 pub mod diagnostics;
 pub mod engine;
 pub mod enqueue_experiment;
@@ -22,12 +21,13 @@ pub mod metrics;
 pub mod plan;
 mod results;
 pub mod scheme_build;
-pub mod scheme_config;
 pub mod traffic;
-pub mod units;
 
 pub use config::{Config, ConfigError};
 pub use engine::{Outcome, Simulation};
+/// The config crate: schema, units, overrides, config-only checks.
+pub use incastsim_config as config;
+pub use incastsim_config::units;
 pub use metrics::{
     DropRunRecord, FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult, TimeSeriesRecord,
 };

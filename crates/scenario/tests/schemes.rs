@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use incastsim_scenario::scheme_config::{SCHEMES, SchemeConfig};
+use incastsim_scenario::config::scheme::{SCHEMES, SchemeConfig};
 use incastsim_scenario::{Config, from_yaml_checked};
 
 /// Debug strings compare every field, NaN ones included (NaN != NaN under ==).

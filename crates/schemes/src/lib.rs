@@ -4,7 +4,7 @@
 //! The simulation holds one [`SenderScheme`] / [`ReceiverScheme`] per connection: an enum, so
 //! hooks are a `match` on the per-packet path and runs without a scheme pay nothing. A new scheme
 //! is a type implementing the policy traits (one module) plus one variant here and one config
-//! struct in `incastsim-scenario` (`scheme_config.rs`); see ARCHITECTURE.md "How to add a scheme".
+//! struct in `incastsim-config` (`crates/config/src/scheme.rs`); see ARCHITECTURE.md "How to add a scheme".
 
 pub mod dsr;
 pub mod ictcp;

@@ -378,7 +378,7 @@ workload: {kind: synchronized_reads, sru: 64KB, blocks: 2}
 
     #[test]
     fn scheme_parameters_are_sweep_keys() {
-        use incastsim_scenario::scheme_config::SchemeConfig;
+        use incastsim_scenario::config::SchemeConfig;
         let s = sweep("{grid: {scheme: [none, maa]}}").unwrap();
         assert_eq!(
             s.points[1].config.scheme,

@@ -74,16 +74,17 @@ impl Sampler {
         for i in 0..self.flows.len() {
             let f = self.flows[i];
             let s = &transport.senders[f as usize];
-            let w = s.window();
+            // The controller-independent state view (the same fields for every controller).
+            let cc = s.cc_state();
             let object = format!("flow {f}");
             let srtt = s.rtt().srtt().map_or(f64::NAN, |d| d.as_us_f64());
             let rto = s.rtt().backed_off_rto(0).as_ms_f64();
-            self.record(t, &object, "cwnd_bytes", w.cwnd as f64);
+            self.record(t, &object, "cwnd_bytes", cc.cwnd_bytes as f64);
             self.record(
                 t,
                 &object,
                 "ssthresh_bytes",
-                w.ssthresh.min(u32::MAX as u64) as f64,
+                cc.ssthresh_bytes.min(u32::MAX as u64) as f64,
             );
             self.record(t, &object, "rto_ms", rto);
             self.record(t, &object, "srtt_us", srtt);

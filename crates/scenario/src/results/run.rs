@@ -54,7 +54,7 @@ fn identity(sim: &Simulation) -> RunRecord {
         mss_bytes: cfg.tcp.mss.0,
         header_bytes: cfg.tcp.header.0,
         rto_min_us: cfg.tcp.rto_min.0.as_us_f64(),
-        fast_retransmit_bound: crate::scheme_config::fast_retransmit_sender_bound(cfg),
+        fast_retransmit_bound: crate::metrics::fast_retransmit_sender_bound(cfg),
         sru_bytes,
         blocks: match &cfg.workload {
             WorkloadConfig::SynchronizedReads { blocks, .. } => *blocks,
