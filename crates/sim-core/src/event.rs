@@ -68,8 +68,7 @@ impl<E: Copy> EventQueue<E> {
         let entry = Entry { key, payload };
         if self.root_is_hole {
             self.root_is_hole = false;
-            self.heap[0] = entry;
-            self.sift_down(0);
+            self.sift_down(0, entry);
         } else {
             self.heap.push(entry);
             self.sift_up(self.heap.len() - 1);
@@ -115,8 +114,7 @@ impl<E: Copy> EventQueue<E> {
         self.root_is_hole = false;
         let last = self.heap.pop().expect("a hole implies a slot");
         if !self.heap.is_empty() {
-            self.heap[0] = last;
-            self.sift_down(0);
+            self.sift_down(0, last);
         }
     }
 
@@ -134,9 +132,9 @@ impl<E: Copy> EventQueue<E> {
         self.heap[i] = entry;
     }
 
+    /// Places `entry` in the hole at `i` or below it (the slot's old content is overwritten).
     #[inline]
-    fn sift_down(&mut self, mut i: usize) {
-        let entry = self.heap[i];
+    fn sift_down(&mut self, mut i: usize, entry: Entry<E>) {
         let n = self.heap.len();
         loop {
             let first = i * ARITY + 1;

@@ -29,7 +29,7 @@ use apps::generated::GeneratedFlows;
 use apps::sync_reads::Delivery;
 use apps::udp::UdpSource;
 use incastsim_core::{EventQueue, HostId, Packet, PacketKind, Time};
-use network::{AdmissionDrop, Arrival, Network};
+use network::{AdmissionDrop, Network};
 use probes::Sampler;
 use transport::Transport;
 
@@ -177,13 +177,14 @@ impl Simulation {
     fn dispatch(&mut self, now: Time, ev: Event) {
         match ev {
             Event::PortHead { port } => {
-                match self
-                    .network
-                    .on_head_arrival(now, port, &mut self.events, &mut self.diag)
-                {
-                    Arrival::Moved => {}
-                    Arrival::Dropped(drop) => self.on_admission_drop(now, drop),
-                    Arrival::AtHost(packet) => self.deliver_to_host(now, packet),
+                let arrival =
+                    self.network
+                        .on_head_arrival(now, port, &mut self.events, &mut self.diag);
+                if let Some(drop) = arrival.dropped {
+                    self.on_admission_drop(now, drop);
+                }
+                if let Some(packet) = arrival.at_host {
+                    self.deliver_to_host(now, packet);
                 }
             }
             Event::PortTxDone { port } => self.network.on_tx_done(now, port, &mut self.events),

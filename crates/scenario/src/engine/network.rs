@@ -29,14 +29,14 @@ pub struct AdmissionDrop {
     pub kind: PacketKind,
 }
 
-/// What became of the head packet of a port that reached the far end of its link.
-pub enum Arrival {
-    /// Lost on the link, or forwarded by a switch into its next port.
-    Moved,
-    /// Forwarded by a switch, but its next port refused it.
-    Dropped(AdmissionDrop),
+/// What became of the head packet of a port that reached the far end of its link: delivered to
+/// its destination host, or forwarded by a switch into its next port, which may have refused it
+/// (both `None` if the link lost it or the next port took it).
+pub struct Arrival {
     /// Arrived at its destination host.
-    AtHost(Packet),
+    pub at_host: Option<Packet>,
+    /// Forwarded by a switch, but its next port refused it.
+    pub dropped: Option<AdmissionDrop>,
 }
 
 pub struct Network {
@@ -67,19 +67,25 @@ impl Network {
         if let Some(at) = arrival.next_head_at {
             events.schedule(at, Event::PortHead { port });
         }
-        let Some(packet) = arrival.packet else {
-            return Arrival::Moved;
-        };
-        match self.fabric.nodes[to as usize] {
-            NodeKind::Switch(_) => match self.forward(now, to, packet, port, events, diag) {
-                None => Arrival::Moved,
-                Some(drop) => Arrival::Dropped(drop),
-            },
-            NodeKind::Host(h) => {
-                debug_assert_eq!(packet.dst, h, "packet delivered to the wrong host");
-                self.counters.delivered += 1;
-                Arrival::AtHost(packet)
-            }
+        let at_switch = matches!(self.fabric.nodes[to as usize], NodeKind::Switch(_));
+        if at_switch && let Some(packet) = arrival.packet {
+            return Arrival {
+                at_host: None,
+                dropped: self.forward(now, to, packet, port, events, diag),
+            };
+        }
+        // At a host: handed back as it came off the link (moving it into other news costs a
+        // copy of the packet per delivery).
+        if let Some(packet) = &arrival.packet {
+            debug_assert!(
+                self.fabric.nodes[to as usize] == NodeKind::Host(packet.dst),
+                "packet delivered to the wrong host"
+            );
+            self.counters.delivered += 1;
+        }
+        Arrival {
+            at_host: arrival.packet,
+            dropped: None,
         }
     }
 
