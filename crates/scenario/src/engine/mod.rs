@@ -314,12 +314,12 @@ impl Simulation {
     /// Sends what flow f's sender just emitted.
     fn transmit_segments(&mut self, now: Time, f: usize) {
         let src = self.transport.flows[f].src;
+        let deferred = self.transport.has_send_overhead(f);
         for i in 0..self.transport.segments.len() {
             let packet = self.transport.data_packet(now, f, i);
-            if let Some(packet) =
-                self.transport
-                    .after_send_overhead(now, f, packet, &mut self.events)
-            {
+            if deferred {
+                self.transport.defer(now, f, packet, &mut self.events);
+            } else {
                 self.send_from_host(now, src, packet);
             }
         }

@@ -237,29 +237,25 @@ impl Transport {
         packet
     }
 
-    /// With a send overhead, queues the packet to leave later and returns None (ns-2's
-    /// `overhead_`: an extra U[0, max], never overtaking the previous segment); else returns it.
+    /// Whether flow f's segments wait a random send overhead before leaving.
     #[inline]
-    pub fn after_send_overhead(
-        &mut self,
-        now: Time,
-        f: usize,
-        packet: Packet,
-        events: &mut EventQueue<Event>,
-    ) -> Option<Packet> {
-        let Some(o) = self.send_overhead.get_mut(f) else {
-            return Some(packet);
-        };
-        if o.plan.max == Duration::ZERO {
-            return Some(packet);
-        }
+    pub fn has_send_overhead(&self, f: usize) -> bool {
+        self.send_overhead
+            .get(f)
+            .is_some_and(|o| o.plan.max > Duration::ZERO)
+    }
+
+    /// Queues a packet of a flow with a send overhead to leave later (ns-2's `overhead_`: an
+    /// extra U[0, max], never overtaking the previous segment).
+    #[cold]
+    pub fn defer(&mut self, now: Time, f: usize, packet: Packet, events: &mut EventQueue<Event>) {
+        let o = &mut self.send_overhead[f];
         let release = (now + o.plan.rng.duration_up_to(o.plan.max)).max(o.last_release);
         o.last_release = release;
         o.pending.push_back((release, packet));
         if o.pending.len() == 1 {
             events.schedule(release, Event::DeferredSend { flow: f as u32 });
         }
-        None
     }
 
     /// The next overhead-delayed packet of `flow` leaves now.
