@@ -136,18 +136,7 @@ impl Simulation {
             Workload::Traffic { duration, .. } => {
                 self.events.schedule(now + *duration, Event::End);
             }
-            Workload::Bulk {
-                duration,
-                start_jitter,
-                jitter_rngs,
-            } => {
-                for (f, rng) in jitter_rngs.iter_mut().enumerate() {
-                    let at = now + rng.duration_up_to(*start_jitter);
-                    self.events
-                        .schedule(at, Event::ServerStart { flow: f as u32 });
-                }
-                self.events.schedule(now + *duration, Event::End);
-            }
+            Workload::Bulk(b) => b.start(now, &mut self.events),
         }
     }
 
@@ -176,82 +165,106 @@ impl Simulation {
     #[inline(always)]
     fn dispatch(&mut self, now: Time, ev: Event) {
         match ev {
-            Event::PortHead { port } => {
-                let arrival =
-                    self.network
-                        .on_head_arrival(now, port, &mut self.events, &mut self.diag);
-                if let Some(drop) = arrival.dropped {
-                    self.on_admission_drop(now, drop);
-                }
-                if let Some(packet) = arrival.at_host {
-                    self.deliver_to_host(now, packet);
-                }
-            }
+            Event::PortHead { port } => self.on_port_head(now, port),
             Event::PortTxDone { port } => self.network.on_tx_done(now, port, &mut self.events),
-            Event::Rto { flow, generation } => {
-                if self
-                    .transport
-                    .on_rto_event(now, flow, generation, &mut self.events)
-                {
-                    self.transmit_segments(now, flow as usize);
-                    self.transport
-                        .sync_rto_timer(flow as usize, &mut self.events);
-                }
-            }
-            Event::DelayedAck { flow, generation } => {
-                if self
-                    .transport
-                    .on_delack_event(now, flow, generation, &mut self.events)
-                {
-                    self.transmit_acks(now, flow as usize);
-                    self.transport
-                        .sync_delack_timer(flow as usize, &mut self.events);
-                }
-            }
+            Event::Rto { flow, generation } => self.on_rto(now, flow, generation),
+            Event::DelayedAck { flow, generation } => self.on_delayed_ack(now, flow, generation),
             Event::ServerStart { flow } => self.server_start(now, flow as usize),
             Event::RequestCheck { block } => self.on_request_check(now, block),
-            Event::UdpSend { source } => {
-                let i = source as usize;
-                if let Some((src, packet)) =
-                    self.udp[i].send(now, i, self.header_bytes, &mut self.events)
-                {
-                    self.send_from_host(now, src, packet);
-                }
-            }
+            Event::UdpSend { source } => self.on_udp_send(now, source as usize),
             Event::FlowStart { flow } => self.flow_start(now, flow as usize),
-            Event::FlowStop { flow } => {
-                let f = flow as usize;
-                if let FlowOrigin::Generated { index, .. } = self.transport.origin[f] {
-                    self.transport.senders[f].stop_writing();
-                    let delivered = self.transport.receivers[f].stats().delivered_bytes;
-                    self.generated.on_stop(index as usize, delivered);
-                }
-            }
-            Event::DeferredSend { flow } => {
-                if let Some(packet) = self.transport.release_deferred(now, flow, &mut self.events) {
-                    let src = self.transport.flows[flow as usize].src;
-                    self.send_from_host(now, src, packet);
-                }
-            }
+            Event::FlowStop { flow } => self.on_flow_stop(flow as usize),
+            Event::DeferredSend { flow } => self.on_deferred_send(now, flow),
             Event::Sample => {
                 self.sampler
                     .sample(now, &mut self.network, &self.transport, &mut self.events)
             }
-            Event::End => {
-                let drain = matches!(self.workload, Workload::Traffic { drain: true, .. });
-                if !(drain && self.generated.start_draining()) {
-                    self.finish(now);
-                }
-            }
-            Event::SchemeTimer { flow } => {
-                let f = flow as usize;
-                if self.transport.on_scheme_timer(now, f) {
-                    self.transmit_segments(now, f);
-                }
-                // Re-arms the timer while data is outstanding.
-                self.transport.sync_rto_timer(f, &mut self.events);
-            }
+            Event::End => self.on_end(now),
+            Event::SchemeTimer { flow } => self.on_scheme_timer(now, flow as usize),
         }
+    }
+
+    // ----- event handlers: the per-packet ones inlined into the loop, the rare ones not -----
+
+    /// The head packet of a port reaches the far end of its link.
+    #[inline(always)]
+    fn on_port_head(&mut self, now: Time, port: u32) {
+        let arrival = self
+            .network
+            .on_head_arrival(now, port, &mut self.events, &mut self.diag);
+        if let Some(drop) = arrival.dropped {
+            self.on_admission_drop(now, drop);
+        }
+        if let Some(packet) = arrival.at_host {
+            self.deliver_to_host(now, packet);
+        }
+    }
+
+    #[inline(always)]
+    fn on_rto(&mut self, now: Time, flow: u32, generation: u32) {
+        if self
+            .transport
+            .on_rto_event(now, flow, generation, &mut self.events)
+        {
+            self.transmit_segments(now, flow as usize);
+            self.transport
+                .sync_rto_timer(flow as usize, &mut self.events);
+        }
+    }
+
+    #[inline(always)]
+    fn on_delayed_ack(&mut self, now: Time, flow: u32, generation: u32) {
+        if self
+            .transport
+            .on_delack_event(now, flow, generation, &mut self.events)
+        {
+            self.transmit_acks(now, flow as usize);
+            self.transport
+                .sync_delack_timer(flow as usize, &mut self.events);
+        }
+    }
+
+    #[inline]
+    fn on_udp_send(&mut self, now: Time, i: usize) {
+        if let Some((src, packet)) = self.udp[i].send(now, i, self.header_bytes, &mut self.events) {
+            self.send_from_host(now, src, packet);
+        }
+    }
+
+    /// A fixed-duration flow's application stops writing.
+    #[inline]
+    fn on_flow_stop(&mut self, f: usize) {
+        if let FlowOrigin::Generated { index, .. } = self.transport.origin[f] {
+            self.transport.senders[f].stop_writing();
+            let delivered = self.transport.receivers[f].stats().delivered_bytes;
+            self.generated.on_stop(index as usize, delivered);
+        }
+    }
+
+    #[inline]
+    fn on_deferred_send(&mut self, now: Time, flow: u32) {
+        if let Some(packet) = self.transport.release_deferred(now, flow, &mut self.events) {
+            let src = self.transport.flows[flow as usize].src;
+            self.send_from_host(now, src, packet);
+        }
+    }
+
+    /// The end of a fixed-duration workload (or of a traffic workload's arrivals).
+    #[inline]
+    fn on_end(&mut self, now: Time) {
+        let drain = matches!(self.workload, Workload::Traffic { drain: true, .. });
+        if !(drain && self.generated.start_draining()) {
+            self.finish(now);
+        }
+    }
+
+    #[inline]
+    fn on_scheme_timer(&mut self, now: Time, f: usize) {
+        if self.transport.on_scheme_timer(now, f) {
+            self.transmit_segments(now, f);
+        }
+        // Re-arms the timer while data is outstanding.
+        self.transport.sync_rto_timer(f, &mut self.events);
     }
 
     /// A host hands a packet to its NIC.

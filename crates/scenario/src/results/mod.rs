@@ -89,7 +89,7 @@ impl Simulation {
         let (blocks_requested, block_bytes) = match &self.workload {
             Workload::SyncReads(w) => (w.blocks_requested(), w.per_flow_bytes.iter().sum()),
             // No blocks: the whole run is one transfer of what was delivered.
-            Workload::Bulk { .. } | Workload::Traffic { .. } => (
+            Workload::Bulk(_) | Workload::Traffic { .. } => (
                 1,
                 self.transport.receivers[..model_flows]
                     .iter()

@@ -13,7 +13,7 @@ use incastsim_tcp::SUCCESSIVE_TIMEOUT_BINS;
 pub(crate) fn block_times_ms(sim: &Simulation) -> Vec<f64> {
     match &sim.workload {
         Workload::SyncReads(w) => w.block_times.iter().map(|d| d.as_ms_f64()).collect(),
-        Workload::Bulk { .. } | Workload::Traffic { .. } => Vec::new(),
+        Workload::Bulk(_) | Workload::Traffic { .. } => Vec::new(),
     }
 }
 
@@ -34,7 +34,7 @@ fn identity(sim: &Simulation) -> RunRecord {
         Workload::SyncReads(w) => {
             w.per_flow_bytes.iter().sum::<u64>() as f64 / w.per_flow_bytes.len() as f64
         }
-        Workload::Bulk { .. } | Workload::Traffic { .. } => 0.0,
+        Workload::Bulk(_) | Workload::Traffic { .. } => 0.0,
     };
     RunRecord {
         scenario: cfg.name.clone(),

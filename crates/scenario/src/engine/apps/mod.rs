@@ -2,12 +2,14 @@
 //! their own state, schedule their own events and hand back news (a request to send, a block
 //! done) as return values; the engine acts on it.
 
+pub mod bulk;
 pub mod generated;
 pub mod sync_reads;
 pub mod udp;
 
 use crate::plan::WorkloadPlan;
-use incastsim_core::{Duration, SimRng};
+pub use bulk::Bulk;
+use incastsim_core::Duration;
 pub use sync_reads::SyncReads;
 
 /// Bytes an always-busy application writes: far more than any run can send.
@@ -16,12 +18,7 @@ pub const ALWAYS_HAS_DATA: u64 = u64::MAX / 4;
 /// The workload application.
 pub enum Workload {
     SyncReads(SyncReads),
-    /// Bulk senders: always have data from their start (after a jitter) to `duration`.
-    Bulk {
-        duration: Duration,
-        start_jitter: Duration,
-        jitter_rngs: Vec<SimRng>,
-    },
+    Bulk(Bulk),
     /// Only the traffic generators; arrivals end at `duration`, then drain if asked.
     Traffic {
         duration: Duration,
@@ -37,11 +34,11 @@ impl Workload {
                 duration,
                 start_jitter,
                 jitter_rngs,
-            } => Workload::Bulk {
+            } => Workload::Bulk(Bulk {
                 duration,
                 start_jitter,
                 jitter_rngs,
-            },
+            }),
             WorkloadPlan::Traffic { duration, drain } => Workload::Traffic { duration, drain },
         }
     }
@@ -50,7 +47,7 @@ impl Workload {
     pub fn bytes_to_write(&self, f: usize) -> u64 {
         match self {
             Workload::SyncReads(w) => w.per_flow_bytes[f],
-            Workload::Bulk { .. } | Workload::Traffic { .. } => ALWAYS_HAS_DATA,
+            Workload::Bulk(_) | Workload::Traffic { .. } => ALWAYS_HAS_DATA,
         }
     }
 }

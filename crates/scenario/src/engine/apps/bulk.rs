@@ -1,0 +1,23 @@
+//! Bulk transfer: every workload flow's application always has data, from its start (after its
+//! start jitter) until the workload's fixed duration ends.
+
+use crate::engine::event::Event;
+use incastsim_core::{Duration, EventQueue, SimRng, Time};
+
+pub struct Bulk {
+    pub duration: Duration,
+    pub start_jitter: Duration,
+    /// Per sender: its start jitter's random stream.
+    pub jitter_rngs: Vec<SimRng>,
+}
+
+impl Bulk {
+    /// Schedules every sender's start (after its jitter), then the end of the run.
+    pub fn start(&mut self, now: Time, events: &mut EventQueue<Event>) {
+        for (f, rng) in self.jitter_rngs.iter_mut().enumerate() {
+            let at = now + rng.duration_up_to(self.start_jitter);
+            events.schedule(at, Event::ServerStart { flow: f as u32 });
+        }
+        events.schedule(now + self.duration, Event::End);
+    }
+}
