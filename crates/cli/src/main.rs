@@ -7,6 +7,7 @@ mod sweep_cmd;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use incastsim::output::{Manifest, write_run_outputs};
+use incastsim::scenario::metrics::RunRecord;
 use incastsim::scenario::{Config, ConfigError, Outcome, Simulation};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -172,7 +173,19 @@ fn run(mut args: RunArgs) -> Result<()> {
         packets_per_s: r.packets_sent as f64 / wall_s,
     };
     write_run_outputs(&out, &cfg, std::slice::from_ref(&result), &manifest)?;
+    print_run_summary(r, outcome, wall_s, cfg.metrics.models, &out);
+    Ok(())
+}
 
+/// Prints what a run did (goodput, RTOs, drops, blocks or fairness, speed, and the book's models
+/// when asked for) and where its results are.
+fn print_run_summary(
+    r: &RunRecord,
+    outcome: Outcome,
+    wall_s: f64,
+    models: bool,
+    out: &std::path::Path,
+) {
     println!(
         "{}: {} topology, {} senders, {}, seed {}",
         r.scenario, r.topology, r.senders, r.workload, r.seed
@@ -204,7 +217,7 @@ fn run(mut args: RunArgs) -> Result<()> {
         r.events as f64 / wall_s / 1e6,
         r.packets_sent as f64 / wall_s / 1e6
     );
-    if cfg.metrics.models {
+    if models {
         println!(
             "  book models (p_c {:.4}, p_r {:.4}, δ {:.2}, RTT {:.0} us, T0 {:.0} ms): TD-only {:.1}, Full {:.1}, Split {:.1} Mbps{}",
             r.p_c,
@@ -223,5 +236,4 @@ fn run(mut args: RunArgs) -> Result<()> {
         );
     }
     println!("  results in {}", out.display());
-    Ok(())
 }

@@ -8,7 +8,7 @@
 use crate::config::Config;
 use crate::error::{ConfigError, invalid};
 use crate::tcp::TcpConfig;
-use crate::topology::{LinkDefaults, QueueConfig, TopologyConfig};
+use crate::topology::{LinkDefaults, QueueConfig, TopologyConfig, WredProfile};
 use crate::units::{Buffer, Rate};
 use crate::workload::{BackgroundConfig, HostSelector, WorkloadConfig};
 use incastsim_core::Duration;
@@ -515,56 +515,11 @@ fn check_request_size(request_size: u64, t: &TcpConfig) -> Result<(), ConfigErro
     Ok(())
 }
 
+/// The config key of the switch queue; its thresholds are `QUEUE_KEY.<name>`.
+const QUEUE_KEY: &str = "topology.switch_queue";
+
 /// RED, WRED, ECN and admission thresholds: sizes in one unit, ordered, with valid weights.
 fn check_queue(q: &QueueConfig) -> Result<(), ConfigError> {
-    let key = "topology.switch_queue";
-    let threshold = |k: &str, b: &Buffer| -> Result<f64, ConfigError> {
-        match *b {
-            Buffer::Bytes(n) => Ok(n as f64),
-            Buffer::Packets(n) => Ok(n as f64),
-            Buffer::Unlimited => Err(invalid(
-                &format!("{key}.{k}"),
-                b,
-                "a size in bytes or packets",
-            )),
-        }
-    };
-    let same_unit = |a: &Buffer, b: &Buffer| std::mem::discriminant(a) == std::mem::discriminant(b);
-    let red = |min: &Buffer, max: &Buffer, max_p: f64, prefix: &str| -> Result<(), ConfigError> {
-        let (lo, hi) = (
-            threshold(&format!("{prefix}min_th"), min)?,
-            threshold(&format!("{prefix}max_th"), max)?,
-        );
-        if !same_unit(min, max) {
-            return Err(invalid(
-                &format!("{key}.{prefix}max_th"),
-                max,
-                "the same unit as min_th (bytes or packets)",
-            ));
-        }
-        if lo >= hi {
-            return Err(invalid(
-                &format!("{key}.{prefix}max_th"),
-                max,
-                format!("more than min_th ({min})"),
-            ));
-        }
-        if !(max_p > 0.0 && max_p <= 1.0) {
-            return Err(invalid(
-                &format!("{key}.{prefix}max_p"),
-                max_p,
-                "a probability in (0, 1]",
-            ));
-        }
-        Ok(())
-    };
-    let w_q_ok = |w: f64| -> Result<(), ConfigError> {
-        if w > 0.0 && w <= 1.0 {
-            Ok(())
-        } else {
-            Err(invalid(&format!("{key}.w_q"), w, "a weight in (0, 1]"))
-        }
-    };
     match q {
         QueueConfig::DropTail => {}
         QueueConfig::Red {
@@ -574,45 +529,120 @@ fn check_queue(q: &QueueConfig) -> Result<(), ConfigError> {
             w_q,
             ..
         } => {
-            red(min_th, max_th, *max_p, "")?;
-            w_q_ok(*w_q)?;
+            check_red_thresholds(min_th, max_th, *max_p, "")?;
+            check_w_q(*w_q)?;
         }
         QueueConfig::Wred { profiles, w_q, .. } => {
-            if profiles.is_empty() {
-                return Err(invalid(
-                    &format!("{key}.profiles"),
-                    "[]",
-                    "at least one profile",
-                ));
-            }
-            let mut seen = [false; 64];
-            for (i, p) in profiles.iter().enumerate() {
-                red(&p.min_th, &p.max_th, p.max_p, &format!("profiles[{i}]."))?;
-                if !same_unit(&p.min_th, &profiles[0].min_th) {
-                    return Err(invalid(
-                        &format!("{key}.profiles[{i}].min_th"),
-                        p.min_th,
-                        "the unit of the first profile",
-                    ));
-                }
-                for &d in &p.dscp {
-                    if d > 63 || seen[d as usize] {
-                        return Err(invalid(
-                            &format!("{key}.profiles[{i}].dscp"),
-                            d,
-                            "DSCP values 0-63, each in one profile",
-                        ));
-                    }
-                    seen[d as usize] = true;
-                }
-            }
-            w_q_ok(*w_q)?;
+            check_wred_profiles(profiles)?;
+            check_w_q(*w_q)?;
         }
         QueueConfig::EcnThreshold { k } => {
-            threshold("k", k)?;
+            queue_threshold("k", k)?;
         }
         QueueConfig::ThresholdAdmit { threshold: t } => {
-            threshold("threshold", t)?;
+            queue_threshold("threshold", t)?;
+        }
+    }
+    Ok(())
+}
+
+/// A threshold of the switch queue (key `<k>`) as a number of its unit: a size in bytes or
+/// packets, not `unlimited`.
+fn queue_threshold(k: &str, b: &Buffer) -> Result<f64, ConfigError> {
+    match *b {
+        Buffer::Bytes(n) => Ok(n as f64),
+        Buffer::Packets(n) => Ok(n as f64),
+        Buffer::Unlimited => Err(invalid(
+            &format!("{QUEUE_KEY}.{k}"),
+            b,
+            "a size in bytes or packets",
+        )),
+    }
+}
+
+/// Both sizes are in bytes, or both in packets.
+fn same_unit(a: &Buffer, b: &Buffer) -> bool {
+    std::mem::discriminant(a) == std::mem::discriminant(b)
+}
+
+/// One RED curve (keys `<prefix>min_th`, `<prefix>max_th`, `<prefix>max_p`): thresholds in one
+/// unit with min_th < max_th, and max_p a probability.
+fn check_red_thresholds(
+    min: &Buffer,
+    max: &Buffer,
+    max_p: f64,
+    prefix: &str,
+) -> Result<(), ConfigError> {
+    let (lo, hi) = (
+        queue_threshold(&format!("{prefix}min_th"), min)?,
+        queue_threshold(&format!("{prefix}max_th"), max)?,
+    );
+    if !same_unit(min, max) {
+        return Err(invalid(
+            &format!("{QUEUE_KEY}.{prefix}max_th"),
+            max,
+            "the same unit as min_th (bytes or packets)",
+        ));
+    }
+    if lo >= hi {
+        return Err(invalid(
+            &format!("{QUEUE_KEY}.{prefix}max_th"),
+            max,
+            format!("more than min_th ({min})"),
+        ));
+    }
+    if !(max_p > 0.0 && max_p <= 1.0) {
+        return Err(invalid(
+            &format!("{QUEUE_KEY}.{prefix}max_p"),
+            max_p,
+            "a probability in (0, 1]",
+        ));
+    }
+    Ok(())
+}
+
+/// The averaging weight of RED and WRED.
+fn check_w_q(w: f64) -> Result<(), ConfigError> {
+    if w > 0.0 && w <= 1.0 {
+        Ok(())
+    } else {
+        Err(invalid(
+            &format!("{QUEUE_KEY}.w_q"),
+            w,
+            "a weight in (0, 1]",
+        ))
+    }
+}
+
+/// WRED: at least one profile, each a valid RED curve in the first profile's unit, and each
+/// DSCP value (0-63) in at most one profile.
+fn check_wred_profiles(profiles: &[WredProfile]) -> Result<(), ConfigError> {
+    if profiles.is_empty() {
+        return Err(invalid(
+            &format!("{QUEUE_KEY}.profiles"),
+            "[]",
+            "at least one profile",
+        ));
+    }
+    let mut seen = [false; 64];
+    for (i, p) in profiles.iter().enumerate() {
+        check_red_thresholds(&p.min_th, &p.max_th, p.max_p, &format!("profiles[{i}]."))?;
+        if !same_unit(&p.min_th, &profiles[0].min_th) {
+            return Err(invalid(
+                &format!("{QUEUE_KEY}.profiles[{i}].min_th"),
+                p.min_th,
+                "the unit of the first profile",
+            ));
+        }
+        for &d in &p.dscp {
+            if d > 63 || seen[d as usize] {
+                return Err(invalid(
+                    &format!("{QUEUE_KEY}.profiles[{i}].dscp"),
+                    d,
+                    "DSCP values 0-63, each in one profile",
+                ));
+            }
+            seen[d as usize] = true;
         }
     }
     Ok(())

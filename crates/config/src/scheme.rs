@@ -482,171 +482,223 @@ impl SchemeConfig {
 
     /// Checks the parameters against the TCP settings of the flows they apply to (the top-level
     /// `tcp`, and each flow-override group's).
-    #[allow(clippy::too_many_lines)]
     pub fn validate(&self, tcp: &TcpConfig) -> Result<(), ConfigError> {
-        let positive_dur = |k: &str, d: &Dur| {
-            if d.0 == Duration::ZERO {
-                Err(invalid(&format!("scheme.{k}"), d.0, "a positive duration"))
-            } else {
-                Ok(())
-            }
-        };
-        let factor = |k: &str, w: f64| {
-            if w.is_finite() && w >= 1.0 {
-                Ok(())
-            } else {
-                Err(invalid(
-                    &format!("scheme.{k}"),
-                    w,
-                    "a growth factor of at least 1",
-                ))
-            }
-        };
-        let mss = tcp.mss.0;
         match self {
-            SchemeConfig::None | SchemeConfig::Plato => {}
-            SchemeConfig::Ictcp(IctcpConfigParams {
-                gamma1,
-                gamma2,
-                alpha,
-                beta,
-                initial_rtt,
-                min_window_segments,
-            }) => {
-                if !(*gamma1 >= 0.0 && gamma1 < gamma2 && *gamma2 <= 1.0) {
-                    return Err(invalid(
-                        "scheme.gamma1 / scheme.gamma2",
-                        format!("{gamma1} / {gamma2}"),
-                        "0 ≤ gamma1 < gamma2 ≤ 1",
-                    ));
-                }
-                if !(*alpha > 0.0 && *alpha <= 1.0) {
-                    return Err(invalid("scheme.alpha", alpha, "a share in (0, 1]"));
-                }
-                if !(0.0..1.0).contains(beta) {
-                    return Err(invalid("scheme.beta", beta, "a weight in [0, 1)"));
-                }
-                positive_dur("initial_rtt", initial_rtt)?;
-                if *min_window_segments == 0 {
-                    return Err(invalid("scheme.min_window_segments", 0, "at least 1"));
-                }
-            }
-            SchemeConfig::RtoStatic(RtoStaticParams { delta }) => positive_dur("delta", delta)?,
+            SchemeConfig::None | SchemeConfig::Plato => Ok(()),
+            SchemeConfig::Ictcp(p) => p.validate(),
+            SchemeConfig::RtoStatic(RtoStaticParams { delta }) => positive_dur("delta", delta),
             SchemeConfig::Tda(TdaParams { delta, omega }) => {
                 positive_dur("delta", delta)?;
-                factor("omega", *omega)?;
+                growth_factor("omega", *omega)
             }
-            SchemeConfig::Maa(MaaParams { sigma, unit }) => {
-                if !(sigma.is_finite() && *sigma > 0.0) {
-                    return Err(invalid("scheme.sigma", sigma, "a positive number"));
-                }
-                positive_dur("unit", unit)?;
+            SchemeConfig::Maa(p) => p.validate(),
+            SchemeConfig::Fsa(p) => p.validate(),
+            SchemeConfig::FineRto(p) => p.validate(),
+            SchemeConfig::Tcprand(p) => p.validate(tcp),
+            SchemeConfig::ProbRetx(p) => p.validate(),
+            SchemeConfig::Dsr(p) => p.validate(tcp),
+        }
+    }
+}
+
+/// `scheme.<k>` is a positive duration.
+fn positive_dur(k: &str, d: &Dur) -> Result<(), ConfigError> {
+    if d.0 == Duration::ZERO {
+        Err(invalid(&format!("scheme.{k}"), d.0, "a positive duration"))
+    } else {
+        Ok(())
+    }
+}
+
+/// `scheme.<k>` is a growth factor (ω) of at least 1.
+fn growth_factor(k: &str, w: f64) -> Result<(), ConfigError> {
+    if w.is_finite() && w >= 1.0 {
+        Ok(())
+    } else {
+        Err(invalid(
+            &format!("scheme.{k}"),
+            w,
+            "a growth factor of at least 1",
+        ))
+    }
+}
+
+impl IctcpConfigParams {
+    /// ICTCP: ordered thresholds γ1 < γ2, a share α, an EWMA weight β, a window of at least one
+    /// segment.
+    fn validate(&self) -> Result<(), ConfigError> {
+        let IctcpConfigParams {
+            gamma1,
+            gamma2,
+            alpha,
+            beta,
+            initial_rtt,
+            min_window_segments,
+        } = self;
+        if !(*gamma1 >= 0.0 && gamma1 < gamma2 && *gamma2 <= 1.0) {
+            return Err(invalid(
+                "scheme.gamma1 / scheme.gamma2",
+                format!("{gamma1} / {gamma2}"),
+                "0 ≤ gamma1 < gamma2 ≤ 1",
+            ));
+        }
+        if !(*alpha > 0.0 && *alpha <= 1.0) {
+            return Err(invalid("scheme.alpha", alpha, "a share in (0, 1]"));
+        }
+        if !(0.0..1.0).contains(beta) {
+            return Err(invalid("scheme.beta", beta, "a weight in [0, 1)"));
+        }
+        positive_dur("initial_rtt", initial_rtt)?;
+        if *min_window_segments == 0 {
+            return Err(invalid("scheme.min_window_segments", 0, "at least 1"));
+        }
+        Ok(())
+    }
+}
+
+impl MaaParams {
+    /// MAA: a positive σ and time unit.
+    fn validate(&self) -> Result<(), ConfigError> {
+        let MaaParams { sigma, unit } = self;
+        if !(sigma.is_finite() && *sigma > 0.0) {
+            return Err(invalid("scheme.sigma", sigma, "a positive number"));
+        }
+        positive_dur("unit", unit)
+    }
+}
+
+impl FsaParams {
+    /// FSA: TDA's Δ and two growth factors, and a positive long-flow threshold.
+    fn validate(&self) -> Result<(), ConfigError> {
+        let FsaParams {
+            delta,
+            omega_long,
+            omega_short,
+            long_after,
+        } = self;
+        positive_dur("delta", delta)?;
+        growth_factor("omega_long", *omega_long)?;
+        growth_factor("omega_short", *omega_short)?;
+        if long_after.0 == 0 {
+            return Err(invalid("scheme.long_after", 0, "at least 1 byte"));
+        }
+        Ok(())
+    }
+}
+
+impl FineRtoParams {
+    /// Fine-grained RTO: a non-negative randomization fraction.
+    fn validate(&self) -> Result<(), ConfigError> {
+        let FineRtoParams { max_extra } = self;
+        if !(max_extra.is_finite() && *max_extra >= 0.0) {
+            return Err(invalid(
+                "scheme.max_extra",
+                max_extra,
+                "a non-negative fraction (the paper: 0.5)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl TcprandParams {
+    /// TCPRand: r_min and θ within one MSS of `tcp`, adaptive r_min only with CUBIC, and valid
+    /// Algorithm 1 parameters (μ, σ², ν_τ, ν_ω).
+    fn validate(&self, tcp: &TcpConfig) -> Result<(), ConfigError> {
+        let TcprandParams {
+            r_min,
+            mu,
+            sigma2,
+            nu_tau,
+            nu_omega,
+            theta,
+        } = self;
+        let mss = tcp.mss.0;
+        match r_min {
+            RMinConfig::Fixed(b) if *b == 0 || *b > mss => {
+                return Err(invalid(
+                    "scheme.r_min",
+                    b,
+                    format!("1 B to tcp.mss ({mss} B), or `adaptive`"),
+                ));
             }
-            SchemeConfig::Fsa(FsaParams {
-                delta,
-                omega_long,
-                omega_short,
-                long_after,
-            }) => {
-                positive_dur("delta", delta)?;
-                factor("omega_long", *omega_long)?;
-                factor("omega_short", *omega_short)?;
-                if long_after.0 == 0 {
-                    return Err(invalid("scheme.long_after", 0, "at least 1 byte"));
-                }
+            RMinConfig::Adaptive if tcp.congestion_control != CongestionControlName::Cubic => {
+                return Err(invalid(
+                    "scheme.r_min",
+                    "adaptive",
+                    "a fixed size unless tcp.congestion_control is cubic (Algorithm 1 reads CUBIC's W_max)",
+                ));
             }
-            SchemeConfig::FineRto(FineRtoParams { max_extra }) => {
-                if !(max_extra.is_finite() && *max_extra >= 0.0) {
-                    return Err(invalid(
-                        "scheme.max_extra",
-                        max_extra,
-                        "a non-negative fraction (the paper: 0.5)",
-                    ));
-                }
-            }
-            SchemeConfig::Tcprand(TcprandParams {
-                r_min,
-                mu,
-                sigma2,
-                nu_tau,
-                nu_omega,
-                theta,
-            }) => {
-                match r_min {
-                    RMinConfig::Fixed(b) if *b == 0 || *b > mss => {
-                        return Err(invalid(
-                            "scheme.r_min",
-                            b,
-                            format!("1 B to tcp.mss ({mss} B), or `adaptive`"),
-                        ));
-                    }
-                    RMinConfig::Adaptive
-                        if tcp.congestion_control != CongestionControlName::Cubic =>
-                    {
-                        return Err(invalid(
-                            "scheme.r_min",
-                            "adaptive",
-                            "a fixed size unless tcp.congestion_control is cubic (Algorithm 1 reads CUBIC's W_max)",
-                        ));
-                    }
-                    _ => {}
-                }
-                if !mu.is_finite() {
-                    return Err(invalid("scheme.mu", mu, "a finite number"));
-                }
-                if !(sigma2.is_finite() && *sigma2 > 0.0) {
-                    return Err(invalid("scheme.sigma2", sigma2, "a positive variance"));
-                }
-                if nu_tau.0.is_nan() || nu_tau.0 < 1.0 {
-                    return Err(invalid("scheme.nu_tau", nu_tau.0, "a number ≥ 1, or inf"));
-                }
-                if !(nu_omega.0 >= 0.0 && nu_omega.0.is_finite()) {
-                    return Err(invalid(
-                        "scheme.nu_omega",
-                        nu_omega.0,
-                        "a number ≥ 0 (0 means ω = ∞)",
-                    ));
-                }
-                if theta.0 == 0 || theta.0 > mss {
-                    return Err(invalid(
-                        "scheme.theta",
-                        theta.0,
-                        format!("1 B to tcp.mss ({mss} B)"),
-                    ));
-                }
-            }
-            SchemeConfig::ProbRetx(ProbRetxParams { period, p, .. }) => {
-                positive_dur("period", period)?;
-                if !(0.0..=1.0).contains(p) {
-                    return Err(invalid("scheme.p", p, "a probability in [0, 1]"));
-                }
-            }
-            SchemeConfig::Dsr(DsrParams {
-                mss_dsr,
-                cwnd_dsr,
-                compressed_header,
-                ..
-            }) => {
-                if mss_dsr.0 == 0 || mss_dsr.0 > mss {
-                    return Err(invalid(
-                        "scheme.mss_dsr",
-                        mss_dsr.0,
-                        format!("1 B to tcp.mss ({mss} B)"),
-                    ));
-                }
-                if *cwnd_dsr < 2 {
-                    return Err(invalid("scheme.cwnd_dsr", cwnd_dsr, "at least 2 segments"));
-                }
-                if let Some(h) = compressed_header
-                    && h.0 > tcp.header.0
-                {
-                    return Err(invalid(
-                        "scheme.compressed_header",
-                        h.0,
-                        format!("at most tcp.header ({} B)", tcp.header.0),
-                    ));
-                }
-            }
+            _ => {}
+        }
+        if !mu.is_finite() {
+            return Err(invalid("scheme.mu", mu, "a finite number"));
+        }
+        if !(sigma2.is_finite() && *sigma2 > 0.0) {
+            return Err(invalid("scheme.sigma2", sigma2, "a positive variance"));
+        }
+        if nu_tau.0.is_nan() || nu_tau.0 < 1.0 {
+            return Err(invalid("scheme.nu_tau", nu_tau.0, "a number ≥ 1, or inf"));
+        }
+        if !(nu_omega.0 >= 0.0 && nu_omega.0.is_finite()) {
+            return Err(invalid(
+                "scheme.nu_omega",
+                nu_omega.0,
+                "a number ≥ 0 (0 means ω = ∞)",
+            ));
+        }
+        if theta.0 == 0 || theta.0 > mss {
+            return Err(invalid(
+                "scheme.theta",
+                theta.0,
+                format!("1 B to tcp.mss ({mss} B)"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl ProbRetxParams {
+    /// Probabilistic retransmission: a positive period and a probability p.
+    fn validate(&self) -> Result<(), ConfigError> {
+        let ProbRetxParams { period, p, .. } = self;
+        positive_dur("period", period)?;
+        if !(0.0..=1.0).contains(p) {
+            return Err(invalid("scheme.p", p, "a probability in [0, 1]"));
+        }
+        Ok(())
+    }
+}
+
+impl DsrParams {
+    /// DSR: MSS_dsr within `tcp`'s MSS, cwnd_dsr of at least 2 segments, a compressed header no
+    /// larger than `tcp`'s.
+    fn validate(&self, tcp: &TcpConfig) -> Result<(), ConfigError> {
+        let DsrParams {
+            mss_dsr,
+            cwnd_dsr,
+            compressed_header,
+            ..
+        } = self;
+        let mss = tcp.mss.0;
+        if mss_dsr.0 == 0 || mss_dsr.0 > mss {
+            return Err(invalid(
+                "scheme.mss_dsr",
+                mss_dsr.0,
+                format!("1 B to tcp.mss ({mss} B)"),
+            ));
+        }
+        if *cwnd_dsr < 2 {
+            return Err(invalid("scheme.cwnd_dsr", cwnd_dsr, "at least 2 segments"));
+        }
+        if let Some(h) = compressed_header
+            && h.0 > tcp.header.0
+        {
+            return Err(invalid(
+                "scheme.compressed_header",
+                h.0,
+                format!("at most tcp.header ({} B)", tcp.header.0),
+            ));
         }
         Ok(())
     }

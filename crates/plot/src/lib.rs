@@ -129,44 +129,13 @@ pub fn load_series(dir: &Path, req: &PlotRequest) -> Result<Vec<Series>, PlotErr
         };
         found_metric = true;
         let xs = rec.get(x_col).unwrap_or_default();
-        // Values with one common unit ("20 packets", "60 packets") plot at their numbers.
-        let t = xs.trim();
-        let split = t
-            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
-            .unwrap_or(t.len());
-        let (numeric, unit) = (t[..split].trim(), t[split..].trim());
-        match &x_unit {
-            None => x_unit = Some(unit.to_string()),
-            Some(u) if u != unit => {
-                return Err(input(format!(
-                    "{} mixes units ({u:?} and {unit:?}): plot it as --series instead",
-                    header[x_col]
-                )));
-            }
-            Some(_) => {}
-        }
-        let x: f64 = numeric.parse().map_err(|_| {
-            input(format!(
-                "{} has a non-numeric value {xs:?}: plot it as --series instead",
-                header[x_col]
-            ))
-        })?;
+        let x = x_value(xs, &mut x_unit, &header[x_col]).map_err(input)?;
         let num = |i: usize| {
             rec.get(i)
                 .and_then(|s| s.parse::<f64>().ok())
                 .unwrap_or(f64::NAN)
         };
-        let label = match s_col {
-            Some(c) if metrics.len() > 1 => {
-                format!(
-                    "{metric}, {} = {}",
-                    header[c],
-                    rec.get(c).unwrap_or_default()
-                )
-            }
-            Some(c) => format!("{} = {}", header[c], rec.get(c).unwrap_or_default()),
-            None => metric.to_string(),
-        };
+        let label = series_label(&rec, &header, metric, s_col, metrics.len() > 1);
         let point = (x, num(mean), num(lo), num(hi));
         match series.iter_mut().find(|s| s.label == label) {
             Some(s) => s.points.push(point),
@@ -183,6 +152,51 @@ pub fn load_series(dir: &Path, req: &PlotRequest) -> Result<Vec<Series>, PlotErr
         s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
     Ok(series)
+}
+
+/// The x value of a summary row: the number in `xs` (a value of `column`). Values with one
+/// common unit ("20 packets", "60 packets") plot at their numbers: `x_unit` is the unit of the
+/// first row, and another unit is an error, as is a value that is not a number.
+fn x_value(xs: &str, x_unit: &mut Option<String>, column: &str) -> Result<f64, String> {
+    let t = xs.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+        .unwrap_or(t.len());
+    let (numeric, unit) = (t[..split].trim(), t[split..].trim());
+    match x_unit {
+        None => *x_unit = Some(unit.to_string()),
+        Some(u) if u != unit => {
+            return Err(format!(
+                "{column} mixes units ({u:?} and {unit:?}): plot it as --series instead"
+            ));
+        }
+        Some(_) => {}
+    }
+    numeric.parse().map_err(|_| {
+        format!("{column} has a non-numeric value {xs:?}: plot it as --series instead")
+    })
+}
+
+/// The line a summary row belongs to: its value of the series column `s_col` (prefixed with the
+/// metric when several metrics share the plot), else its metric.
+fn series_label(
+    rec: &csv::StringRecord,
+    header: &[String],
+    metric: &str,
+    s_col: Option<usize>,
+    several_metrics: bool,
+) -> String {
+    match s_col {
+        Some(c) if several_metrics => {
+            format!(
+                "{metric}, {} = {}",
+                header[c],
+                rec.get(c).unwrap_or_default()
+            )
+        }
+        Some(c) => format!("{} = {}", header[c], rec.get(c).unwrap_or_default()),
+        None => metric.to_string(),
+    }
 }
 
 static FONT: Once = Once::new();

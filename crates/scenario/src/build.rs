@@ -172,33 +172,72 @@ pub fn build_custom(
     t: &mut Topology,
     c: &CustomTopologyConfig,
 ) -> Result<CustomBuilt, ConfigError> {
-    let host_nodes: Vec<(NodeId, HostId)> = (0..c.hosts).map(|_| t.add_host()).collect();
-    let switch_nodes: Vec<NodeId> = (0..c.switches).map(|_| t.add_switch()).collect();
-    let allowed = format!(
-        "host0..host{} or switch0..switch{}",
-        c.hosts.saturating_sub(1),
-        c.switches.saturating_sub(1)
-    );
-    let node = |key: &str, name: &str| -> Result<NodeId, ConfigError> {
+    let nodes = CustomNodes::add(t, c);
+    let port_buffers = connect_custom_links(t, c, &nodes)?;
+    let routes = custom_routes(t, c, &nodes)?;
+    Ok(CustomBuilt {
+        hosts: nodes.hosts.iter().map(|h| h.1).collect(),
+        port_buffers,
+        routes,
+    })
+}
+
+/// The nodes of a custom topology, found by the names links and routes use (`hostI`,
+/// `switchI`).
+struct CustomNodes {
+    hosts: Vec<(NodeId, HostId)>,
+    switches: Vec<NodeId>,
+    /// The names there are, for errors.
+    allowed: String,
+}
+
+impl CustomNodes {
+    /// Adds the hosts, then the switches, of `c` to `t`.
+    fn add(t: &mut Topology, c: &CustomTopologyConfig) -> CustomNodes {
+        let hosts: Vec<(NodeId, HostId)> = (0..c.hosts).map(|_| t.add_host()).collect();
+        let switches: Vec<NodeId> = (0..c.switches).map(|_| t.add_switch()).collect();
+        let allowed = format!(
+            "host0..host{} or switch0..switch{}",
+            c.hosts.saturating_sub(1),
+            c.switches.saturating_sub(1)
+        );
+        CustomNodes {
+            hosts,
+            switches,
+            allowed,
+        }
+    }
+
+    /// The node named `name` at config key `key`.
+    fn node(&self, key: &str, name: &str) -> Result<NodeId, ConfigError> {
         let parsed = if let Some(i) = name.strip_prefix("host") {
             i.parse::<usize>()
                 .ok()
-                .and_then(|i| host_nodes.get(i).map(|h| h.0))
+                .and_then(|i| self.hosts.get(i).map(|h| h.0))
         } else if let Some(i) = name.strip_prefix("switch") {
             i.parse::<usize>()
                 .ok()
-                .and_then(|i| switch_nodes.get(i).copied())
+                .and_then(|i| self.switches.get(i).copied())
         } else {
             None
         };
-        parsed.ok_or_else(|| custom_err(key, name, allowed.clone()))
-    };
+        parsed.ok_or_else(|| custom_err(key, name, self.allowed.clone()))
+    }
+}
+
+/// Connects the links of a custom topology (each host gets exactly one) and returns the buffer
+/// override of each port they create.
+fn connect_custom_links(
+    t: &mut Topology,
+    c: &CustomTopologyConfig,
+    nodes: &CustomNodes,
+) -> Result<Vec<Option<Buffer>>, ConfigError> {
     let mut port_buffers = Vec::new();
     for (i, l) in c.links.iter().enumerate() {
         let key = format!("topology.links[{i}]");
         let (a, b) = (
-            node(&format!("{key}.a"), &l.a)?,
-            node(&format!("{key}.b"), &l.b)?,
+            nodes.node(&format!("{key}.a"), &l.a)?,
+            nodes.node(&format!("{key}.b"), &l.b)?,
         );
         if a == b {
             return Err(custom_err(
@@ -231,7 +270,7 @@ pub fn build_custom(
         port_buffers.push(l.buffer);
         port_buffers.push(l.buffer);
     }
-    for (h, (n, _)) in host_nodes.iter().enumerate() {
+    for (h, (n, _)) in nodes.hosts.iter().enumerate() {
         if t.ports_of[*n as usize].is_empty() {
             return Err(custom_err(
                 "topology.links",
@@ -240,12 +279,21 @@ pub fn build_custom(
             ));
         }
     }
+    Ok(port_buffers)
+}
+
+/// The explicit routes of a custom topology: (switch, destination host, port towards `via`).
+fn custom_routes(
+    t: &Topology,
+    c: &CustomTopologyConfig,
+    nodes: &CustomNodes,
+) -> Result<Vec<(NodeId, HostId, incastsim_core::PortId)>, ConfigError> {
     let mut routes = Vec::new();
     for (i, r) in c.routes.iter().enumerate() {
         let key = format!("topology.routes[{i}]");
-        let at = node(&format!("{key}.at"), &r.at)?;
-        let via = node(&format!("{key}.via"), &r.via)?;
-        let to_node = node(&format!("{key}.to"), &r.to)?;
+        let at = nodes.node(&format!("{key}.at"), &r.at)?;
+        let via = nodes.node(&format!("{key}.via"), &r.via)?;
+        let to_node = nodes.node(&format!("{key}.to"), &r.to)?;
         let incastsim_core::NodeKind::Host(to) = t.nodes[to_node as usize] else {
             return Err(custom_err(&format!("{key}.to"), &r.to, "a host"));
         };
@@ -265,11 +313,7 @@ pub fn build_custom(
             })?;
         routes.push((at, to, port));
     }
-    Ok(CustomBuilt {
-        hosts: host_nodes.iter().map(|h| h.1).collect(),
-        port_buffers,
-        routes,
-    })
+    Ok(routes)
 }
 
 /// Validates a custom topology (names, links, connectivity, explicit routes without loops).

@@ -408,20 +408,22 @@ impl Diagnostics {
         run: &mut RunRecord,
         m: &ModelContext<'_, P>,
     ) {
-        let mut classes = TimeoutClassStats::default();
-        for s in m.senders {
-            classes.add(s.timeout_classes());
-        }
-        run.rto_abtt = classes.abtt;
-        run.rto_ibtt_whole_window = classes.ibtt_whole_window;
-        run.rto_ibtt_partial_window = classes.ibtt_partial_window;
-        run.rto_ibtt_tail = classes.ibtt_tail;
-        run.rto_ibtt_retransmission = classes.ibtt_retransmission;
+        fill_timeout_classes(run, m.senders);
+        self.fill_drop_runs(run, m.packets_offered);
+
+        // The book's §3.2 measurements over the model flows.
+        let model = &m.senders[..self.model_flows.min(m.senders.len())];
+        let t0 = self.fill_model_inputs(run, model, m);
+        fill_model_predictions(run, model.len(), t0, m);
+    }
+
+    /// The drop ratio over `offered` packets and the drop-run histograms of runs.csv: runs per
+    /// input port summed over the ports, and per flow summed over the flows.
+    fn fill_drop_runs(&self, run: &mut RunRecord, offered: u64) {
         let mut inputs = RunHistogram::default();
         for port in 0..self.port.len() {
             inputs.add(&self.port_runs(port));
         }
-        let offered = m.packets_offered;
         run.packets_offered = offered;
         run.drop_ratio = if offered == 0 {
             0.0
@@ -436,9 +438,16 @@ impl Diagnostics {
         }
         run.max_flow_drop_run = flows.max;
         run.set_flow_drop_runs(&flows.bins);
+    }
 
-        // The book's §3.2 measurements over the model flows.
-        let model = &m.senders[..self.model_flows.min(m.senders.len())];
+    /// The book's model inputs measured over the model flows `model` (§3.2: p_r, p_c, δ, RTT,
+    /// L); returns T0, which the models take in seconds and runs.csv shows in ms.
+    fn fill_model_inputs<P: incastsim_tcp::SenderPolicy>(
+        &self,
+        run: &mut RunRecord,
+        model: &[TcpSender<P>],
+        m: &ModelContext<'_, P>,
+    ) -> Duration {
         let mut mc = TimeoutClassStats::default();
         let (mut packets, mut fast, mut rtt_sum, mut rtt_n) = (0u64, 0u64, 0u128, 0u64);
         for s in model {
@@ -465,36 +474,63 @@ impl Diagnostics {
         run.t0_ms = t0.as_ms_f64();
         run.block_packets = m.block_bytes as f64 / m.mss_bytes as f64;
         run.delayed_ack = m.delayed_ack;
-        run.model_td_only_mbps = f64::NAN;
-        run.model_full_mbps = f64::NAN;
-        run.model_split_mbps = f64::NAN;
-        run.model_j = f64::NAN;
-        run.model_q_full = f64::NAN;
-        run.model_q_split = f64::NAN;
-        if m.evaluate {
-            let params = BookParams {
-                n_senders: model.len() as u64,
-                p_c: run.p_c,
-                p_r: run.p_r,
-                delta_abtts_per_block: run.delta_abtt_per_block,
-                rtt_s: run.rtt_mean_us / 1e6,
-                t0_s: t0.as_secs_f64(),
-                block_packets: run.block_packets,
-                n_star: DEFAULT_N_STAR,
-            };
-            // Out-of-range inputs (no loss at all: p_c = 0; no block: L = 0) leave NaN: the
-            // models are undefined there, which is not an error of the run.
-            if let Ok(b) = params.evaluate() {
-                let seg = m.mss_bytes as f64;
-                run.model_td_only_mbps = pps_to_mbps(b.td_only_pps, seg);
-                run.model_full_mbps = pps_to_mbps(b.full_pps, seg);
-                run.model_split_mbps = pps_to_mbps(b.split_pps, seg);
-                run.model_j = b.j;
-                run.model_q_full = b.q_full;
-                run.model_q_split = b.q_split;
-            } else if let Ok(td) = params.td_only_pps() {
-                run.model_td_only_mbps = pps_to_mbps(td, m.mss_bytes as f64);
-            }
+        t0
+    }
+}
+
+/// The timeout classes of runs.csv (ABTT and the IBTT kinds), summed over every sender.
+fn fill_timeout_classes<P: incastsim_tcp::SenderPolicy>(
+    run: &mut RunRecord,
+    senders: &[TcpSender<P>],
+) {
+    let mut classes = TimeoutClassStats::default();
+    for s in senders {
+        classes.add(s.timeout_classes());
+    }
+    run.rto_abtt = classes.abtt;
+    run.rto_ibtt_whole_window = classes.ibtt_whole_window;
+    run.rto_ibtt_partial_window = classes.ibtt_partial_window;
+    run.rto_ibtt_tail = classes.ibtt_tail;
+    run.rto_ibtt_retransmission = classes.ibtt_retransmission;
+}
+
+/// The book models' predictions from the inputs already in `run` (`n_senders` model flows,
+/// first-timeout RTO `t0`) when `metrics.models` asks for them; NaN otherwise.
+fn fill_model_predictions<P: incastsim_tcp::SenderPolicy>(
+    run: &mut RunRecord,
+    n_senders: usize,
+    t0: Duration,
+    m: &ModelContext<'_, P>,
+) {
+    run.model_td_only_mbps = f64::NAN;
+    run.model_full_mbps = f64::NAN;
+    run.model_split_mbps = f64::NAN;
+    run.model_j = f64::NAN;
+    run.model_q_full = f64::NAN;
+    run.model_q_split = f64::NAN;
+    if m.evaluate {
+        let params = BookParams {
+            n_senders: n_senders as u64,
+            p_c: run.p_c,
+            p_r: run.p_r,
+            delta_abtts_per_block: run.delta_abtt_per_block,
+            rtt_s: run.rtt_mean_us / 1e6,
+            t0_s: t0.as_secs_f64(),
+            block_packets: run.block_packets,
+            n_star: DEFAULT_N_STAR,
+        };
+        // Out-of-range inputs (no loss at all: p_c = 0; no block: L = 0) leave NaN: the
+        // models are undefined there, which is not an error of the run.
+        if let Ok(b) = params.evaluate() {
+            let seg = m.mss_bytes as f64;
+            run.model_td_only_mbps = pps_to_mbps(b.td_only_pps, seg);
+            run.model_full_mbps = pps_to_mbps(b.full_pps, seg);
+            run.model_split_mbps = pps_to_mbps(b.split_pps, seg);
+            run.model_j = b.j;
+            run.model_q_full = b.q_full;
+            run.model_q_split = b.q_split;
+        } else if let Ok(td) = params.td_only_pps() {
+            run.model_td_only_mbps = pps_to_mbps(td, m.mss_bytes as f64);
         }
     }
 }

@@ -60,36 +60,9 @@ pub fn sender_scheme(scheme: &SchemeConfig, run_seed: u64, flow: u32) -> SenderS
         SchemeConfig::FineRto(FineRtoParams { max_extra }) => {
             SenderScheme::FineRto(FineGrainedRto::new(*max_extra, rng()))
         }
-        SchemeConfig::Tcprand(TcprandParams {
-            r_min,
-            mu,
-            sigma2,
-            nu_tau,
-            nu_omega,
-            theta,
-        }) => SenderScheme::TcpRand(TcpRand::new(
-            match r_min {
-                RMinConfig::Fixed(b) => RMin::Static(*b as u32),
-                RMinConfig::Adaptive => RMin::Adaptive(AdaptiveRMin {
-                    mu: *mu,
-                    sigma2: *sigma2,
-                    nu_tau: nu_tau.0,
-                    nu_omega: nu_omega.0,
-                    theta: theta.0 as u32,
-                }),
-            },
-            rng(),
-        )),
+        SchemeConfig::Tcprand(p) => SenderScheme::TcpRand(TcpRand::new(tcprand_r_min(p), rng())),
         SchemeConfig::ProbRetx(ProbRetxParams { period, p, target }) => {
-            SenderScheme::ProbRetx(ProbRetxSender::new(
-                period.0,
-                *p,
-                match target {
-                    PrTargetName::Highest => PrTarget::Highest,
-                    PrTargetName::Oldest => PrTarget::Oldest,
-                },
-                rng(),
-            ))
+            SenderScheme::ProbRetx(ProbRetxSender::new(period.0, *p, pr_target(*target), rng()))
         }
         SchemeConfig::Dsr(DsrParams {
             mss_dsr,
@@ -103,6 +76,36 @@ pub fn sender_scheme(scheme: &SchemeConfig, run_seed: u64, flow: u32) -> SenderS
         }),
         SchemeConfig::Plato => SenderScheme::Plato(PlatoSender::default()),
         SchemeConfig::Ictcp(_) => SenderScheme::None(StandardTcp),
+    }
+}
+
+/// TCPRand's r_min: a fixed size, or Algorithm 1's adaptive r_min with its parameters.
+fn tcprand_r_min(p: &TcprandParams) -> RMin {
+    let TcprandParams {
+        r_min,
+        mu,
+        sigma2,
+        nu_tau,
+        nu_omega,
+        theta,
+    } = p;
+    match r_min {
+        RMinConfig::Fixed(b) => RMin::Static(*b as u32),
+        RMinConfig::Adaptive => RMin::Adaptive(AdaptiveRMin {
+            mu: *mu,
+            sigma2: *sigma2,
+            nu_tau: nu_tau.0,
+            nu_omega: nu_omega.0,
+            theta: theta.0 as u32,
+        }),
+    }
+}
+
+/// The segment probabilistic retransmission resends, by its config name.
+fn pr_target(target: PrTargetName) -> PrTarget {
+    match target {
+        PrTargetName::Highest => PrTarget::Highest,
+        PrTargetName::Oldest => PrTarget::Oldest,
     }
 }
 

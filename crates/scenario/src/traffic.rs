@@ -11,6 +11,7 @@
 
 use crate::cdf::EmpiricalCdf;
 use crate::config::{Config, ConfigError, WorkloadConfig, invalid};
+use crate::units::Dur;
 pub use incastsim_config::traffic::{DurList, HostList, SizeDistConfig, TrafficConfig};
 use incastsim_core::rng::Stream;
 use incastsim_core::{Duration, HostId, SerializationRate, SimRng, Time};
@@ -205,6 +206,24 @@ fn default_stop(cfg: &Config) -> Option<Duration> {
     }
 }
 
+/// A generator being drawn: its index (error keys, RNG stream, [`GeneratedFlow::generator`]) and
+/// what it draws against: the run's seed, the config (the default end of Poisson arrivals), where
+/// named hosts are and the capacity of links.
+struct Generator<'a> {
+    index: usize,
+    seed: u64,
+    cfg: &'a Config,
+    place: &'a Placement<'a>,
+    capacity: LinkCapacity<'a>,
+}
+
+impl Generator<'_> {
+    /// The config key `k` of this generator, as errors name it: `traffic[I].k`.
+    fn key(&self, k: &str) -> String {
+        format!("traffic[{}].{k}", self.index)
+    }
+}
+
 /// Draws every flow of every generator (validating the generators on the way). `capacity`
 /// gives the capacity of a named port, or of the links into a set of hosts.
 pub fn generate(
@@ -215,9 +234,13 @@ pub fn generate(
 ) -> Result<Vec<GeneratedFlow>, ConfigError> {
     let mut flows = Vec::new();
     for (g, t) in cfg.traffic.iter().enumerate() {
-        let key = |k: &str| format!("traffic[{g}].{k}");
-        let generator = g as u32;
-        let mut rng = SimRng::for_stream(seed, Stream::Workload, g as u64);
+        let generator = Generator {
+            index: g,
+            seed,
+            cfg,
+            place,
+            capacity,
+        };
         match t {
             TrafficConfig::LongLived {
                 from,
@@ -225,68 +248,16 @@ pub fn generate(
                 count,
                 start,
                 stop,
-            } => {
-                if *count == 0 || *count > 10_000 {
-                    return Err(invalid(&key("count"), count, "1 to 10000 flows per source"));
-                }
-                let dst = place.host(to, &key("to"))?;
-                let srcs = place.hosts(from, &key("from"))?;
-                if let Some(stop) = stop
-                    && stop.0 <= start.0
-                {
-                    return Err(invalid(&key("stop"), stop.0, "a time after `start`"));
-                }
-                for src in srcs {
-                    if src == dst {
-                        return Err(invalid(&key("from"), src, "hosts other than `to`"));
-                    }
-                    for _ in 0..*count {
-                        flows.push(GeneratedFlow {
-                            generator,
-                            src,
-                            dst,
-                            start: Time::ZERO + start.0,
-                            size: None,
-                            stop: stop.map(|s| Time::ZERO + s.0),
-                        });
-                    }
-                }
-            }
+            } => long_lived(&generator, from, to, *count, *start, *stop, &mut flows)?,
             TrafficConfig::Staggered {
                 from,
                 to,
                 start,
                 interval,
                 duration,
-            } => {
-                let dst = place.host(to, &key("to"))?;
-                let srcs = place.hosts(from, &key("from"))?;
-                if duration.0.len() != 1 && duration.0.len() != srcs.len() {
-                    return Err(invalid(
-                        &key("duration"),
-                        format!("{} values", duration.0.len()),
-                        format!("one duration, or one per flow ({})", srcs.len()),
-                    ));
-                }
-                if let Some(d) = duration.0.iter().find(|d| d.0 == Duration::ZERO) {
-                    return Err(invalid(&key("duration"), d.0, "positive durations"));
-                }
-                for (i, src) in srcs.into_iter().enumerate() {
-                    if src == dst {
-                        return Err(invalid(&key("from"), src, "hosts other than `to`"));
-                    }
-                    let duration = duration.0[i.min(duration.0.len() - 1)];
-                    let at = Time::ZERO + start.0 + Duration(interval.0.0 * i as u64);
-                    flows.push(GeneratedFlow {
-                        generator,
-                        src,
-                        dst,
-                        start: at,
-                        size: None,
-                        stop: Some(at + duration.0),
-                    });
-                }
-            }
+            } => staggered(
+                &generator, from, to, *start, *interval, duration, &mut flows,
+            )?,
             TrafficConfig::Poisson {
                 load,
                 sizes,
@@ -295,76 +266,17 @@ pub fn generate(
                 load_link,
                 start,
                 stop,
-            } => {
-                if !(load.is_finite() && *load > 0.0 && *load <= 10.0) {
-                    return Err(invalid(&key("load"), load, "a number in (0, 10]"));
-                }
-                let dist = SizeDist::from_config(sizes, &key("sizes"))?;
-                let srcs = place.hosts(sources, &key("sources"))?;
-                let dsts = place.hosts(destinations, &key("destinations"))?;
-                if srcs.len() == 1 && dsts == srcs {
-                    return Err(invalid(
-                        &key("destinations"),
-                        dsts[0],
-                        "a host other than the only source",
-                    ));
-                }
-                let capacity_bps = capacity(load_link.as_deref(), &dsts).ok_or_else(|| {
-                    invalid(
-                        &key("load_link"),
-                        load_link.as_deref().unwrap_or(""),
-                        "an output port name \"from->to\" (e.g. \"switch0->host16\")",
-                    )
-                })?;
-                let stop = match stop.map(|s| s.0).or_else(|| default_stop(cfg)) {
-                    Some(s) if s > start.0 => s,
-                    Some(s) => return Err(invalid(&key("stop"), s, "a time after `start`")),
-                    None => {
-                        return Err(invalid(
-                            &key("stop"),
-                            "(none)",
-                            "an end of arrivals (required with synchronized_reads)",
-                        ));
-                    }
-                };
-                let rate = poisson_rate(*load, capacity_bps, dist.mean());
-                let expected = rate * (stop - start.0).as_secs_f64();
-                if expected > MAX_GENERATED_FLOWS as f64 {
-                    return Err(invalid(
-                        &key("load"),
-                        load,
-                        format!(
-                            "at most {MAX_GENERATED_FLOWS} flows per run (this asks for {expected:.0}: shorten stop - start)"
-                        ),
-                    ));
-                }
-                let mean_gap_ps = 1e12 / rate;
-                let mut t = Time::ZERO + start.0;
-                let end = Time::ZERO + stop;
-                loop {
-                    // Exponential gap by inversion: -ln(1 - U) with U in [0, 1).
-                    let gap = -(1.0 - rng.unit_f64()).ln() * mean_gap_ps;
-                    t += Duration(gap.round() as u64);
-                    if t >= end {
-                        break;
-                    }
-                    let src = srcs[rng.below(srcs.len() as u64) as usize];
-                    let dst = loop {
-                        let d = dsts[rng.below(dsts.len() as u64) as usize];
-                        if d != src {
-                            break d;
-                        }
-                    };
-                    flows.push(GeneratedFlow {
-                        generator,
-                        src,
-                        dst,
-                        start: t,
-                        size: Some(dist.sample(&mut rng)),
-                        stop: None,
-                    });
-                }
-            }
+            } => poisson(
+                &generator,
+                *load,
+                sizes,
+                sources,
+                destinations,
+                load_link.as_deref(),
+                *start,
+                *stop,
+                &mut flows,
+            )?,
         }
         if flows.len() as u64 > MAX_GENERATED_FLOWS {
             return Err(invalid(
@@ -375,6 +287,204 @@ pub fn generate(
         }
     }
     Ok(flows)
+}
+
+/// A `long_lived` generator: `count` always-backlogged flows from each host of `from` to `to`,
+/// all starting at `start` (draws nothing from the RNG).
+fn long_lived(
+    generator: &Generator,
+    from: &HostList,
+    to: &str,
+    count: u32,
+    start: Dur,
+    stop: Option<Dur>,
+    flows: &mut Vec<GeneratedFlow>,
+) -> Result<(), ConfigError> {
+    if count == 0 || count > 10_000 {
+        return Err(invalid(
+            &generator.key("count"),
+            count,
+            "1 to 10000 flows per source",
+        ));
+    }
+    let dst = generator.place.host(to, &generator.key("to"))?;
+    let srcs = generator.place.hosts(from, &generator.key("from"))?;
+    if let Some(stop) = stop
+        && stop.0 <= start.0
+    {
+        return Err(invalid(
+            &generator.key("stop"),
+            stop.0,
+            "a time after `start`",
+        ));
+    }
+    for src in srcs {
+        if src == dst {
+            return Err(invalid(
+                &generator.key("from"),
+                src,
+                "hosts other than `to`",
+            ));
+        }
+        for _ in 0..count {
+            flows.push(GeneratedFlow {
+                generator: generator.index as u32,
+                src,
+                dst,
+                start: Time::ZERO + start.0,
+                size: None,
+                stop: stop.map(|s| Time::ZERO + s.0),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A `staggered` generator: flow i from the i-th host of `from` to `to`, starting at
+/// start + i·interval and sending for its duration (draws nothing from the RNG).
+fn staggered(
+    generator: &Generator,
+    from: &HostList,
+    to: &str,
+    start: Dur,
+    interval: Dur,
+    duration: &DurList,
+    flows: &mut Vec<GeneratedFlow>,
+) -> Result<(), ConfigError> {
+    let dst = generator.place.host(to, &generator.key("to"))?;
+    let srcs = generator.place.hosts(from, &generator.key("from"))?;
+    if duration.0.len() != 1 && duration.0.len() != srcs.len() {
+        return Err(invalid(
+            &generator.key("duration"),
+            format!("{} values", duration.0.len()),
+            format!("one duration, or one per flow ({})", srcs.len()),
+        ));
+    }
+    if let Some(d) = duration.0.iter().find(|d| d.0 == Duration::ZERO) {
+        return Err(invalid(
+            &generator.key("duration"),
+            d.0,
+            "positive durations",
+        ));
+    }
+    for (i, src) in srcs.into_iter().enumerate() {
+        if src == dst {
+            return Err(invalid(
+                &generator.key("from"),
+                src,
+                "hosts other than `to`",
+            ));
+        }
+        let duration = duration.0[i.min(duration.0.len() - 1)];
+        let at = Time::ZERO + start.0 + Duration(interval.0.0 * i as u64);
+        flows.push(GeneratedFlow {
+            generator: generator.index as u32,
+            src,
+            dst,
+            start: at,
+            size: None,
+            stop: Some(at + duration.0),
+        });
+    }
+    Ok(())
+}
+
+/// The end of a Poisson generator's arrivals: its `stop`, else the workload's duration; it must
+/// come after `start`.
+fn poisson_stop(
+    generator: &Generator,
+    start: Dur,
+    stop: Option<Dur>,
+) -> Result<Duration, ConfigError> {
+    match stop.map(|s| s.0).or_else(|| default_stop(generator.cfg)) {
+        Some(s) if s > start.0 => Ok(s),
+        Some(s) => Err(invalid(&generator.key("stop"), s, "a time after `start`")),
+        None => Err(invalid(
+            &generator.key("stop"),
+            "(none)",
+            "an end of arrivals (required with synchronized_reads)",
+        )),
+    }
+}
+
+/// A `poisson` generator: checks its settings, then draws its arrivals in [start, stop) from
+/// the generator's own stream (per arrival: the gap, the source, the destination until it
+/// differs from the source, then the size). Its arguments are the fields of
+/// [`TrafficConfig::Poisson`].
+#[allow(clippy::too_many_arguments)]
+fn poisson(
+    generator: &Generator,
+    load: f64,
+    sizes: &SizeDistConfig,
+    sources: &HostList,
+    destinations: &HostList,
+    load_link: Option<&str>,
+    start: Dur,
+    stop: Option<Dur>,
+    flows: &mut Vec<GeneratedFlow>,
+) -> Result<(), ConfigError> {
+    if !(load.is_finite() && load > 0.0 && load <= 10.0) {
+        return Err(invalid(&generator.key("load"), load, "a number in (0, 10]"));
+    }
+    let dist = SizeDist::from_config(sizes, &generator.key("sizes"))?;
+    let srcs = generator.place.hosts(sources, &generator.key("sources"))?;
+    let dsts = generator
+        .place
+        .hosts(destinations, &generator.key("destinations"))?;
+    if srcs.len() == 1 && dsts == srcs {
+        return Err(invalid(
+            &generator.key("destinations"),
+            dsts[0],
+            "a host other than the only source",
+        ));
+    }
+    let capacity_bps = (generator.capacity)(load_link, &dsts).ok_or_else(|| {
+        invalid(
+            &generator.key("load_link"),
+            load_link.unwrap_or(""),
+            "an output port name \"from->to\" (e.g. \"switch0->host16\")",
+        )
+    })?;
+    let stop = poisson_stop(generator, start, stop)?;
+    let rate = poisson_rate(load, capacity_bps, dist.mean());
+    let expected = rate * (stop - start.0).as_secs_f64();
+    if expected > MAX_GENERATED_FLOWS as f64 {
+        return Err(invalid(
+            &generator.key("load"),
+            load,
+            format!(
+                "at most {MAX_GENERATED_FLOWS} flows per run (this asks for {expected:.0}: shorten stop - start)"
+            ),
+        ));
+    }
+    let mut rng = SimRng::for_stream(generator.seed, Stream::Workload, generator.index as u64);
+    let mean_gap_ps = 1e12 / rate;
+    let mut t = Time::ZERO + start.0;
+    let end = Time::ZERO + stop;
+    loop {
+        // Exponential gap by inversion: -ln(1 - U) with U in [0, 1).
+        let gap = -(1.0 - rng.unit_f64()).ln() * mean_gap_ps;
+        t += Duration(gap.round() as u64);
+        if t >= end {
+            break;
+        }
+        let src = srcs[rng.below(srcs.len() as u64) as usize];
+        let dst = loop {
+            let d = dsts[rng.below(dsts.len() as u64) as usize];
+            if d != src {
+                break d;
+            }
+        };
+        flows.push(GeneratedFlow {
+            generator: generator.index as u32,
+            src,
+            dst,
+            start: t,
+            size: Some(dist.sample(&mut rng)),
+            stop: None,
+        });
+    }
+    Ok(())
 }
 
 /// [`generate`] on a built topology: ports by name, and the links into destination hosts.

@@ -69,12 +69,7 @@ pub fn run_sweep(
 ) -> Result<SweepReport, SweepError> {
     let mut store = Store::open(dir, &sweep.fingerprint, &sweep.keys, sweep.seeds)?;
     crate::store::write_descriptions(dir, sweep)?;
-    let mine: Vec<(u32, u32)> = sweep
-        .points
-        .iter()
-        .flat_map(|p| (0..sweep.seeds).map(move |r| (p.index, r)))
-        .filter(|&(p, r)| shard.is_none_or(|s| s.contains(&sweep.points[p as usize].label, r)))
-        .collect();
+    let mine = shard_runs(sweep, shard);
     let pending: Vec<(u32, u32)> = mine
         .iter()
         .copied()
@@ -87,12 +82,48 @@ pub fn run_sweep(
         .num_threads(jobs.max(1))
         .build()
         .map_err(|e| SweepError::Store(format!("cannot start {jobs} worker threads: {e}")))?;
+    let (computed, failure) = run_pending(sweep, &mut store, pool, &pending, already, progress);
+    progress.end();
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    drop(store);
+    finalize(dir, &sweep.keys)?;
+    Ok(SweepReport {
+        points: sweep.points.len(),
+        runs_in_shard: mine.len() as u64,
+        runs_already_done: already,
+        runs_computed: computed,
+    })
+}
+
+/// The (point, replicate) runs of `shard` (every run without one), points in order.
+fn shard_runs(sweep: &Sweep, shard: Option<Shard>) -> Vec<(u32, u32)> {
+    sweep
+        .points
+        .iter()
+        .flat_map(|p| (0..sweep.seeds).map(move |r| (p.index, r)))
+        .filter(|&(p, r)| shard.is_none_or(|s| s.contains(&sweep.points[p as usize].label, r)))
+        .collect()
+}
+
+/// Runs `pending` on `pool` and appends each result to the store from this thread as it
+/// arrives. After the first failure no new run starts; returns the runs stored and that
+/// failure.
+fn run_pending(
+    sweep: &Sweep,
+    store: &mut Store,
+    pool: rayon::ThreadPool,
+    pending: &[(u32, u32)],
+    already: u64,
+    progress: &dyn Progress,
+) -> (u64, Option<SweepError>) {
     let stop = AtomicBool::new(false);
     let (tx, rx) = std::sync::mpsc::channel();
     let mut failure: Option<SweepError> = None;
     let mut computed = 0u64;
     std::thread::scope(|scope| {
-        let (stop, pending) = (&stop, &pending);
+        let stop = &stop;
         scope.spawn(move || {
             pool.install(|| {
                 pending.par_iter().for_each_with(tx, |tx, &(p, r)| {
@@ -128,18 +159,7 @@ pub fn run_sweep(
             }
         }
     });
-    progress.end();
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    drop(store);
-    finalize(dir, &sweep.keys)?;
-    Ok(SweepReport {
-        points: sweep.points.len(),
-        runs_in_shard: mine.len() as u64,
-        runs_already_done: already,
-        runs_computed: computed,
-    })
+    (computed, failure)
 }
 
 #[cfg(test)]

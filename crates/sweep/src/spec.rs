@@ -143,47 +143,94 @@ impl Sweep {
             apply_override(&mut tree, o)?;
         }
         let input = tree.clone();
-        let section = tree
-            .as_object_mut()
-            .and_then(|m| m.shift_remove("sweep"))
-            .ok_or_else(|| spec_err("sweep", "this config has no `sweep:` section (use `incastsim run`, or add `sweep: {seeds: K}`)"))?;
-        let section: SweepSection = serde_path_to_error::deserialize(section).map_err(|e| {
-            let p = e.path().to_string();
-            spec_err(
-                if p == "." {
-                    "sweep".into()
-                } else {
-                    format!("sweep.{p}")
-                },
-                e.into_inner().to_string(),
-            )
-        })?;
-        if section.seeds == 0 || section.seeds > 10_000_000 {
-            return Err(spec_err(
-                "sweep.seeds",
-                format!("{} is not allowed: between 1 and 10000000", section.seeds),
-            ));
-        }
+        let section = take_section(&mut tree)?;
+        let dims = Dimensions::of(&section)?;
+        let points = dims.expand(&tree)?;
+        check_plots(&section.plots, &dims.keys)?;
+        let fingerprint = fingerprint(&input);
+        Ok(Sweep {
+            seeds: section.seeds as u32,
+            keys: dims.keys,
+            points,
+            plots: section.plots,
+            input,
+            fingerprint,
+        })
+    }
 
-        // Dimensions: each grid key is one; all zip keys together are one.
+    pub fn runs_total(&self) -> u64 {
+        self.points.len() as u64 * self.seeds as u64
+    }
+
+    /// The config as given (sweep section included), as YAML.
+    pub fn input_yaml(&self) -> String {
+        serde_saphyr::to_string(&self.input).unwrap_or_default()
+    }
+}
+
+/// Removes the `sweep:` section from the config tree and reads it (unknown fields and a seed
+/// count out of range are errors).
+fn take_section(tree: &mut Value) -> Result<SweepSection, SweepError> {
+    let section = tree
+        .as_object_mut()
+        .and_then(|m| m.shift_remove("sweep"))
+        .ok_or_else(|| spec_err("sweep", "this config has no `sweep:` section (use `incastsim run`, or add `sweep: {seeds: K}`)"))?;
+    let section: SweepSection = serde_path_to_error::deserialize(section).map_err(|e| {
+        let p = e.path().to_string();
+        spec_err(
+            if p == "." {
+                "sweep".into()
+            } else {
+                format!("sweep.{p}")
+            },
+            e.into_inner().to_string(),
+        )
+    })?;
+    if section.seeds == 0 || section.seeds > 10_000_000 {
+        return Err(spec_err(
+            "sweep.seeds",
+            format!("{} is not allowed: between 1 and 10000000", section.seeds),
+        ));
+    }
+    Ok(section)
+}
+
+/// The values a sweep's list gives a key (`sweep.<section>.<key>`): a non-empty list.
+fn value_list(section: &str, key: &str, v: &Value) -> Result<Vec<Value>, SweepError> {
+    let path = format!("sweep.{section}.{key}");
+    match v {
+        Value::Array(a) if a.is_empty() => {
+            Err(spec_err(path, "empty list of values: give at least one"))
+        }
+        Value::Array(a) => Ok(a.clone()),
+        other => Err(spec_err(
+            path,
+            format!("{other} is not a list: write [{other}] for a single value"),
+        )),
+    }
+}
+
+/// The dimensions of a sweep: each grid key is one; all zip keys together are one.
+struct Dimensions {
+    /// Swept keys, in column order.
+    keys: Vec<String>,
+    /// dim -> step -> value per key of the dim.
+    dims: Vec<Vec<Vec<Value>>>,
+    /// dim -> indices in `keys` of the keys it sets.
+    dim_keys: Vec<Vec<usize>>,
+    /// Number of points: the product of the dimensions' lengths.
+    total: u64,
+}
+
+impl Dimensions {
+    /// Reads the grid and zip lists of a section and checks the keys (each swept once, none
+    /// that cannot be swept) and the number of points.
+    fn of(section: &SweepSection) -> Result<Dimensions, SweepError> {
         let mut keys = Vec::new();
-        let mut dims: Vec<Vec<Vec<Value>>> = Vec::new(); // dim -> step -> value per key of the dim
+        let mut dims: Vec<Vec<Vec<Value>>> = Vec::new();
         let mut dim_keys: Vec<Vec<usize>> = Vec::new();
-        let list = |section: &str, key: &str, v: &Value| -> Result<Vec<Value>, SweepError> {
-            let path = format!("sweep.{section}.{key}");
-            match v {
-                Value::Array(a) if a.is_empty() => {
-                    Err(spec_err(path, "empty list of values: give at least one"))
-                }
-                Value::Array(a) => Ok(a.clone()),
-                other => Err(spec_err(
-                    path,
-                    format!("{other} is not a list: write [{other}] for a single value"),
-                )),
-            }
-        };
         for (key, v) in &section.grid {
-            let values = list("grid", key, v)?;
+            let values = value_list("grid", key, v)?;
             dim_keys.push(vec![keys.len()]);
             keys.push(key.clone());
             dims.push(values.into_iter().map(|x| vec![x]).collect());
@@ -191,7 +238,7 @@ impl Sweep {
         if !section.zip.is_empty() {
             let mut columns = Vec::new();
             for (key, v) in &section.zip {
-                columns.push(list("zip", key, v)?);
+                columns.push(value_list("zip", key, v)?);
             }
             let len = columns[0].len();
             if let Some((k, c)) = section
@@ -238,11 +285,21 @@ impl Sweep {
                 format!("{total} points: at most 1000000"),
             ));
         }
+        Ok(Dimensions {
+            keys,
+            dims,
+            dim_keys,
+            total,
+        })
+    }
 
-        // Expand the grid (odometer, last dimension fastest) and check every point's config.
-        let mut points = Vec::with_capacity(total as usize);
+    /// Expands the grid (odometer, last dimension fastest) over the config tree (the sweep
+    /// section removed) and checks every point's config.
+    fn expand(&self, tree: &Value) -> Result<Vec<Point>, SweepError> {
+        let (keys, dims, dim_keys) = (&self.keys, &self.dims, &self.dim_keys);
+        let mut points = Vec::with_capacity(self.total as usize);
         let mut step = vec![0usize; dims.len()];
-        for index in 0..total as u32 {
+        for index in 0..self.total as u32 {
             let mut point_tree = tree.clone();
             let mut values = vec![String::new(); keys.len()];
             for (d, s) in step.iter().enumerate() {
@@ -283,57 +340,48 @@ impl Sweep {
                 step[d] = 0;
             }
         }
-        for p in &section.plots {
-            // A key by its full path or, when unambiguous, its last part ("rto_min").
-            let known = |k: &str| {
-                keys.iter().any(|x| x == k)
-                    || keys
-                        .iter()
-                        .filter(|x| x.rsplit('.').next() == Some(k))
-                        .count()
-                        == 1
-            };
-            if !known(&p.x) {
-                return Err(spec_err(
-                    "sweep.plots.x",
-                    format!("{} is not a swept key (swept: {})", p.x, keys.join(", ")),
-                ));
-            }
-            if let Some(s) = &p.series
-                && !known(s)
-            {
-                return Err(spec_err(
-                    "sweep.plots.series",
-                    format!("{s} is not a swept key (swept: {})", keys.join(", ")),
-                ));
-            }
+        Ok(points)
+    }
+}
+
+/// Every plot's `x` and `series` name a swept key.
+fn check_plots(plots: &[PlotSpec], keys: &[String]) -> Result<(), SweepError> {
+    for p in plots {
+        // A key by its full path or, when unambiguous, its last part ("rto_min").
+        let known = |k: &str| {
+            keys.iter().any(|x| x == k)
+                || keys
+                    .iter()
+                    .filter(|x| x.rsplit('.').next() == Some(k))
+                    .count()
+                    == 1
+        };
+        if !known(&p.x) {
+            return Err(spec_err(
+                "sweep.plots.x",
+                format!("{} is not a swept key (swept: {})", p.x, keys.join(", ")),
+            ));
         }
-
-        let mut fp = input.clone();
-        if let Some(s) = fp.get_mut("sweep").and_then(Value::as_object_mut) {
-            s.shift_remove("seeds");
-            s.shift_remove("plots");
+        if let Some(s) = &p.series
+            && !known(s)
+        {
+            return Err(spec_err(
+                "sweep.plots.series",
+                format!("{s} is not a swept key (swept: {})", keys.join(", ")),
+            ));
         }
-        let fingerprint =
-            serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "config": fp }).to_string();
-        Ok(Sweep {
-            seeds: section.seeds as u32,
-            keys,
-            points,
-            plots: section.plots,
-            input,
-            fingerprint,
-        })
     }
+    Ok(())
+}
 
-    pub fn runs_total(&self) -> u64 {
-        self.points.len() as u64 * self.seeds as u64
+/// [`Sweep::fingerprint`]: the input without the seed count and plots, with the version.
+fn fingerprint(input: &Value) -> String {
+    let mut fp = input.clone();
+    if let Some(s) = fp.get_mut("sweep").and_then(Value::as_object_mut) {
+        s.shift_remove("seeds");
+        s.shift_remove("plots");
     }
-
-    /// The config as given (sweep section included), as YAML.
-    pub fn input_yaml(&self) -> String {
-        serde_saphyr::to_string(&self.input).unwrap_or_default()
-    }
+    serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "config": fp }).to_string()
 }
 
 #[cfg(test)]
