@@ -107,11 +107,17 @@ pub fn routes_for(built: &BuiltTopology) -> Result<incastsim_core::Routes, Strin
     for &(node, dst, port) in &built.route_overrides {
         routes.set_route(node, dst, port);
     }
-    // Overrides can make loops with the shortest paths around them: follow every next hop.
+    // Overrides can make loops with the shortest paths around them: follow every next hop. Hosts
+    // of one route class loop exactly when the first of them does, so one check per class.
     let t = &built.topology;
+    let mut checked = vec![false; routes.class_count()];
+    let mut state = vec![0u8; t.nodes.len()]; // 0 new, 1 on the stack, 2 done
     for dst in 0..t.host_count() as HostId {
+        if std::mem::replace(&mut checked[routes.class_of(dst)], true) {
+            continue;
+        }
         let target = t.node_of_host(dst);
-        let mut state = vec![0u8; t.nodes.len()]; // 0 new, 1 on the stack, 2 done
+        state.fill(0);
         fn visit(
             n: NodeId,
             dst: HostId,
@@ -502,5 +508,82 @@ mod tests {
             (400..600).contains(&first),
             "{first} of 1000 flows on one uplink"
         );
+    }
+
+    /// The loop check as it was, for every destination host: the first host whose routes loop
+    /// or end at another host.
+    fn first_looping_host(t: &Topology, r: &Routes) -> Option<HostId> {
+        fn ends_at(t: &Topology, r: &Routes, n: NodeId, dst: HostId, st: &mut [u8]) -> bool {
+            if n == t.node_of_host(dst) || st[n as usize] == 2 {
+                return true;
+            }
+            if st[n as usize] == 1 {
+                return false;
+            }
+            st[n as usize] = 1;
+            for &p in r.next_hops(n, dst) {
+                let next = t.ports[p as usize].to;
+                if matches!(t.nodes[next as usize], NodeKind::Host(_))
+                    && next != t.node_of_host(dst)
+                    || !ends_at(t, r, next, dst, st)
+                {
+                    return false;
+                }
+            }
+            st[n as usize] = 2;
+            true
+        }
+        (0..t.host_count() as HostId).find(|&dst| {
+            let mut st = vec![0u8; t.nodes.len()];
+            !(0..t.nodes.len() as NodeId).all(|n| ends_at(t, r, n, dst, &mut st))
+        })
+    }
+
+    #[test]
+    fn one_loop_check_per_route_class_finds_the_same_first_host() {
+        let mut seed = 0u64;
+        let mut next = |n: usize| {
+            seed += 1;
+            (incastsim_core::rng::mix64(seed) % n as u64) as usize
+        };
+        let mut found = 0;
+        for round in 0..200 {
+            let mut topology = Topology::new();
+            fat_tree(
+                &mut topology,
+                4,
+                BitsPerSec::gbps(1),
+                Duration::from_us(1),
+                0.0,
+            );
+            let switches: Vec<NodeId> = (0..topology.nodes.len() as NodeId)
+                .filter(|&n| matches!(topology.nodes[n as usize], NodeKind::Switch(_)))
+                .collect();
+            let mut route_overrides = Vec::new();
+            for _ in 0..round % 5 {
+                let at = switches[next(switches.len())];
+                let ports = &topology.ports_of[at as usize];
+                route_overrides.push((at, next(16) as HostId, ports[next(ports.len())]));
+            }
+            let n = topology.ports.len();
+            let built = BuiltTopology {
+                topology,
+                port_buffers: vec![None; n],
+                route_overrides,
+                servers: Vec::new(),
+                clients: Vec::new(),
+            };
+            let mut all = built.topology.compute_routes().unwrap();
+            for &(node, dst, port) in &built.route_overrides {
+                all.set_route(node, dst, port);
+            }
+            let want = first_looping_host(&built.topology, &all)
+                .map(|h| format!("the routes to host{h} loop or end at another host"));
+            if want.is_some() {
+                found += 1;
+            }
+            assert_eq!(routes_for(&built).err(), want, "round {round}");
+        }
+        assert!(found > 20, "{found} of 200 override sets loop");
     }
 }

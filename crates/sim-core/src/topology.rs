@@ -1,15 +1,17 @@
 //! The network graph and its routing tables.
 //!
 //! Nodes are hosts or switches; every link is a pair of directed *ports* (one per direction), each
-//! owned by the node that transmits on it. Routing is computed once, by breadth-first search from
-//! every destination host, into per-node next-hop sets: forwarding a packet is then two array
-//! lookups, plus a per-flow hash when a destination has several equal-cost next hops (ECMP).
+//! owned by the node that transmits on it. Routing is computed once, by breadth-first search, into
+//! next-hop sets per (node, destination class), a class being, for hosts with a single link, the
+//! switch they hang off: the tables grow with switches, not with nodes × hosts. Forwarding a
+//! packet is a few array lookups, plus a per-flow hash when a destination has several equal-cost
+//! next hops (ECMP).
 
 use crate::packet::{FlowId, HostId};
 use crate::rng::mix64;
 use crate::time::Duration;
 use crate::units::BitsPerSec;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 pub type NodeId = u32;
 pub type PortId = u32;
@@ -43,14 +45,46 @@ pub struct Topology {
     switch_count: u32,
 }
 
-/// Routing tables: for every (node, destination host), the set of equal-cost next-hop ports.
+/// Routing tables: for every (node, destination host), the set of equal-cost next-hop ports, in
+/// the node's port order.
+///
+/// Kept per destination *class*, not per host. A host with a single link, to a switch S, is
+/// reached from every node other than S exactly as S is (hosts never carry transit traffic), and
+/// from S over its link: such hosts share S's class, one column of next-hop groups per routing
+/// node computed by one search from S, and keep only their attachment (S, port S → host). Hosts
+/// with several links, a host neighbour or explicit routes ([`Routes::set_route`]) get a class of
+/// their own. *Rows* are the switches and the hosts that need one (several links, or explicit
+/// routes at them); a single-linked host needs none, its next hop being its NIC port. Equal port
+/// lists are stored once, as one ECMP group.
 #[derive(Clone, Debug)]
 pub struct Routes {
-    hosts: usize,
-    /// `(start, len)` into `next_hops`, indexed by `node * hosts + dst`.
-    ranges: Vec<(u32, u32)>,
-    next_hops: Vec<PortId>,
+    /// Per destination host.
+    dsts: Vec<Dest>,
+    /// Per node: its row, or [`NIC`] | the slot in `ports` of its single port (a host without a
+    /// row).
+    row_of: Vec<u32>,
+    rows: usize,
+    /// ECMP group ids, indexed by `class * rows + row`.
+    table: Vec<u32>,
+    /// `(start, len)` into `ports`, per group. Group 0 is empty.
+    groups: Vec<(u32, u32)>,
+    ports: Vec<PortId>,
 }
+
+/// Where a destination host is reached.
+#[derive(Clone, Copy, Debug)]
+struct Dest {
+    node: NodeId,
+    /// The switch the host hangs off while it shares that switch's class ([`NONE`] with a class
+    /// of its own): there, the next hop is `ports[attach_slot]`.
+    attach_node: NodeId,
+    attach_slot: u32,
+    class: u32,
+}
+
+/// Tag of a [`Routes::row_of`] entry that is a port slot, not a row.
+const NIC: u32 = 1 << 31;
+const NONE: u32 = u32::MAX;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TopologyError {
@@ -147,19 +181,73 @@ impl Topology {
             return Err(TopologyError::NoHosts);
         }
         let n = self.nodes.len();
-        let mut ranges = vec![(0u32, 0u32); n * hosts];
-        let mut next_hops = Vec::new();
+        let is_host = |v: NodeId| matches!(self.nodes[v as usize], NodeKind::Host(_));
+        let mut groups = vec![(0u32, 0u32)];
+        let mut ports = Vec::new();
+        // Rows: the switches and every host but those with a single link, to a switch.
+        let mut row_of = vec![0u32; n];
+        let mut row_nodes = Vec::new();
+        for v in 0..n as NodeId {
+            match self.ports_of[v as usize][..] {
+                [p] if is_host(v) && !is_host(self.ports[p as usize].to) => {
+                    row_of[v as usize] = NIC | ports.len() as u32;
+                    ports.push(p);
+                }
+                _ => {
+                    row_of[v as usize] = row_nodes.len() as u32;
+                    row_nodes.push(v);
+                }
+            }
+        }
+        let rows = row_nodes.len();
+        // Classes, numbered in the order of their first host: the node each is searched from.
+        let mut roots: Vec<NodeId> = Vec::new();
+        let mut first_host: Vec<HostId> = Vec::new();
+        let mut class_of_switch = vec![NONE; n];
+        let mut dsts = Vec::with_capacity(hosts);
+        for (h, &node) in self.host_nodes.iter().enumerate() {
+            let dest = if row_of[node as usize] & NIC != 0 {
+                let link = &self.ports[self.ports_of[node as usize][0] as usize];
+                let sw = link.to as usize;
+                if class_of_switch[sw] == NONE {
+                    class_of_switch[sw] = roots.len() as u32;
+                    roots.push(link.to);
+                    first_host.push(h as HostId);
+                }
+                ports.push(link.reverse);
+                Dest {
+                    node,
+                    attach_node: link.to,
+                    attach_slot: ports.len() as u32 - 1,
+                    class: class_of_switch[sw],
+                }
+            } else {
+                roots.push(node);
+                first_host.push(h as HostId);
+                Dest {
+                    node,
+                    attach_node: NONE,
+                    attach_slot: NONE,
+                    class: roots.len() as u32 - 1,
+                }
+            };
+            dsts.push(dest);
+        }
+        let mut table = vec![0u32; roots.len() * rows];
+        let mut dedup: HashMap<Vec<PortId>, u32> = HashMap::new();
+        let mut hops = Vec::new();
         let mut dist = vec![u32::MAX; n];
         let mut queue = VecDeque::new();
-        for (dst, &dst_node) in self.host_nodes.iter().enumerate() {
+        for (c, &root) in roots.iter().enumerate() {
             dist.iter_mut().for_each(|d| *d = u32::MAX);
-            dist[dst_node as usize] = 0;
+            dist[root as usize] = 0;
             queue.clear();
-            queue.push_back(dst_node);
-            // BFS over reversed edges: a node's distance to dst. Hosts do not forward transit
-            // traffic, so only the destination host itself is expanded among hosts.
+            queue.push_back(root);
+            // BFS over reversed edges: a node's distance to the root. Hosts do not forward transit
+            // traffic, so only a root host is expanded among hosts. A host behind a switch root
+            // is one hop further from every node but that switch, so the next hops are the same.
             while let Some(v) = queue.pop_front() {
-                if v != dst_node && matches!(self.nodes[v as usize], NodeKind::Host(_)) {
+                if v != root && is_host(v) {
                     continue;
                 }
                 for &p in &self.ports_of[v as usize] {
@@ -171,72 +259,160 @@ impl Topology {
                     }
                 }
             }
-            for v in 0..n {
-                if v as NodeId == dst_node {
-                    continue;
+            if let Some(v) = dist.iter().position(|&d| d == u32::MAX) {
+                return Err(TopologyError::Unreachable {
+                    from: v as NodeId,
+                    to_host: first_host[c],
+                });
+            }
+            let column = &mut table[c * rows..(c + 1) * rows];
+            for (row, &v) in row_nodes.iter().enumerate() {
+                if v == root {
+                    continue; // group 0: a destination itself, or a switch's attached hosts
                 }
-                if dist[v] == u32::MAX {
-                    return Err(TopologyError::Unreachable {
-                        from: v as NodeId,
-                        to_host: dst as HostId,
-                    });
-                }
-                let start = next_hops.len() as u32;
-                for &p in &self.ports_of[v] {
-                    let u = self.ports[p as usize].to as usize;
-                    let transit_ok =
-                        u as NodeId == dst_node || !matches!(self.nodes[u], NodeKind::Host(_));
-                    if transit_ok && dist[u] != u32::MAX && dist[u] + 1 == dist[v] {
-                        next_hops.push(p);
+                hops.clear();
+                for &p in &self.ports_of[v as usize] {
+                    let u = self.ports[p as usize].to;
+                    let transit_ok = u == root || !is_host(u);
+                    if transit_ok && dist[u as usize] + 1 == dist[v as usize] {
+                        hops.push(p);
                     }
                 }
-                let len = next_hops.len() as u32 - start;
-                ranges[v * hosts + dst] = (start, len);
+                column[row] = match dedup.get(&hops[..]) {
+                    Some(&g) => g,
+                    None => {
+                        let g = groups.len() as u32;
+                        groups.push((ports.len() as u32, hops.len() as u32));
+                        ports.extend_from_slice(&hops);
+                        dedup.insert(hops.clone(), g);
+                        g
+                    }
+                };
             }
         }
         Ok(Routes {
-            hosts,
-            ranges,
-            next_hops,
+            dsts,
+            row_of,
+            rows,
+            table,
+            groups,
+            ports,
         })
     }
 }
 
 impl Routes {
+    /// `(start, len)` in `ports` of the next hops from `node` towards `dst` (`node` not `dst`'s
+    /// own node).
+    #[inline(always)]
+    fn slots(&self, node: NodeId, dst: HostId) -> (u32, u32) {
+        let d = &self.dsts[dst as usize];
+        if node == d.attach_node {
+            return (d.attach_slot, 1);
+        }
+        let row = self.row_of[node as usize];
+        if row & NIC != 0 {
+            return (row & !NIC, 1);
+        }
+        self.groups[self.table[d.class as usize * self.rows + row as usize] as usize]
+    }
+
+    fn push_group(&mut self, start: u32, len: u32) -> u32 {
+        self.groups.push((start, len));
+        self.groups.len() as u32 - 1
+    }
+
+    /// Gives `dst` a class of its own, a copy of the one it shares, so its routes can change alone.
+    fn own_class(&mut self, dst: HostId) {
+        let d = self.dsts[dst as usize];
+        if d.attach_node == NONE {
+            return;
+        }
+        let rows = self.rows;
+        let c = self.table.len() / rows;
+        let from = d.class as usize * rows;
+        self.table.extend_from_within(from..from + rows);
+        let g = self.push_group(d.attach_slot, 1);
+        self.table[c * rows + self.row_of[d.attach_node as usize] as usize] = g;
+        self.dsts[dst as usize] = Dest {
+            attach_node: NONE,
+            class: c as u32,
+            ..d
+        };
+    }
+
+    /// Gives `node`, a host with a single link and no row yet, a row: its port towards every
+    /// other host, none towards itself.
+    fn add_row(&mut self, node: NodeId) {
+        let host = self.dsts.iter().position(|d| d.node == node).unwrap() as HostId;
+        self.own_class(host);
+        let nic = self.push_group(self.row_of[node as usize] & !NIC, 1);
+        let rows = self.rows;
+        let mut table = Vec::with_capacity(self.table.len() / rows * (rows + 1));
+        for column in self.table.chunks_exact(rows) {
+            table.extend_from_slice(column);
+            table.push(nic);
+        }
+        table[self.dsts[host as usize].class as usize * (rows + 1) + rows] = 0;
+        self.table = table;
+        self.row_of[node as usize] = rows as u32;
+        self.rows = rows + 1;
+    }
+
     /// Replaces the next hops from `node` towards `dst` with the single port `port`.
     pub fn set_route(&mut self, node: NodeId, dst: HostId, port: PortId) {
-        let start = self.next_hops.len() as u32;
-        self.next_hops.push(port);
-        self.ranges[node as usize * self.hosts + dst as usize] = (start, 1);
+        self.own_class(dst);
+        if self.row_of[node as usize] & NIC != 0 {
+            self.add_row(node);
+        }
+        self.ports.push(port);
+        let g = self.push_group(self.ports.len() as u32 - 1, 1);
+        let class = self.dsts[dst as usize].class as usize;
+        self.table[class * self.rows + self.row_of[node as usize] as usize] = g;
     }
 
     /// All equal-cost next-hop ports from `node` towards host `dst`.
     pub fn next_hops(&self, node: NodeId, dst: HostId) -> &[PortId] {
-        let (s, l) = self.ranges[node as usize * self.hosts + dst as usize];
-        &self.next_hops[s as usize..(s + l) as usize]
+        if node == self.dsts[dst as usize].node && self.row_of[node as usize] & NIC != 0 {
+            return &[];
+        }
+        let (s, l) = self.slots(node, dst);
+        &self.ports[s as usize..(s + l) as usize]
+    }
+
+    /// The class of `dst`. Hosts of one class have the same next hops at every node except the
+    /// switch they hang off, which sends each down its own link: routes to one of them loop, or
+    /// end at another host, exactly when routes to each of them do.
+    pub fn class_of(&self, dst: HostId) -> usize {
+        self.dsts[dst as usize].class as usize
+    }
+
+    /// The number of destination classes.
+    pub fn class_count(&self) -> usize {
+        self.table.len() / self.rows
     }
 
     /// Static routing: the next hop is chosen by destination (index = dst mod count), so every
     /// flow to one host takes the same path.
     #[inline]
     pub fn next_hop_static(&self, node: NodeId, dst: HostId) -> PortId {
-        let (s, l) = self.ranges[node as usize * self.hosts + dst as usize];
+        let (s, l) = self.slots(node, dst);
         debug_assert!(l > 0, "no route from node {node} to host {dst}");
-        self.next_hops[(s + dst % l) as usize]
+        self.ports[(s + dst % l) as usize]
     }
 
     /// The port a packet of `flow` takes from `node` towards `dst`: per-flow ECMP hashing keeps
     /// every flow on one path (no reordering) while spreading flows over all equal-cost paths.
     #[inline]
     pub fn next_hop(&self, node: NodeId, dst: HostId, flow: FlowId, salt: u64) -> PortId {
-        let (s, l) = self.ranges[node as usize * self.hosts + dst as usize];
+        let (s, l) = self.slots(node, dst);
         debug_assert!(l > 0, "no route from node {node} to host {dst}");
         let i = if l == 1 {
             0
         } else {
             (mix64(flow as u64 ^ salt ^ ((node as u64) << 32)) % l as u64) as u32
         };
-        self.next_hops[(s + i) as usize]
+        self.ports[(s + i) as usize]
     }
 }
 
@@ -308,5 +484,390 @@ mod tests {
             t.compute_routes(),
             Err(TopologyError::Unreachable { .. })
         ));
+    }
+
+    /// The routes as they were computed before destination classes: one breadth-first search per
+    /// host into a dense (node × host) table. The reference the class tables must match.
+    #[derive(Debug)]
+    struct Reference {
+        hosts: usize,
+        ranges: Vec<(u32, u32)>,
+        next_hops: Vec<PortId>,
+    }
+
+    impl Reference {
+        fn compute(t: &Topology) -> Result<Reference, TopologyError> {
+            let hosts = t.host_nodes.len();
+            if hosts == 0 {
+                return Err(TopologyError::NoHosts);
+            }
+            let n = t.nodes.len();
+            let mut ranges = vec![(0u32, 0u32); n * hosts];
+            let mut next_hops = Vec::new();
+            let mut dist = vec![u32::MAX; n];
+            let mut queue = VecDeque::new();
+            for (dst, &dst_node) in t.host_nodes.iter().enumerate() {
+                dist.iter_mut().for_each(|d| *d = u32::MAX);
+                dist[dst_node as usize] = 0;
+                queue.clear();
+                queue.push_back(dst_node);
+                while let Some(v) = queue.pop_front() {
+                    if v != dst_node && matches!(t.nodes[v as usize], NodeKind::Host(_)) {
+                        continue;
+                    }
+                    for &p in &t.ports_of[v as usize] {
+                        let u = t.ports[p as usize].to;
+                        if dist[u as usize] == u32::MAX {
+                            dist[u as usize] = dist[v as usize] + 1;
+                            queue.push_back(u);
+                        }
+                    }
+                }
+                for v in 0..n {
+                    if v as NodeId == dst_node {
+                        continue;
+                    }
+                    if dist[v] == u32::MAX {
+                        return Err(TopologyError::Unreachable {
+                            from: v as NodeId,
+                            to_host: dst as HostId,
+                        });
+                    }
+                    let start = next_hops.len() as u32;
+                    for &p in &t.ports_of[v] {
+                        let u = t.ports[p as usize].to as usize;
+                        let transit_ok =
+                            u as NodeId == dst_node || !matches!(t.nodes[u], NodeKind::Host(_));
+                        if transit_ok && dist[u] != u32::MAX && dist[u] + 1 == dist[v] {
+                            next_hops.push(p);
+                        }
+                    }
+                    let len = next_hops.len() as u32 - start;
+                    ranges[v * hosts + dst] = (start, len);
+                }
+            }
+            Ok(Reference {
+                hosts,
+                ranges,
+                next_hops,
+            })
+        }
+
+        fn set_route(&mut self, node: NodeId, dst: HostId, port: PortId) {
+            let start = self.next_hops.len() as u32;
+            self.next_hops.push(port);
+            self.ranges[node as usize * self.hosts + dst as usize] = (start, 1);
+        }
+
+        fn next_hops(&self, node: NodeId, dst: HostId) -> &[PortId] {
+            let (s, l) = self.ranges[node as usize * self.hosts + dst as usize];
+            &self.next_hops[s as usize..(s + l) as usize]
+        }
+
+        fn next_hop_static(&self, node: NodeId, dst: HostId) -> PortId {
+            let hops = self.next_hops(node, dst);
+            hops[dst as usize % hops.len()]
+        }
+
+        fn next_hop(&self, node: NodeId, dst: HostId, flow: FlowId, salt: u64) -> PortId {
+            let hops = self.next_hops(node, dst);
+            let l = hops.len() as u64;
+            let i = if l == 1 {
+                0
+            } else {
+                mix64(flow as u64 ^ salt ^ ((node as u64) << 32)) % l
+            };
+            hops[i as usize]
+        }
+    }
+
+    /// Routes of `t` with `overrides` applied agree with the reference everywhere: the same
+    /// next-hop sets in the same order, the same static choice and the same ECMP choice per flow.
+    /// Returns the routes (or the shared error).
+    fn same_as_reference(
+        t: &Topology,
+        overrides: &[(NodeId, HostId, PortId)],
+    ) -> Result<Routes, TopologyError> {
+        let (mut want, mut got) = match (Reference::compute(t), t.compute_routes()) {
+            (Ok(w), Ok(g)) => (w, g),
+            (Err(w), Err(g)) => {
+                assert_eq!(g, w);
+                return Err(g);
+            }
+            (w, g) => panic!("reference {w:?}, routes {g:?}"),
+        };
+        for &(node, dst, port) in overrides {
+            want.set_route(node, dst, port);
+            got.set_route(node, dst, port);
+        }
+        for node in 0..t.nodes.len() as NodeId {
+            for dst in 0..t.host_count() as HostId {
+                let hops = want.next_hops(node, dst);
+                assert_eq!(got.next_hops(node, dst), hops, "node {node} to host {dst}");
+                if hops.is_empty() {
+                    continue;
+                }
+                assert_eq!(
+                    got.next_hop_static(node, dst),
+                    want.next_hop_static(node, dst)
+                );
+                for salt in [0, 0x5DEE_CE66_D1CE_F00D] {
+                    for flow in 0..48 {
+                        assert_eq!(
+                            got.next_hop(node, dst, flow, salt),
+                            want.next_hop(node, dst, flow, salt),
+                            "node {node} to host {dst}, flow {flow}"
+                        );
+                    }
+                }
+            }
+        }
+        Ok(got)
+    }
+
+    fn link(t: &mut Topology, a: NodeId, b: NodeId) -> (PortId, PortId) {
+        t.connect(a, b, BitsPerSec::gbps(1), Duration::from_us(1), 0.0)
+    }
+
+    fn host_on(t: &mut Topology, sw: NodeId) -> NodeId {
+        let (h, _) = t.add_host();
+        link(t, h, sw);
+        h
+    }
+
+    /// As `build::fat_tree` in the scenario crate.
+    fn fat_tree(k: u32) -> Topology {
+        let mut t = Topology::new();
+        let half = k / 2;
+        let cores: Vec<NodeId> = (0..half * half).map(|_| t.add_switch()).collect();
+        for _pod in 0..k {
+            let aggs: Vec<NodeId> = (0..half).map(|_| t.add_switch()).collect();
+            for (i, &agg) in aggs.iter().enumerate() {
+                for j in 0..half as usize {
+                    link(&mut t, agg, cores[i * half as usize + j]);
+                }
+            }
+            for _edge in 0..half {
+                let edge = t.add_switch();
+                for &agg in &aggs {
+                    link(&mut t, edge, agg);
+                }
+                for _ in 0..half {
+                    host_on(&mut t, edge);
+                }
+            }
+        }
+        t
+    }
+
+    #[test]
+    fn star_dumbbell_and_tree_match_the_reference() {
+        let (t, _) = star(9);
+        let r = same_as_reference(&t, &[]).unwrap();
+        assert_eq!(r.class_count(), 1);
+
+        let mut t = Topology::new();
+        let (left, right) = (t.add_switch(), t.add_switch());
+        for _ in 0..5 {
+            host_on(&mut t, left);
+        }
+        for _ in 0..3 {
+            host_on(&mut t, right);
+        }
+        link(&mut t, left, right);
+        assert_eq!(same_as_reference(&t, &[]).unwrap().class_count(), 2);
+
+        let mut t = Topology::new();
+        let agg = t.add_switch();
+        for _ in 0..4 {
+            let tor = t.add_switch();
+            link(&mut t, tor, agg);
+            for _ in 0..6 {
+                host_on(&mut t, tor);
+            }
+        }
+        assert_eq!(same_as_reference(&t, &[]).unwrap().class_count(), 4);
+    }
+
+    #[test]
+    fn fat_trees_match_the_reference() {
+        for k in [4, 8] {
+            let t = fat_tree(k);
+            let r = same_as_reference(&t, &[]).unwrap();
+            assert_eq!(
+                r.class_count(),
+                (k * k / 2) as usize,
+                "one class per edge switch"
+            );
+            assert_eq!(r.rows, t.switch_count(), "no rows for hosts");
+        }
+    }
+
+    #[test]
+    fn fat_tree_with_overrides_matches_the_reference() {
+        let t = fat_tree(4);
+        // Switch 0 is a core, 4 and 5 the first pod's aggregation switches, 6 its first edge
+        // switch (hosts 0, 1 on nodes 7, 8).
+        let (edge, host0) = (6, 7);
+        let up = t.ports_of[edge as usize][0];
+        let down = t.ports_of[edge as usize][2];
+        let other = t.ports_of[0][1];
+        let overrides = [
+            (edge, 0, up),   // at the attachment switch, away from the host
+            (edge, 1, down), // to host 1 over host 0's link
+            (0, 5, other),   // at a core
+            (host0, 9, t.ports_of[host0 as usize][0]), // at a host
+            (0, 5, t.ports_of[0][0]), // twice
+        ];
+        let r = same_as_reference(&t, &overrides).unwrap();
+        assert_eq!(
+            r.class_count(),
+            8 + 4,
+            "hosts 0, 1, 5 and 9 get classes of their own"
+        );
+    }
+
+    /// Switches in a ring with a chord; hosts with one link, with two, with parallel links, and a
+    /// switch with a single port.
+    fn multi_homed() -> (Topology, Vec<NodeId>, Vec<NodeId>) {
+        let mut t = Topology::new();
+        let s: Vec<NodeId> = (0..6).map(|_| t.add_switch()).collect();
+        for i in 0..6 {
+            link(&mut t, s[i], s[(i + 1) % 6]);
+        }
+        link(&mut t, s[0], s[3]);
+        let mut h = Vec::new();
+        h.push(host_on(&mut t, s[0]));
+        h.push(host_on(&mut t, s[0]));
+        let (x, _) = t.add_host();
+        link(&mut t, x, s[1]);
+        link(&mut t, x, s[4]);
+        h.push(x);
+        h.push(host_on(&mut t, s[2]));
+        let (x, _) = t.add_host();
+        link(&mut t, x, s[5]);
+        link(&mut t, x, s[5]);
+        link(&mut t, x, s[2]);
+        h.push(x);
+        h.push(host_on(&mut t, s[3]));
+        let leaf = t.add_switch();
+        link(&mut t, leaf, s[4]);
+        h.push(host_on(&mut t, leaf));
+        (t, s, h)
+    }
+
+    #[test]
+    fn multi_homed_graph_with_overrides_matches_the_reference() {
+        let (t, s, h) = multi_homed();
+        let r = same_as_reference(&t, &[]).unwrap();
+        assert_eq!(
+            r.class_count(),
+            6,
+            "s0, s2, s3, leaf, and the two multi-homed hosts"
+        );
+        let port = |a: NodeId, b: NodeId| {
+            *t.ports_of[a as usize]
+                .iter()
+                .find(|&&p| t.ports[p as usize].to == b)
+                .unwrap()
+        };
+        let overrides = [
+            (s[0], 3, port(s[0], s[1])),
+            (s[1], 3, port(s[1], s[0])), // a loop s0 <-> s1 towards host 3
+            (s[3], 0, port(s[3], s[4])),
+            (h[2], 0, port(h[2], s[4])), // at a multi-homed host
+            (h[3], 5, port(h[3], s[2])), // at a single-linked host
+            (h[3], 3, port(h[3], s[2])), // at a host, towards itself
+            (s[5], 4, port(s[5], s[0])), // towards a multi-homed host
+            (s[0], 1, port(s[0], h[0])), // to host 1 over host 0's link
+        ];
+        for n in 0..=overrides.len() {
+            same_as_reference(&t, &overrides[..n]).unwrap();
+        }
+    }
+
+    #[test]
+    fn errors_match_the_reference() {
+        // A host behind another host: unreachable from everyone else.
+        let (mut t, s, _) = multi_homed();
+        let (a, _) = t.add_host();
+        let (b, _) = t.add_host();
+        link(&mut t, a, b);
+        link(&mut t, b, s[1]);
+        assert!(same_as_reference(&t, &[]).is_err());
+        // Two hosts and nothing else.
+        let mut t = Topology::new();
+        let (a, _) = t.add_host();
+        let (b, _) = t.add_host();
+        link(&mut t, a, b);
+        same_as_reference(&t, &[]).unwrap();
+        // Two components; an isolated host; an isolated switch.
+        let (mut t, _) = star(3);
+        let sw = t.add_switch();
+        host_on(&mut t, sw);
+        assert!(same_as_reference(&t, &[]).is_err());
+        let (mut t, _) = star(3);
+        t.add_host();
+        assert!(same_as_reference(&t, &[]).is_err());
+        let (mut t, _) = star(3);
+        t.add_switch();
+        assert!(same_as_reference(&t, &[]).is_err());
+        assert_eq!(
+            Topology::new().compute_routes().unwrap_err(),
+            TopologyError::NoHosts
+        );
+    }
+
+    #[test]
+    fn random_graphs_with_overrides_match_the_reference() {
+        let mut seed = 0u64;
+        let mut next = |n: usize| {
+            seed += 1;
+            (mix64(seed) % n as u64) as usize
+        };
+        let (mut ok, mut errors) = (0, 0);
+        for _ in 0..300 {
+            let mut t = Topology::new();
+            let switches: Vec<NodeId> = (0..1 + next(6)).map(|_| t.add_switch()).collect();
+            for i in 1..switches.len() {
+                if next(8) != 0 {
+                    let j = next(i);
+                    link(&mut t, switches[i], switches[j]);
+                }
+            }
+            for _ in 0..next(4) {
+                let (a, b) = (next(switches.len()), next(switches.len()));
+                if a != b {
+                    link(&mut t, switches[a], switches[b]);
+                }
+            }
+            let hosts: Vec<NodeId> = (0..2 + next(5)).map(|_| t.add_host().0).collect();
+            for (i, &h) in hosts.iter().enumerate() {
+                let links = [1, 1, 1, 1, 2, 2, 3, 0][next(8)];
+                for _ in 0..links {
+                    if next(10) == 0 && i > 0 {
+                        link(&mut t, h, hosts[next(i)]);
+                    } else {
+                        link(&mut t, h, switches[next(switches.len())]);
+                    }
+                }
+            }
+            let mut overrides = Vec::new();
+            for _ in 0..next(6) {
+                let node = next(t.nodes.len());
+                if !t.ports_of[node].is_empty() {
+                    let port = t.ports_of[node][next(t.ports_of[node].len())];
+                    overrides.push((node as NodeId, next(hosts.len()) as HostId, port));
+                }
+            }
+            match same_as_reference(&t, &overrides) {
+                Ok(_) => ok += 1,
+                Err(_) => errors += 1,
+            }
+        }
+        assert!(
+            ok > 100 && errors > 20,
+            "{ok} routed, {errors} disconnected"
+        );
     }
 }
