@@ -15,8 +15,12 @@
 //!   run is tracked at one port at a time: a drop of the same flow at another port ends it.
 //! - Run lengths are binned 1, 2, …, 7, 8+ (`DROP_RUN_BINS`), with the longest run.
 //!
-//! Cost: per admitted packet two array reads, one counter increment and two compares; the rest
-//! happens per drop. No allocation and no hashing after construction.
+//! Cost: per admitted packet one or two array reads (more only at a fabric switch whose inputs
+//! each feed several outputs: one read per level of a small radix table), one counter increment
+//! and two or three compares; the rest happens per drop. No hashing; allocation only on the
+//! first packet of an (output, input) pair and on the first drop of a pair, port or flow.
+//! Memory grows with the ports and the pairs that carry packets, not with ports² (see
+//! [`Diagnostics`]).
 //!
 //! # The book's model inputs (Kulkarni & Agrawal §3.2)
 //! Measured over the "model flows" (the workload's flows; every TCP flow for a `traffic`
@@ -54,6 +58,14 @@ pub const DROP_RUN_BINS: usize = 8;
 /// The input of a packet a host hands to its own NIC.
 pub const LOCAL_INPUT: u32 = u32::MAX;
 
+/// No port yet (never a port index, nor `LOCAL_INPUT`).
+const NO_PORT: u32 = u32::MAX - 1;
+/// No entry: an unset table slot, a pair or flow without drop state, a port without runs.
+const NONE: u32 = u32::MAX;
+/// Bits of an input slot resolved per level of a port's table (64 entries per block).
+const LEVEL_BITS: u32 = 6;
+const LEVEL_MASK: u32 = (1 << LEVEL_BITS) - 1;
+
 /// Histogram of run lengths and the longest run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RunHistogram {
@@ -79,53 +91,109 @@ impl RunHistogram {
     }
 }
 
-/// One (output port, input port) pair.
+/// An output port: where its pairs are found, and its open runs.
+#[derive(Clone, Copy, Debug)]
+struct OutPort {
+    /// The first input this port saw (`NO_PORT`: none yet; `LOCAL_INPUT` on a host's port)
+    /// and that pair.
+    first_in: u32,
+    first_pair: u32,
+    /// Runs (per input or per flow) open at this port. Admissions at a port with none open
+    /// (nearly all) only count.
+    open: u32,
+    /// Root block of this port's table of its other inputs, by input slot (`NONE`: none yet).
+    table: u32,
+}
+
+/// An input port: the first output it fed whose pair is not the output's `first_in` pair.
+#[derive(Clone, Copy, Debug)]
+struct InPort {
+    first_out: u32,
+    first_pair: u32,
+}
+
+/// The drop state of one (output, input) pair that dropped.
 #[derive(Clone, Copy, Debug, Default)]
-struct Pair {
-    offered: u64,
+struct PairDrops {
     dropped: u64,
+    hist: RunHistogram,
     /// Length of the open run (0: none).
     run: u32,
+    /// The output port.
+    port: u32,
 }
 
 /// One TCP flow's open run of data-segment drops.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct FlowRun {
     port: u32,
     run: u32,
+    /// Its drops and runs in `flow_drops` (`NONE`: no drop yet).
+    drops: u32,
+}
+
+/// The drops of one TCP flow that dropped.
+#[derive(Clone, Copy, Debug, Default)]
+struct FlowDrops {
     drops: u64,
     hist: RunHistogram,
 }
 
-/// Per port (as an output port: `pair_base`, `open`; as an input port: `in_slot`).
-#[derive(Clone, Copy, Debug, Default)]
-struct PortDiag {
-    /// Index of this output port's first (output, input) pair; its inputs follow.
-    pair_base: u32,
-    /// This port's index among the links entering its far-end node.
-    in_slot: u32,
-    /// Runs (per input or per flow) open at this output port. Admissions at a port with none
-    /// open (nearly all) only count.
-    open: u32,
-}
-
 /// Per-run diagnostic state, owned by the simulation.
+///
+/// Memory grows with what the run carries: a few words per port, ~20 B per (output, input)
+/// pair that was offered a packet, and run histograms only for the pairs, ports and flows
+/// that dropped. A pair is found from the packet's output port O and input port I, in order:
+/// - O's first input (`OutPort::first_in`): every port of a host, and every port whose
+///   traffic comes from one input (a server's downlink in an incast carries the client's ACKs
+///   and requests, all entering on the client's link);
+/// - I's first other output (`InPort::first_out`): every input feeding one output (a server's
+///   uplink in an incast feeds only the client's port);
+/// - else O's table, indexed by I's slot among the links entering the node: a radix tree of
+///   64-entry blocks (one level up to 64 inputs, two up to 4,096, …), blocks allocated as
+///   inputs appear. Only ports whose inputs each feed several outputs (fat-tree switches) use
+///   it.
+///
+/// So an admission is one or two array reads (plus the table's levels in a fabric) and one
+/// counter increment: no hashing, no allocation except on a pair's first packet or drop.
 #[derive(Clone, Debug, Default)]
 pub struct Diagnostics {
-    /// Per port: where its pairs start, its slot as an input, its open runs (one cache line
-    /// holds four ports, so an admission touches one entry per role).
-    port: Vec<PortDiag>,
-    /// Per pair: the input port (or `LOCAL_INPUT`).
-    pair_input: Vec<u32>,
-    pairs: Vec<Pair>,
-    pair_hist: Vec<RunHistogram>,
+    out: Vec<OutPort>,
+    inp: Vec<InPort>,
+    /// Per port: its slot among the links entering its far-end node (the key of its node's
+    /// output tables).
+    in_slot: Vec<u32>,
+    /// Per port: the number of links entering its node (the key range of its table).
+    slots: Vec<u32>,
+    /// Per port: its run histogram in `port_hists` (`NONE`: no run yet).
+    port_hist: Vec<u32>,
+    port_hists: Vec<RunHistogram>,
+    /// The blocks of the ports' tables: child block offsets, then (last level) pair indices.
+    table: Vec<u32>,
+    /// Per pair: packets offered (a host's own pair: unused, the port counts them).
+    pair_offered: Vec<u64>,
+    /// Per pair: (output port, input port or `LOCAL_INPUT`).
+    pair_key: Vec<(u32, u32)>,
+    /// Per pair: its drop state in `pair_drops` (`NONE`: no drop yet).
+    pair_drop: Vec<u32>,
+    pair_drops: Vec<PairDrops>,
     flows: Vec<FlowRun>,
+    flow_drops: Vec<FlowDrops>,
     /// Flows 0..model_flows are the model's n synchronized flows.
     model_flows: usize,
     /// Per model flow: RTT of its path with empty queues (a round before any SRTT).
     base_rtt: Vec<Duration>,
     loss_events: u64,
     event_start: Option<Time>,
+}
+
+/// Shift of the root level of a table over `slots` keys.
+fn root_shift(slots: u32) -> u32 {
+    let mut shift = 0;
+    while slots.saturating_sub(1) >> shift > LEVEL_MASK {
+        shift += LEVEL_BITS;
+    }
+    shift
 }
 
 impl Diagnostics {
@@ -139,86 +207,230 @@ impl Diagnostics {
         model_flows: usize,
         base_rtt: Vec<Duration>,
     ) -> Diagnostics {
-        let mut entering: Vec<Vec<u32>> = vec![Vec::new(); nodes.len()];
-        let mut in_slot = vec![0u32; port_to.len()];
-        for (p, &to) in port_to.iter().enumerate() {
-            in_slot[p] = entering[to as usize].len() as u32;
-            entering[to as usize].push(p as u32);
-        }
-        let mut pair_base = Vec::with_capacity(port_from.len());
-        let mut pair_input = Vec::new();
-        for &from in port_from {
-            pair_base.push(pair_input.len() as u32);
-            match nodes[from as usize] {
-                NodeKind::Host(_) => pair_input.push(LOCAL_INPUT),
-                NodeKind::Switch(_) => pair_input.extend(&entering[from as usize]),
-            }
-        }
-        let n_pairs = pair_input.len();
-        Diagnostics {
-            port: pair_base
-                .iter()
-                .zip(&in_slot)
-                .map(|(&pair_base, &in_slot)| PortDiag {
-                    pair_base,
-                    in_slot,
+        let n = port_from.len();
+        let mut entering = vec![0u32; nodes.len()];
+        let in_slot = port_to
+            .iter()
+            .map(|&to| {
+                entering[to as usize] += 1;
+                entering[to as usize] - 1
+            })
+            .collect();
+        let mut d = Diagnostics {
+            out: vec![
+                OutPort {
+                    first_in: NO_PORT,
+                    first_pair: NONE,
                     open: 0,
-                })
-                .collect(),
-            pair_input,
-            pairs: vec![Pair::default(); n_pairs],
-            pair_hist: vec![RunHistogram::default(); n_pairs],
-            flows: vec![FlowRun::default(); tcp_flows],
+                    table: NONE,
+                };
+                n
+            ],
+            inp: vec![
+                InPort {
+                    first_out: NO_PORT,
+                    first_pair: NONE,
+                };
+                n
+            ],
+            in_slot,
+            slots: port_from.iter().map(|&f| entering[f as usize]).collect(),
+            port_hist: vec![NONE; n],
+            flows: vec![
+                FlowRun {
+                    port: 0,
+                    run: 0,
+                    drops: NONE,
+                };
+                tcp_flows
+            ],
             model_flows,
             base_rtt,
-            loss_events: 0,
-            event_start: None,
-        }
-    }
-
-    #[inline]
-    fn pair(&self, port: u32, input: u32) -> usize {
-        let slot = if input == LOCAL_INPUT {
-            0
-        } else {
-            self.port[input as usize].in_slot
+            ..Diagnostics::default()
         };
-        (self.port[port as usize].pair_base + slot) as usize
-    }
-
-    /// `port` admitted a packet that entered its node on `input`. Packets a host offers its own
-    /// NIC (`LOCAL_INPUT`) are not counted here: that pair's offered count is the port's.
-    #[inline(always)]
-    pub fn on_admitted(&mut self, port: u32, input: u32, flow: u32, kind: PacketKind) {
-        let out = self.port[port as usize];
-        if input != LOCAL_INPUT {
-            let i = (out.pair_base + self.port[input as usize].in_slot) as usize;
-            self.pairs[i].offered += 1;
-        }
-        if out.open != 0 {
-            self.close_on_admission(port, input, flow, kind);
-        }
-    }
-
-    /// An admission at a port with open runs: ends the packet's input run and its flow's run.
-    #[cold]
-    #[inline(never)]
-    fn close_on_admission(&mut self, port: u32, input: u32, flow: u32, kind: PacketKind) {
-        let i = self.pair(port, input);
-        let pair = &mut self.pairs[i];
-        if pair.run != 0 {
-            self.pair_hist[i].record(pair.run);
-            pair.run = 0;
-            self.port[port as usize].open -= 1;
-        }
-        if kind == PacketKind::Data {
-            let fr = &mut self.flows[flow as usize];
-            if fr.run != 0 && fr.port == port {
-                fr.hist.record(fr.run);
-                fr.run = 0;
-                self.port[port as usize].open -= 1;
+        // A host's port has one pair, its own packets: made now, so it is always found first.
+        for (p, &from) in port_from.iter().enumerate() {
+            if let NodeKind::Host(_) = nodes[from as usize] {
+                let i = d.new_pair(p as u32, LOCAL_INPUT);
+                d.out[p].first_in = LOCAL_INPUT;
+                d.out[p].first_pair = i;
             }
         }
+        d
+    }
+
+    /// Heap bytes held (capacity of every buffer): grows with ports, pairs carrying packets,
+    /// and ports, pairs and flows that dropped.
+    pub fn heap_bytes(&self) -> usize {
+        fn b<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        b(&self.out)
+            + b(&self.inp)
+            + b(&self.in_slot)
+            + b(&self.slots)
+            + b(&self.port_hist)
+            + b(&self.port_hists)
+            + b(&self.table)
+            + b(&self.pair_offered)
+            + b(&self.pair_key)
+            + b(&self.pair_drop)
+            + b(&self.pair_drops)
+            + b(&self.flows)
+            + b(&self.flow_drops)
+            + b(&self.base_rtt)
+    }
+
+    /// (Output, input) pairs that carried a packet, hosts' own pairs included.
+    pub fn pairs(&self) -> usize {
+        self.pair_key.len()
+    }
+
+    fn new_pair(&mut self, port: u32, input: u32) -> u32 {
+        let i = self.pair_key.len();
+        assert!(i < NONE as usize, "too many (output, input) pairs");
+        self.pair_offered.push(0);
+        self.pair_key.push((port, input));
+        self.pair_drop.push(NONE);
+        i as u32
+    }
+
+    /// The pair of `port` and `input` (made on its first packet).
+    #[inline(always)]
+    fn pair(&mut self, port: u32, input: u32) -> u32 {
+        let out = self.out[port as usize];
+        if out.first_in == input {
+            return out.first_pair;
+        }
+        self.other_pair(port, input)
+    }
+
+    /// The pair of `port` and `input`, not `port`'s first.
+    #[inline(always)]
+    fn other_pair(&mut self, port: u32, input: u32) -> u32 {
+        let inp = self.inp[input as usize];
+        if inp.first_out == port {
+            return inp.first_pair;
+        }
+        self.table_pair(port, input)
+    }
+
+    /// The pair of `port` and `input` from `port`'s table, or a new pair.
+    #[inline(never)]
+    fn table_pair(&mut self, port: u32, input: u32) -> u32 {
+        let slot = self.in_slot[input as usize];
+        let shift = root_shift(self.slots[port as usize]);
+        let found = self.find(self.out[port as usize].table, shift, slot);
+        if found != NONE {
+            return found;
+        }
+        let i = self.new_pair(port, input);
+        let (out, inp) = (&mut self.out[port as usize], &mut self.inp[input as usize]);
+        if out.first_in == NO_PORT {
+            (out.first_in, out.first_pair) = (input, i);
+        } else if inp.first_out == NO_PORT {
+            (inp.first_out, inp.first_pair) = (port, i);
+        } else {
+            self.insert(port, shift, slot, i);
+        }
+        i
+    }
+
+    /// The pair at `slot` of the table rooted at `root` (`NONE`: none).
+    fn find(&self, root: u32, mut shift: u32, slot: u32) -> u32 {
+        if root == NONE {
+            return NONE;
+        }
+        let mut at = root as usize + (slot >> shift) as usize;
+        while shift > 0 {
+            let child = self.table[at];
+            if child == NONE {
+                return NONE;
+            }
+            shift -= LEVEL_BITS;
+            at = child as usize + ((slot >> shift) & LEVEL_MASK) as usize;
+        }
+        self.table[at]
+    }
+
+    /// Puts `pair` at `slot` of `port`'s table, allocating the blocks on its path.
+    fn insert(&mut self, port: u32, mut shift: u32, slot: u32, pair: u32) {
+        fn block(table: &mut Vec<u32>, len: usize) -> u32 {
+            let at = table.len();
+            assert!(at + len < NONE as usize, "diagnostics table full");
+            table.resize(at + len, NONE);
+            at as u32
+        }
+        let mut root = self.out[port as usize].table;
+        if root == NONE {
+            let len = (self.slots[port as usize].saturating_sub(1) >> shift) as usize + 1;
+            root = block(&mut self.table, len);
+            self.out[port as usize].table = root;
+        }
+        let mut at = root as usize + (slot >> shift) as usize;
+        while shift > 0 {
+            if self.table[at] == NONE {
+                self.table[at] = block(&mut self.table, 1 << LEVEL_BITS);
+            }
+            shift -= LEVEL_BITS;
+            at = self.table[at] as usize + ((slot >> shift) & LEVEL_MASK) as usize;
+        }
+        self.table[at] = pair;
+    }
+
+    /// `port` admitted a packet that entered its node on `input` (`LOCAL_INPUT`: a host's own
+    /// packet, whose pair's offered count is the port's).
+    #[inline(always)]
+    pub fn on_admitted(&mut self, port: u32, input: u32, flow: u32, kind: PacketKind) {
+        let out = self.out[port as usize];
+        let i = if out.first_in == input {
+            out.first_pair
+        } else {
+            self.other_pair(port, input)
+        };
+        self.pair_offered[i as usize] += 1;
+        if out.open != 0 {
+            self.close_on_admission(port, i, flow, kind);
+        }
+    }
+
+    /// An admission at a port with open runs: ends the packet's input run (pair `i`) and its
+    /// flow's run.
+    #[cold]
+    #[inline(never)]
+    fn close_on_admission(&mut self, port: u32, i: u32, flow: u32, kind: PacketKind) {
+        let d = self.pair_drop[i as usize];
+        if d != NONE && self.pair_drops[d as usize].run != 0 {
+            self.close_pair_run(d as usize);
+            self.out[port as usize].open -= 1;
+        }
+        if kind == PacketKind::Data {
+            let fr = self.flows[flow as usize];
+            if fr.run != 0 && fr.port == port {
+                self.close_flow_run(flow as usize);
+                self.out[port as usize].open -= 1;
+            }
+        }
+    }
+
+    /// Ends the open run of the dropping pair `d` (its port's open count is the caller's).
+    fn close_pair_run(&mut self, d: usize) {
+        let pd = &mut self.pair_drops[d];
+        let (run, port) = (pd.run, pd.port as usize);
+        pd.hist.record(run);
+        pd.run = 0;
+        if self.port_hist[port] == NONE {
+            self.port_hist[port] = self.port_hists.len() as u32;
+            self.port_hists.push(RunHistogram::default());
+        }
+        self.port_hists[self.port_hist[port] as usize].record(run);
+    }
+
+    /// Ends flow `f`'s open run (its port's open count is the caller's).
+    fn close_flow_run(&mut self, f: usize) {
+        let fr = &mut self.flows[f];
+        self.flow_drops[fr.drops as usize].hist.record(fr.run);
+        fr.run = 0;
     }
 
     /// `port` dropped (at admission) a packet that entered on `input`. `srtt`: the flow's SRTT
@@ -234,32 +446,41 @@ impl Diagnostics {
         kind: PacketKind,
         srtt: Option<Duration>,
     ) {
-        let i = self.pair(port, input);
-        let pair = &mut self.pairs[i];
-        if input != LOCAL_INPUT {
-            pair.offered += 1;
+        let i = self.pair(port, input) as usize;
+        self.pair_offered[i] += 1;
+        if self.pair_drop[i] == NONE {
+            self.pair_drop[i] = self.pair_drops.len() as u32;
+            self.pair_drops.push(PairDrops {
+                port,
+                ..PairDrops::default()
+            });
         }
-        pair.dropped += 1;
-        if pair.run == 0 {
-            self.port[port as usize].open += 1;
+        let pd = &mut self.pair_drops[self.pair_drop[i] as usize];
+        pd.dropped += 1;
+        if pd.run == 0 {
+            self.out[port as usize].open += 1;
         }
-        pair.run += 1;
+        pd.run += 1;
         if kind != PacketKind::Data {
             return;
         }
         let f = flow as usize;
-        let fr = &mut self.flows[f];
+        let fr = self.flows[f];
         if fr.run != 0 && fr.port != port {
-            fr.hist.record(fr.run);
-            fr.run = 0;
-            self.port[fr.port as usize].open -= 1;
+            self.close_flow_run(f);
+            self.out[fr.port as usize].open -= 1;
+        }
+        let fr = &mut self.flows[f];
+        if fr.drops == NONE {
+            fr.drops = self.flow_drops.len() as u32;
+            self.flow_drops.push(FlowDrops::default());
         }
         if fr.run == 0 {
-            self.port[port as usize].open += 1;
+            self.out[port as usize].open += 1;
         }
         fr.port = port;
         fr.run += 1;
-        fr.drops += 1;
+        self.flow_drops[fr.drops as usize].drops += 1;
         if f < self.model_flows {
             // A new loss event of the cumulative flow: more than one round after the first drop
             // of the current one (book §3.1.1.2: one loss event per round with losses).
@@ -273,19 +494,17 @@ impl Diagnostics {
 
     /// Closes every open run (end of the simulation).
     pub fn close(&mut self) {
-        for (pair, hist) in self.pairs.iter_mut().zip(&mut self.pair_hist) {
-            if pair.run != 0 {
-                hist.record(pair.run);
-                pair.run = 0;
+        for d in 0..self.pair_drops.len() {
+            if self.pair_drops[d].run != 0 {
+                self.close_pair_run(d);
             }
         }
-        for fr in &mut self.flows {
-            if fr.run != 0 {
-                fr.hist.record(fr.run);
-                fr.run = 0;
+        for f in 0..self.flows.len() {
+            if self.flows[f].run != 0 {
+                self.close_flow_run(f);
             }
         }
-        self.port.iter_mut().for_each(|p| p.open = 0);
+        self.out.iter_mut().for_each(|p| p.open = 0);
     }
 
     /// Cumulative-flow loss events counted so far.
@@ -293,38 +512,18 @@ impl Diagnostics {
         self.loss_events
     }
 
-    /// The pairs of output port `port`.
-    fn pair_range(&self, port: usize) -> (usize, usize) {
-        let lo = self.port[port].pair_base as usize;
-        let hi = self
-            .port
-            .get(port + 1)
-            .map_or(self.pairs.len(), |p| p.pair_base as usize);
-        (lo, hi)
-    }
-
-    /// Packets offered at pair `i` of `port`; a host's own pair takes the port's count.
-    fn offered(&self, i: usize, port_offered: u64) -> u64 {
-        if self.pair_input[i] == LOCAL_INPUT {
-            port_offered
-        } else {
-            self.pairs[i].offered
-        }
-    }
-
     /// The drop-run histogram of one output port (over its inputs).
     pub fn port_runs(&self, port: usize) -> RunHistogram {
-        let (lo, hi) = self.pair_range(port);
-        let mut hist = RunHistogram::default();
-        for i in lo..hi {
-            hist.add(&self.pair_hist[i]);
+        match self.port_hist[port] {
+            NONE => RunHistogram::default(),
+            h => self.port_hists[h as usize],
         }
-        hist
     }
 
-    /// drop_runs.csv rows: every (output port, input port) pair that was offered a packet.
-    /// `port_name(p)` names port p ("switch0->host16"); `port_offered[p]`: packets offered to p
-    /// (admitted + dropped at admission, from the port's own counters).
+    /// drop_runs.csv rows: every (output port, input port) pair that was offered a packet, by
+    /// output port, then input port. `port_name(p)` names port p ("switch0->host16");
+    /// `port_offered[p]`: packets offered to p (admitted + dropped at admission, from the
+    /// port's own counters).
     pub fn drop_run_records(
         &self,
         scenario: &str,
@@ -333,37 +532,49 @@ impl Diagnostics {
         port_offered: &[u64],
         port_name: impl Fn(u32) -> String,
     ) -> Vec<DropRunRecord> {
+        let mut order: Vec<u32> = (0..self.pair_key.len() as u32).collect();
+        order.sort_unstable_by_key(|&i| self.pair_key[i as usize]);
         let mut out = Vec::new();
-        for (port, &port_offered) in port_offered.iter().enumerate() {
-            let (lo, hi) = self.pair_range(port);
-            for i in lo..hi {
-                let (p, h) = (&self.pairs[i], &self.pair_hist[i]);
-                let offered = self.offered(i, port_offered);
-                if offered == 0 {
-                    continue;
-                }
-                let input = self.pair_input[i];
-                let mut r = DropRunRecord {
-                    scenario: scenario.to_string(),
-                    seed,
-                    senders,
-                    port: port as u32,
-                    port_name: port_name(port as u32),
-                    input_port: (input != LOCAL_INPUT).then_some(input),
-                    input_name: if input == LOCAL_INPUT {
-                        "local".into()
-                    } else {
-                        port_name(input)
-                    },
-                    packets_offered: offered,
-                    drops: p.dropped,
-                    drop_ratio: p.dropped as f64 / offered as f64,
-                    max_drop_run: h.max,
-                    ..DropRunRecord::default()
-                };
-                r.set_runs(&h.bins);
-                out.push(r);
+        for i in order.into_iter().map(|i| i as usize) {
+            let (port, input) = self.pair_key[i];
+            let Some(&port_offered) = port_offered.get(port as usize) else {
+                continue;
+            };
+            let offered = if input == LOCAL_INPUT {
+                port_offered
+            } else {
+                self.pair_offered[i]
+            };
+            if offered == 0 {
+                continue;
             }
+            let (dropped, h) = match self.pair_drop[i] {
+                NONE => (0, RunHistogram::default()),
+                d => (
+                    self.pair_drops[d as usize].dropped,
+                    self.pair_drops[d as usize].hist,
+                ),
+            };
+            let mut r = DropRunRecord {
+                scenario: scenario.to_string(),
+                seed,
+                senders,
+                port,
+                port_name: port_name(port),
+                input_port: (input != LOCAL_INPUT).then_some(input),
+                input_name: if input == LOCAL_INPUT {
+                    "local".into()
+                } else {
+                    port_name(input)
+                },
+                packets_offered: offered,
+                drops: dropped,
+                drop_ratio: dropped as f64 / offered as f64,
+                max_drop_run: h.max,
+                ..DropRunRecord::default()
+            };
+            r.set_runs(&h.bins);
+            out.push(r);
         }
         out
     }
@@ -381,10 +592,13 @@ impl Diagnostics {
         rec.rto_ibtt_tail = c.ibtt_tail;
         rec.rto_ibtt_retransmission = c.ibtt_retransmission;
         rec.loss_indications = sender.stats().fast_retransmits + c.first_timeouts;
-        let fr = &self.flows[rec.flow as usize];
-        rec.drops = fr.drops;
-        rec.max_drop_run = fr.hist.max;
-        rec.set_drop_runs(&fr.hist.bins);
+        let fd = match self.flows[rec.flow as usize].drops {
+            NONE => FlowDrops::default(),
+            d => self.flow_drops[d as usize],
+        };
+        rec.drops = fd.drops;
+        rec.max_drop_run = fd.hist.max;
+        rec.set_drop_runs(&fd.hist.bins);
     }
 
     /// Fills the per-port columns of ports.csv (`packets_enqueued` and the drop counts set).
@@ -421,8 +635,8 @@ impl Diagnostics {
     /// input port summed over the ports, and per flow summed over the flows.
     fn fill_drop_runs(&self, run: &mut RunRecord, offered: u64) {
         let mut inputs = RunHistogram::default();
-        for port in 0..self.port.len() {
-            inputs.add(&self.port_runs(port));
+        for h in &self.port_hists {
+            inputs.add(h);
         }
         run.packets_offered = offered;
         run.drop_ratio = if offered == 0 {
@@ -433,8 +647,8 @@ impl Diagnostics {
         run.max_input_drop_run = inputs.max;
         run.set_input_drop_runs(&inputs.bins);
         let mut flows = RunHistogram::default();
-        for fr in &self.flows {
-            flows.add(&fr.hist);
+        for fd in &self.flow_drops {
+            flows.add(&fd.hist);
         }
         run.max_flow_drop_run = flows.max;
         run.set_flow_drop_runs(&flows.bins);

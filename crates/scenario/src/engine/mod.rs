@@ -458,6 +458,10 @@ impl Simulation {
     pub fn ports(&self) -> &[incastsim_switch::OutputPort] {
         &self.network.fabric.ports
     }
+    /// Drop runs, loss events and the model inputs counted so far.
+    pub fn diagnostics(&self) -> &Diagnostics {
+        &self.diag
+    }
     /// Packets dropped anywhere (every reason).
     pub fn packets_dropped(&self) -> u64 {
         self.network.packets_dropped()
