@@ -440,6 +440,33 @@ fn permutation_is_deterministic_per_seed() {
 }
 
 #[test]
+fn permutation_runs_to_completion_on_a_fat_tree() {
+    let cfg = common::shipped(
+        "fattree-k32-cubic.yaml",
+        &[
+            "topology.k=4",
+            "senders=15",
+            "traffic[0].flows=8",
+            "traffic[0].size=100KB",
+        ],
+    );
+    let r = run(&cfg, 1);
+    assert!(r.run.completed);
+    assert_eq!(r.flows.len(), 8);
+    assert_eq!(r.run.flows_completed, 8);
+    let mut srcs = std::collections::BTreeSet::new();
+    let mut dsts = std::collections::BTreeSet::new();
+    for f in &r.flows {
+        assert_eq!(f.kind, "permutation");
+        assert_eq!(f.size_bytes, Some(100_000));
+        assert_eq!(f.bytes_delivered, 100_000);
+        assert!(f.start_s <= 10e-6);
+        assert!(srcs.insert(f.src_host) && dsts.insert(f.dst_host));
+        assert_ne!(f.src_host, f.dst_host);
+    }
+}
+
+#[test]
 fn impossible_permutations_are_refused_with_the_key() {
     let cases = [
         (
