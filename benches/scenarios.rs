@@ -1,13 +1,29 @@
 //! Criterion benchmarks on the standard scenarios (../shared/benchmarks.md).
 //!
-//! `cargo bench -p incastsim-benches` — each iteration is one whole run, single-threaded:
-//! - S3 `bulk-dumbbell`: 16 NewReno flows at 10 Gbps for 1 s simulated (~2.4 M packets), and its
-//!   CUBIC+SACK and DCTCP variants;
-//! - S1 `incast-classic` at N = 64 (100 blocks of 256 KB, RTO_min 200 ms) and N = 16;
-//! - S4 `outcast-fattree` (k = 4 fat-tree, 15 CUBIC flows, 1 s of its 10 s);
-//! - `websearch-fattree`: Poisson web-search flows on a k = 8 fat-tree at load 0.5.
+//! `cargo bench -p incastsim-benches` — each iteration is one run, single-threaded. Groups (pick
+//! some with a filter: `cargo bench -p incastsim-benches -- scenarios/`):
+//! - `scenarios`, whole runs (set-up included):
+//!   - S3 `bulk-dumbbell`: 16 NewReno flows at 10 Gbps for 1 s simulated (~2.4 M packets), and
+//!     its CUBIC+SACK and DCTCP variants;
+//!   - S1 `incast-classic` at N = 64 (100 blocks of 256 KB, RTO_min 200 ms) and N = 16;
+//!   - S4 `outcast-fattree` (k = 4 fat-tree, 15 CUBIC flows, 1 s of its 10 s);
+//!   - `websearch-fattree`: Poisson web-search flows on a k = 8 fat-tree at load 0.5.
+//! - `websearch-scale`: the same web-search workload at k = 8, 16, 32 (128, 1,024 and 8,192
+//!   hosts, every host a sender), arrivals for 0.1 s, 0.01 s and 0.002 s (438, 339 and 571
+//!   flows at seed 1, drained; 6.7 M, 5.5 M and 8.4 M events). The event loop only (set-up
+//!   excluded), with its events as the throughput, so criterion reports events/s: the goal is a
+//!   flat per-event cost. Counting the events takes one run of each before the group (~15 s and
+//!   1.6 GB at k = 32), even when a filter leaves the group out.
+//! - `set-up`: building the run alone (topology, routes, flows) for those fat-trees and S5.
+//! - `S5` `fattree-k32-cubic`: 4,096 CUBIC flows of 1 MB on a k = 32 fat-tree, until all
+//!   complete; the event loop only (36.9 M events). Slow today (~80 s per run on this 2-core
+//!   machine, plus ~7 s and 1.6 GB of set-up for the routes): run it on its own with
+//!   `cargo bench -p incastsim-benches -- S5/`.
+//!
+//! The slow groups use flat sampling: 10 samples of one run each when a run takes seconds
+//! (plus the warm-up).
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use incastsim::scenario::{Config, Simulation};
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -21,11 +37,32 @@ fn config(name: &str, overrides: &[&str]) -> Config {
     incastsim::scenario::load_checked(&path, &o).expect("shipped config")
 }
 
+fn setup(cfg: &Config) -> Simulation {
+    Simulation::new(cfg, cfg.seed).expect("shipped config plans")
+}
+
 fn run(cfg: &Config) -> u64 {
-    let mut sim = Simulation::new(cfg, cfg.seed).expect("shipped config plans");
+    let mut sim = setup(cfg);
     sim.run();
     sim.events_processed()
 }
+
+/// The event loop of a set-up run; returns the simulation so that dropping it is not timed.
+fn event_loop(mut sim: Simulation) -> Simulation {
+    sim.run();
+    sim
+}
+
+/// `websearch-fattree.yaml` on a k-ary fat-tree, every host but the receiver a sender, with
+/// `duration` of arrivals.
+fn websearch(k: u32, duration: &str) -> Config {
+    let senders = format!("senders={}", k * k * k / 4 - 1);
+    let k = format!("topology.k={k}");
+    let duration = format!("workload.duration={duration}");
+    config("websearch-fattree.yaml", &[&k, &senders, &duration])
+}
+
+const WEBSEARCH_SCALE: &[(u32, &str)] = &[(8, "0.1s"), (16, "0.01s"), (32, "0.002s")];
 
 fn scenarios(c: &mut Criterion) {
     let mut g = c.benchmark_group("scenarios");
@@ -55,5 +92,45 @@ fn scenarios(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, scenarios);
+fn websearch_scale(c: &mut Criterion) {
+    let mut g = c.benchmark_group("websearch-scale");
+    g.sample_size(10).sampling_mode(SamplingMode::Flat);
+    for &(k, duration) in WEBSEARCH_SCALE {
+        let cfg = websearch(k, duration);
+        g.throughput(Throughput::Elements(run(&cfg)));
+        g.bench_function(format!("k={k} {duration} event loop"), |b| {
+            b.iter_batched(|| setup(&cfg), event_loop, BatchSize::PerIteration)
+        });
+    }
+    g.finish();
+}
+
+fn set_up(c: &mut Criterion) {
+    let mut g = c.benchmark_group("set-up");
+    g.sample_size(10).sampling_mode(SamplingMode::Flat);
+    for &(k, duration) in WEBSEARCH_SCALE {
+        let cfg = websearch(k, duration);
+        g.bench_function(format!("websearch k={k}"), |b| {
+            b.iter_batched(|| (), |()| setup(&cfg), BatchSize::PerIteration)
+        });
+    }
+    let s5 = config("fattree-k32-cubic.yaml", &[]);
+    g.bench_function("S5 k=32", |b| {
+        b.iter_batched(|| (), |()| setup(&s5), BatchSize::PerIteration)
+    });
+    g.finish();
+}
+
+/// S5 at full size: slow today (see the module doc), so in a group of its own.
+fn s5(c: &mut Criterion) {
+    let mut g = c.benchmark_group("S5");
+    g.sample_size(10).sampling_mode(SamplingMode::Flat);
+    let s5 = config("fattree-k32-cubic.yaml", &[]);
+    g.bench_function("fattree-k32-cubic event loop", |b| {
+        b.iter_batched(|| setup(&s5), event_loop, BatchSize::PerIteration)
+    });
+    g.finish();
+}
+
+criterion_group!(benches, scenarios, websearch_scale, set_up, s5);
 criterion_main!(benches);

@@ -79,6 +79,15 @@ const CASES: &[Case] = &[
         overrides: &["workload.duration=0.01s"],
     },
     Case {
+        command: "run",
+        config: "fattree-k32-cubic",
+        overrides: &[
+            "topology.k=4",
+            "senders=15",
+            "traffic[0].flows=8", // 1 MB each: drops and an RTO, 52 k events
+        ],
+    },
+    Case {
         command: "sweep",
         config: "papers/book-fig3-8",
         overrides: &["run.max_sim_time=0.05s", "sweep.seeds=2"],
@@ -293,6 +302,7 @@ golden_tests! {
     rto_nonincast => "rto-nonincast",
     tcprand_testbed => "tcprand-testbed",
     websearch_fattree => "websearch-fattree",
+    fattree_k32_cubic => "fattree-k32-cubic",
     book_fig3_8 => "papers/book-fig3-8",
     ge_smaller_packets => "papers/ge-smaller-packets",
     hafeez_fig4_max_rto => "papers/hafeez-fig4-max-rto",

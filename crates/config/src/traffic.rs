@@ -1,6 +1,6 @@
 //! The `traffic:` section: generators of traffic beyond the main workload (long-lived flows,
-//! Poisson arrivals at a target load, staggered fixed-duration flows). Generation is done by
-//! the scenario crate.
+//! Poisson arrivals at a target load, staggered fixed-duration flows, a random permutation of
+//! fixed-size flows). Generation is done by the scenario crate.
 
 use crate::units::{Bytes, Dur};
 use incastsim_core::Duration;
@@ -53,6 +53,22 @@ pub enum TrafficConfig {
         interval: Dur,
         duration: DurList,
     },
+    /// `flows` flows of `size` bytes between random host pairs, each host sending at most one
+    /// and receiving at most one (a random partial permutation): distinct sources drawn from
+    /// `sources`, distinct destinations from `destinations`, never a flow to itself, every
+    /// such set of pairs equally likely. Flow i starts at start + U[0, start_jitter].
+    Permutation {
+        flows: u32,
+        size: Bytes,
+        #[serde(default = "all_hosts")]
+        sources: HostList,
+        #[serde(default = "all_hosts")]
+        destinations: HostList,
+        #[serde(default = "zero")]
+        start: Dur,
+        #[serde(default = "zero")]
+        start_jitter: Dur,
+    },
 }
 
 fn one() -> u32 {
@@ -93,6 +109,7 @@ impl TrafficConfig {
             TrafficConfig::LongLived { .. } => "long_lived",
             TrafficConfig::Poisson { .. } => "poisson",
             TrafficConfig::Staggered { .. } => "staggered",
+            TrafficConfig::Permutation { .. } => "permutation",
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Traffic beyond the main workload, composable in one run: long-lived flows, flows arriving as a
-//! Poisson process at a target load, and flows started one after another for fixed durations.
+//! Poisson process at a target load, flows started one after another for fixed durations, and a
+//! random permutation of fixed-size flows (each host sends at most one and receives at most one).
 //!
 //! Every flow of every generator is drawn at build time from the generator's own RNG stream
 //! (`Stream::Workload`, index = generator), so each flow is a preallocated connection, adding a
@@ -277,6 +278,23 @@ pub fn generate(
                 *stop,
                 &mut flows,
             )?,
+            TrafficConfig::Permutation {
+                flows: count,
+                size,
+                sources,
+                destinations,
+                start,
+                start_jitter,
+            } => permutation(
+                &generator,
+                *count,
+                size.0,
+                sources,
+                destinations,
+                *start,
+                *start_jitter,
+                &mut flows,
+            )?,
         }
         if flows.len() as u64 > MAX_GENERATED_FLOWS {
             return Err(invalid(
@@ -484,6 +502,86 @@ fn poisson(
             stop: None,
         });
     }
+    Ok(())
+}
+
+/// The first `n` entries of `v` become a uniformly random ordered choice of `n` of its entries
+/// (a partial Fisher-Yates shuffle).
+fn choose(v: &mut [HostId], n: usize, rng: &mut SimRng) {
+    for i in 0..n {
+        let j = i + rng.below((v.len() - i) as u64) as usize;
+        v.swap(i, j);
+    }
+}
+
+/// A `permutation` generator: checks its settings, then draws `count` (source, destination)
+/// pairs from the generator's own stream: an ordered choice of `count` distinct sources and one
+/// of `count` distinct destinations, drawn again until no pair is a host sending to itself (so
+/// every valid set of pairs is equally likely; a draw succeeds with probability about 1/e or
+/// better, since at most `count` / |destinations| <= 1 pair is expected to collide), then one
+/// start time per pair, start + U[0, start_jitter]. Flows are listed in start order (ties in
+/// draw order). Its arguments are the fields of [`TrafficConfig::Permutation`].
+#[allow(clippy::too_many_arguments)]
+fn permutation(
+    generator: &Generator,
+    count: u32,
+    size: u64,
+    sources: &HostList,
+    destinations: &HostList,
+    start: Dur,
+    start_jitter: Dur,
+    flows: &mut Vec<GeneratedFlow>,
+) -> Result<(), ConfigError> {
+    if size == 0 {
+        return Err(invalid(&generator.key("size"), size, "at least 1 byte"));
+    }
+    let mut srcs = generator.place.hosts(sources, &generator.key("sources"))?;
+    let mut dsts = generator
+        .place
+        .hosts(destinations, &generator.key("destinations"))?;
+    let most = srcs.len().min(dsts.len());
+    if count == 0 || count as usize > most {
+        return Err(invalid(
+            &generator.key("flows"),
+            count,
+            format!(
+                "1 to {most} flows (each of the {} sources sends at most one, each of the {} destinations receives at most one)",
+                srcs.len(),
+                dsts.len()
+            ),
+        ));
+    }
+    // With |sources| >= flows and |destinations| >= flows, pairs avoiding self-sends exist
+    // unless both sets are the same single host.
+    if srcs.len() == 1 && dsts == srcs {
+        return Err(invalid(
+            &generator.key("destinations"),
+            dsts[0],
+            "a host other than the only source",
+        ));
+    }
+    let n = count as usize;
+    let mut rng = SimRng::for_stream(generator.seed, Stream::Workload, generator.index as u64);
+    loop {
+        choose(&mut srcs, n, &mut rng);
+        choose(&mut dsts, n, &mut rng);
+        if srcs[..n].iter().zip(&dsts[..n]).all(|(s, d)| s != d) {
+            break;
+        }
+    }
+    let first = flows.len();
+    for (&src, &dst) in srcs[..n].iter().zip(&dsts[..n]) {
+        flows.push(GeneratedFlow {
+            generator: generator.index as u32,
+            src,
+            dst,
+            start: Time::ZERO + start.0 + rng.duration_up_to(start_jitter.0),
+            size: Some(size),
+            stop: None,
+        });
+    }
+    // The engine starts a generator's flows one after another: they must be in start order.
+    flows[first..].sort_by_key(|f| f.start);
     Ok(())
 }
 

@@ -311,3 +311,219 @@ fn a_sweep_config_runs_its_base_point_with_sweep_unset() {
     assert!(r.run.completed && r.run.flows_completed == r.run.flows_finite);
     assert!(r.run.flows_finite > 0);
 }
+
+/// The flows a `permutation` generator draws on `hosts` hosts (no topology built).
+fn permutation_flows(
+    hosts: u32,
+    generator: &str,
+    seed: u64,
+) -> Result<Vec<incastsim_scenario::traffic::GeneratedFlow>, String> {
+    use incastsim_scenario::traffic::{Placement, generate};
+    let yaml = format!(
+        "senders: 1\ntopology: {{kind: star}}\nworkload: {{kind: traffic, duration: 1s}}\ntraffic: [{generator}]\n"
+    );
+    let cfg = Config::from_yaml(&yaml, &[]).map_err(|e| e.to_string())?;
+    let place = Placement {
+        host_count: hosts,
+        servers: &[],
+        clients: &[],
+    };
+    generate(&cfg, seed, &place, &|_, _| Some(1e9)).map_err(|e| e.to_string())
+}
+
+/// Each host sends at most one flow and receives at most one, never to itself; `n` flows, of
+/// `size` bytes, in start order.
+fn assert_permutation(flows: &[incastsim_scenario::traffic::GeneratedFlow], n: usize, size: u64) {
+    use std::collections::BTreeSet;
+    assert_eq!(flows.len(), n);
+    let srcs: BTreeSet<u32> = flows.iter().map(|f| f.src).collect();
+    let dsts: BTreeSet<u32> = flows.iter().map(|f| f.dst).collect();
+    assert_eq!(srcs.len(), n, "a host sends two flows");
+    assert_eq!(dsts.len(), n, "a host receives two flows");
+    for f in flows {
+        assert_ne!(f.src, f.dst, "{f:?}");
+        assert_eq!(f.size, Some(size));
+        assert_eq!(f.stop, None);
+    }
+    assert!(flows.windows(2).all(|w| w[0].start <= w[1].start));
+}
+
+#[test]
+fn permutation_pairs_distinct_hosts_with_jittered_starts() {
+    use incastsim_core::{Duration, Time};
+    let lo = Time::ZERO + Duration::from_us(100);
+    let hi = lo + Duration::from_us(10);
+    let mut earliest = hi;
+    let mut latest = lo;
+    for seed in 1..=50 {
+        // Half the hosts send, as in S5.
+        let flows = permutation_flows(
+            64,
+            "{kind: permutation, flows: 32, size: 1MB, start: 100us, start_jitter: 10us}",
+            seed,
+        )
+        .unwrap();
+        assert_permutation(&flows, 32, 1_000_000);
+        for f in &flows {
+            assert!(f.start >= lo && f.start <= hi, "start {:?}", f.start);
+            earliest = earliest.min(f.start);
+            latest = latest.max(f.start);
+        }
+        // Every host sends and receives: a derangement.
+        let flows = permutation_flows(8, "{kind: permutation, flows: 8, size: 1KB}", seed).unwrap();
+        assert_permutation(&flows, 8, 1000);
+        assert!(flows.iter().all(|f| f.start == Time::ZERO));
+        // Overlapping source and destination sets: only hosts 5-9 can be both.
+        let flows = permutation_flows(
+            20,
+            "{kind: permutation, flows: 10, size: 1KB, sources: \"host:0-9\", destinations: \"host:5-14\"}",
+            seed,
+        )
+        .unwrap();
+        assert_permutation(&flows, 10, 1000);
+        assert!(
+            flows
+                .iter()
+                .all(|f| f.src <= 9 && (5..=14).contains(&f.dst))
+        );
+        // Two hosts that are both sources and destinations: they swap.
+        let flows = permutation_flows(
+            2,
+            "{kind: permutation, flows: 2, size: 1KB, sources: all, destinations: all}",
+            seed,
+        )
+        .unwrap();
+        assert_eq!(flows[0].dst, 1 - flows[0].src);
+        assert_permutation(&flows, 2, 1000);
+    }
+    // The jitter spreads starts over the window.
+    assert!(earliest.since(lo) < Duration::from_us(1) && hi.since(latest) < Duration::from_us(1));
+}
+
+#[test]
+fn permutation_draws_every_set_of_pairs_equally_often() {
+    // 4 hosts, 2 flows: 42 valid sets of pairs (84 ordered draws: source 4 x destination 3 x
+    // second source 3 x second destination 3 if it may take the first source, else 2, i.e.
+    // 4 * 3 * (1 * 3 + 2 * 2)). Each must come up 1/42 of the time, the 2-cycles {a->b, b->a}
+    // as often as the chains {a->b, c->d}: a draw that fixes collisions greedily would not.
+    let mut count = std::collections::BTreeMap::<Vec<(u32, u32)>, u32>::new();
+    let draws = 42_000;
+    for seed in 0..draws {
+        let flows = permutation_flows(4, "{kind: permutation, flows: 2, size: 1KB}", seed).unwrap();
+        let mut pairs: Vec<(u32, u32)> = flows.iter().map(|f| (f.src, f.dst)).collect();
+        pairs.sort();
+        *count.entry(pairs).or_default() += 1;
+    }
+    assert_eq!(count.len(), 42);
+    for (pairs, &c) in &count {
+        // Binomial(42000, 1/42): mean 1000, sd 31.
+        assert!((c as i64 - 1000).abs() < 150, "{pairs:?}: {c}");
+    }
+}
+
+#[test]
+fn permutation_is_deterministic_per_seed() {
+    let g = "{kind: permutation, flows: 100, size: 1MB, start_jitter: 10us}";
+    let a = permutation_flows(256, g, 7).unwrap();
+    assert_eq!(a, permutation_flows(256, g, 7).unwrap());
+    assert_ne!(a, permutation_flows(256, g, 8).unwrap());
+    // Its own stream: a generator added after it does not change its flows.
+    let two = permutation_flows(256, &format!("{g}, {g}"), 7).unwrap();
+    assert_eq!(two[..100], a[..]);
+    assert_ne!(
+        two[100..]
+            .iter()
+            .map(|f| (f.src, f.dst))
+            .collect::<Vec<_>>(),
+        a.iter().map(|f| (f.src, f.dst)).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn permutation_runs_to_completion_on_a_fat_tree() {
+    let cfg = common::shipped(
+        "fattree-k32-cubic.yaml",
+        &[
+            "topology.k=4",
+            "senders=15",
+            "traffic[0].flows=8",
+            "traffic[0].size=100KB",
+        ],
+    );
+    let r = run(&cfg, 1);
+    assert!(r.run.completed);
+    assert_eq!(r.flows.len(), 8);
+    assert_eq!(r.run.flows_completed, 8);
+    let mut srcs = std::collections::BTreeSet::new();
+    let mut dsts = std::collections::BTreeSet::new();
+    for f in &r.flows {
+        assert_eq!(f.kind, "permutation");
+        assert_eq!(f.size_bytes, Some(100_000));
+        assert_eq!(f.bytes_delivered, 100_000);
+        assert!(f.start_s <= 10e-6);
+        assert!(srcs.insert(f.src_host) && dsts.insert(f.dst_host));
+        assert_ne!(f.src_host, f.dst_host);
+    }
+}
+
+#[test]
+fn impossible_permutations_are_refused_with_the_key() {
+    let cases = [
+        (
+            "{kind: permutation, flows: 0, size: 1MB}",
+            "traffic[0].flows = 0: 1 to 16 flows",
+        ),
+        (
+            "{kind: permutation, flows: 17, size: 1MB}",
+            "traffic[0].flows = 17: 1 to 16 flows (each of the 16 sources sends at most one, each of the 16 destinations receives at most one)",
+        ),
+        (
+            "{kind: permutation, flows: 3, size: 1MB, sources: \"host:0-1\"}",
+            "traffic[0].flows = 3: 1 to 2 flows (each of the 2 sources",
+        ),
+        (
+            "{kind: permutation, flows: 3, size: 1MB, destinations: [\"host:4\", \"host:9\"]}",
+            "traffic[0].flows = 3: 1 to 2 flows (each of the 16 sources sends at most one, each of the 2 destinations",
+        ),
+        (
+            "{kind: permutation, flows: 1, size: 1MB, sources: \"host:3\", destinations: \"host:3\"}",
+            "traffic[0].destinations = 3: a host other than the only source",
+        ),
+        (
+            "{kind: permutation, flows: 1, size: 0B}",
+            "traffic[0].size = 0: at least 1 byte",
+        ),
+        (
+            "{kind: permutation, flows: 1, size: 1MB, sources: \"host:16\"}",
+            "traffic[0].sources = host:16",
+        ),
+    ];
+    for (generator, expected) in cases {
+        let err = permutation_flows(16, generator, 1).unwrap_err();
+        assert!(err.starts_with(expected), "{generator}: {err}");
+    }
+    // Possible edge cases: one source into one other host, or a single shared host plus another.
+    permutation_flows(
+        16,
+        "{kind: permutation, flows: 1, size: 1MB, sources: \"host:3\", destinations: \"host:4\"}",
+        1,
+    )
+    .unwrap();
+    permutation_flows(
+        16,
+        "{kind: permutation, flows: 1, size: 1MB, sources: \"host:3\", destinations: \"host:3-4\"}",
+        1,
+    )
+    .unwrap();
+    // Through the full check (as `incastsim check` runs it), on a real topology.
+    let err = from_yaml_checked(
+        "senders: 3\ntopology: {kind: star}\nworkload: {kind: traffic, duration: 1s}\ntraffic: [{kind: permutation, flows: 5, size: 1MB}]\n",
+        &[],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with("traffic[0].flows = 5: 1 to 4 flows"),
+        "{err}"
+    );
+}

@@ -1,6 +1,6 @@
-//! The traffic generators' flows (long-lived, Poisson, staggered): drawn at plan time, started
-//! here one after another (one pending start per generator in the event queue), stopped at
-//! their end time if they have one, and complete when their size has been delivered.
+//! The traffic generators' flows (long-lived, Poisson, staggered, permutation): drawn at plan
+//! time, started here one after another (one pending start per generator in the event queue),
+//! stopped at their end time if they have one, and complete when their size has been delivered.
 
 use super::ALWAYS_HAS_DATA;
 use crate::engine::event::Event;
