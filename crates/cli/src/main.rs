@@ -69,7 +69,19 @@ struct CheckArgs {
     overrides: Vec<String>,
 }
 
+/// A closed stdout (`incastsim schemes | head -1`) ends the process quietly with the
+/// conventional status (killed by SIGPIPE), as every Unix tool does, instead of a panic in
+/// `println!`: Rust ignores SIGPIPE by default, so restore the default action.
+fn exit_quietly_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called first in main, before any other thread exists; SIG_DFL is always valid.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    exit_quietly_on_closed_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run(args),

@@ -204,3 +204,41 @@ fn schemes_lists_every_scheme_with_defaults() {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
 }
+
+/// A reader that stops early (`incastsim schemes | head -1`) ends the command quietly: no panic
+/// message, and the status of a process ended by SIGPIPE, never Rust's panic status 101.
+#[cfg(unix)]
+#[test]
+fn closed_stdout_ends_quietly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let mut child = bin()
+        .args(["schemes"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the pipe at once: the command's first line meets a closed pipe (were the command
+    // faster than this, it would write into the pipe buffer and succeed: still no panic).
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert_ne!(status.code(), Some(101), "{err}");
+    assert!(
+        status.success() || status.signal() == Some(libc_sigpipe()),
+        "{status:?} {err}"
+    );
+}
+
+#[cfg(unix)]
+fn libc_sigpipe() -> i32 {
+    13 // SIGPIPE on Linux and the BSDs
+}

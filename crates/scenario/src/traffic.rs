@@ -297,11 +297,7 @@ pub fn generate(
             )?,
         }
         if flows.len() as u64 > MAX_GENERATED_FLOWS {
-            return Err(invalid(
-                "traffic",
-                flows.len(),
-                format!("at most {MAX_GENERATED_FLOWS} flows in all"),
-            ));
+            return Err(too_many_flows(flows.len()));
         }
     }
     Ok(flows)
@@ -335,6 +331,11 @@ fn long_lived(
             stop.0,
             "a time after `start`",
         ));
+    }
+    // The cap before the flows exist, not after (a long list of sources × count).
+    let total = flows.len() as u64 + srcs.len() as u64 * count as u64;
+    if total > MAX_GENERATED_FLOWS {
+        return Err(too_many_flows(total as usize));
     }
     for src in srcs {
         if src == dst {
@@ -407,6 +408,15 @@ fn staggered(
     Ok(())
 }
 
+/// More generated flows than one run may hold.
+fn too_many_flows(count: usize) -> ConfigError {
+    invalid(
+        "traffic",
+        count,
+        format!("at most {MAX_GENERATED_FLOWS} flows in all"),
+    )
+}
+
 /// The end of a Poisson generator's arrivals: its `stop`, else the workload's duration; it must
 /// come after `start`.
 fn poisson_stop(
@@ -456,6 +466,16 @@ fn poisson(
             "a host other than the only source",
         ));
     }
+    // Every source needs a destination other than itself, or drawing one never ends.
+    if let Some(&lonely) = srcs.iter().find(|&&s| dsts.iter().all(|&d| d == s)) {
+        return Err(invalid(
+            &generator.key("destinations"),
+            destinations.0.join(", "),
+            format!(
+                "a host other than each source: host{lonely} is among the sources and is the only destination (e.g. sources: senders, destinations: receiver)"
+            ),
+        ));
+    }
     let capacity_bps = (generator.capacity)(load_link, &dsts).ok_or_else(|| {
         invalid(
             &generator.key("load_link"),
@@ -485,6 +505,9 @@ fn poisson(
         t += Duration(gap.round() as u64);
         if t >= end {
             break;
+        }
+        if flows.len() as u64 >= MAX_GENERATED_FLOWS {
+            return Err(too_many_flows(flows.len() + 1));
         }
         let src = srcs[rng.below(srcs.len() as u64) as usize];
         let dst = loop {

@@ -527,3 +527,46 @@ fn impossible_permutations_are_refused_with_the_key() {
         "{err}"
     );
 }
+
+/// `yaml` is refused (within 10 s: a generator that cannot finish must be refused, not hang)
+/// with an error that starts with `key`.
+fn refused_quickly(yaml: &'static str, key: &str) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(from_yaml_checked(yaml, &[]).map(|_| ()));
+    });
+    let result = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the config check must not hang");
+    let err = result.expect_err("refused").to_string();
+    assert!(err.starts_with(key), "{err}");
+}
+
+#[test]
+fn poisson_with_a_source_that_has_no_other_destination_is_refused_not_drawn_forever() {
+    // `sources: all` includes the receiver, whose only destination would be itself: drawing a
+    // destination for it used to loop forever.
+    refused_quickly(
+        "senders: 4
+topology: {kind: star}
+workload: {kind: traffic, duration: 0.1s}
+traffic:
+  - {kind: poisson, load: 0.5, sizes: {kind: fixed, size: 10KB}, sources: all, destinations: receiver}
+",
+        "traffic[0].destinations = receiver: a host other than each source: host4",
+    );
+}
+
+#[test]
+fn long_lived_flow_cap_is_checked_before_the_flows_exist() {
+    // 1,000 sources x 10,000 flows each = 10 M flows: refused before any is made.
+    refused_quickly(
+        "senders: 1000
+topology: {kind: star}
+workload: {kind: traffic, duration: 0.1s}
+traffic:
+  - {kind: long_lived, from: senders, to: receiver, count: 10000}
+",
+        "traffic = 10000000: at most 2000000 flows in all",
+    );
+}
