@@ -242,3 +242,19 @@ fn closed_stdout_ends_quietly() {
 fn libc_sigpipe() -> i32 {
     13 // SIGPIPE on Linux and the BSDs
 }
+
+/// A reused output folder keeps no file of an earlier run that this run does not write.
+#[test]
+fn reused_folder_drops_a_stale_time_series() {
+    let out = tempdir("stale");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("timeseries.csv"), "from an earlier run\n").unwrap();
+    let o = run_s1(&out, &["--set", "workload.blocks=1"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.join("runs.csv").exists());
+    assert!(
+        !out.join("timeseries.csv").exists(),
+        "stale timeseries.csv kept"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}

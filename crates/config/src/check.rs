@@ -17,7 +17,23 @@ use incastsim_core::Duration;
 const MAX_SENDERS: u32 = 1_000_000;
 
 /// Every config-only check, in a fixed order (the first failure is reported).
+/// `name` becomes the default output folder (`out/<name>`): a plain file name, so a config can
+/// never write outside the output folder (no `/`, no `..`, not empty, not hidden).
+pub fn check_name(name: &str) -> Result<(), ConfigError> {
+    let safe = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+');
+    if name.is_empty() || name.len() > 100 || name.starts_with('.') || !name.chars().all(safe) {
+        let shown: String = name.chars().take(80).collect();
+        return Err(invalid(
+            "name",
+            format!("{shown:?}"),
+            "1 to 100 letters, digits, '-', '_', '.' or '+', not starting with '.' (it names the output folder)",
+        ));
+    }
+    Ok(())
+}
+
 pub fn check_config(cfg: &Config) -> Result<(), ConfigError> {
+    check_name(&cfg.name)?;
     check_flow_overrides(cfg)?;
     if cfg.senders == 0 || cfg.senders > MAX_SENDERS {
         return Err(invalid(

@@ -118,6 +118,7 @@ impl ExperimentFile {
     }
 
     fn validate(&self) -> Result<(), ConfigError> {
+        crate::check::check_name(&self.name)?;
         let Experiment::EnqueueProbability(e) = &self.experiment;
         let mss = e.mss.0;
         if mss == 0 || mss > 65_000 {

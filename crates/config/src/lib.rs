@@ -22,7 +22,7 @@ pub mod tree;
 pub mod units;
 pub mod workload;
 
-pub use check::{check_config, check_tcp};
+pub use check::{check_config, check_name, check_tcp};
 pub use config::{Config, FlowOverride, RunConfig};
 pub use error::{ConfigError, invalid};
 pub use scheme::SchemeConfig;

@@ -104,8 +104,12 @@ pub fn write_run_outputs(
         .iter()
         .flat_map(|r| r.time_series.iter().cloned())
         .collect();
+    let series_path = dir.join("timeseries.csv");
     if !series.is_empty() {
-        write_csv(&dir.join("timeseries.csv"), &series)?;
+        write_csv(&series_path, &series)?;
+    } else if series_path.exists() {
+        // A reused folder must not keep an earlier run's series next to this run's results.
+        std::fs::remove_file(&series_path).map_err(io_err(&series_path))?;
     }
     let blocks: Vec<BlockRow> = results
         .iter()

@@ -220,3 +220,16 @@ fn every_shipped_config_loads() {
     }
     assert!(checked >= 20, "{checked} configs");
 }
+
+/// `name` is the default output folder: a config cannot make the CLI write outside `out/`.
+#[test]
+fn name_must_be_a_plain_file_name() {
+    for bad in ["../escape", "/etc/x", "a/b", "", ".hidden", "two words"] {
+        let o = format!("name={bad:?}");
+        let msg = err(&[&o]);
+        assert_mentions(&msg, &["name", "letters, digits"]);
+    }
+    for good in ["incast-classic", "S1_n64", "run.2", "a+b"] {
+        from_yaml_checked(BASE, &[format!("name={good}")]).unwrap();
+    }
+}
