@@ -258,3 +258,28 @@ fn reused_folder_drops_a_stale_time_series() {
     );
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// Every CSV has its header, even with no rows (blocks.csv of a bulk run used to be 0 bytes).
+#[test]
+fn every_csv_has_a_header_even_without_rows() {
+    let out = tempdir("headers");
+    let o = bin()
+        .args(["run"])
+        .arg(config("bulk-dumbbell.yaml"))
+        .args(["--set", "workload.duration=0.001s", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let blocks = std::fs::read_to_string(out.join("blocks.csv")).unwrap();
+    assert_eq!(blocks, "scenario,seed,senders,block,completion_ms\n");
+    for e in std::fs::read_dir(&out).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "csv") {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let header = text.lines().next().unwrap_or("");
+            assert!(header.contains(','), "{} has no header", p.display());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}

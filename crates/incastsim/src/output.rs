@@ -27,20 +27,34 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
     }
 }
 
-/// Writes `rows` as a CSV file with a header row.
-pub fn write_csv<T: Serialize>(path: &Path, rows: &[T]) -> Result<(), OutputError> {
+/// Writes `rows` as a CSV file with a header row. With no rows the file still has its header,
+/// so every CSV reads into a table with the documented columns (the header comes from a
+/// default row, which is not written).
+pub fn write_csv<T: Serialize + Default>(path: &Path, rows: &[T]) -> Result<(), OutputError> {
     let csv_err = |source| OutputError::Csv {
         path: path.display().to_string(),
         source,
     };
-    let mut w = csv::Writer::from_writer(BufWriter::new(File::create(path).map_err(io_err(path))?));
+    let mut file = BufWriter::new(File::create(path).map_err(io_err(path))?);
+    if rows.is_empty() {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.serialize(T::default()).map_err(csv_err)?;
+        let text = w.into_inner().map_err(|e| io_err(path)(e.into_error()))?;
+        let header_end = text
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(text.len(), |i| i + 1);
+        file.write_all(&text[..header_end]).map_err(io_err(path))?;
+        return file.flush().map_err(io_err(path));
+    }
+    let mut w = csv::Writer::from_writer(file);
     for r in rows {
         w.serialize(r).map_err(csv_err)?;
     }
     w.flush().map_err(io_err(path))
 }
 
-#[derive(Serialize)]
+#[derive(Default, Serialize)]
 struct BlockRow {
     scenario: String,
     seed: u64,
@@ -151,7 +165,7 @@ pub fn write_enqueue_probability(
     file: &incastsim_scenario::enqueue_experiment::ExperimentFile,
     rows: &[incastsim_scenario::enqueue_experiment::EnqueueRow],
 ) -> Result<(), OutputError> {
-    #[derive(Serialize)]
+    #[derive(Default, Serialize)]
     struct SummaryRow {
         point: usize,
         r_min: u64,

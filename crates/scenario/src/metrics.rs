@@ -498,7 +498,7 @@ pub struct FlowRecord {
 }
 
 /// One row of senders.csv: the flows one host sent in one run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct SenderRecord {
     pub scenario: String,
     pub seed: u64,
@@ -595,7 +595,7 @@ pub struct PortClassRecord {
 }
 
 /// One row of timeseries.csv (long format).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TimeSeriesRecord {
     pub scenario: String,
     pub seed: u64,
