@@ -17,6 +17,7 @@ pub mod diagnostics;
 pub mod engine;
 pub mod enqueue_experiment;
 pub mod fabric;
+pub mod ideal_fct;
 pub mod metrics;
 pub mod plan;
 mod results;
