@@ -476,6 +476,10 @@ pub struct FlowRecord {
     pub final_cwnd_bytes: u64,
     pub final_ssthresh_bytes: u64,
     pub srtt_us: f64,
+    /// DCTCP's α (RFC 8257 §3.3) averaged over its updates (one per window of data), and its
+    /// value at the end of the run; empty for other controllers.
+    pub dctcp_alpha_mean: Option<f64>,
+    pub dctcp_alpha_final: Option<f64>,
     // ----- diagnostics (crate::diagnostics) -----
     pub rto_abtt: u64,
     pub rto_ibtt_whole_window: u64,

@@ -233,6 +233,9 @@ pub struct Dctcp {
     bytes_acked: u64,
     bytes_marked: u64,
     window_end: u64,
+    /// Sum of α after each update and the number of updates (for the mean α in outputs).
+    alpha_sum: f64,
+    alpha_updates: u64,
     reno: NewReno,
 }
 
@@ -244,7 +247,18 @@ impl Dctcp {
             bytes_acked: 0,
             bytes_marked: 0,
             window_end: 0,
+            alpha_sum: 0.0,
+            alpha_updates: 0,
             reno: NewReno::default(),
+        }
+    }
+
+    /// α averaged over its per-window updates; the initial α before the first.
+    pub fn alpha_mean(&self) -> f64 {
+        if self.alpha_updates == 0 {
+            self.alpha
+        } else {
+            self.alpha_sum / self.alpha_updates as f64
         }
     }
 }
@@ -270,6 +284,8 @@ impl CongestionControl for Dctcp {
             if self.bytes_acked > 0 {
                 let f = self.bytes_marked as f64 / self.bytes_acked as f64;
                 self.alpha = (1.0 - self.g) * self.alpha + self.g * f;
+                self.alpha_sum += self.alpha;
+                self.alpha_updates += 1;
             }
             self.window_end = snd_nxt;
             self.bytes_acked = 0;
@@ -283,6 +299,7 @@ impl CongestionControl for Dctcp {
     fn state(&self, w: &Window) -> CcState {
         CcState {
             dctcp_alpha: Some(self.alpha),
+            dctcp_alpha_mean: Some(self.alpha_mean()),
             ..CcState::of_window(w)
         }
     }

@@ -34,6 +34,42 @@ pub struct CcState {
     /// DCTCP's α, the moving average of the fraction of ECN-marked bytes per window, in [0, 1];
     /// `None` for other controllers.
     pub dctcp_alpha: Option<f64>,
+    /// DCTCP's α averaged over its updates so far (one per observation window of data, RFC 8257
+    /// §3.3), so idle time does not weigh in; the initial α until the first update. `None` for
+    /// other controllers.
+    pub dctcp_alpha_mean: Option<f64>,
+    /// The sender's loss-recovery state. A controller does not know it and reports
+    /// [`RecoveryState::Open`]; [`crate::TcpSender::cc_state`] fills it in.
+    pub recovery: RecoveryState,
+}
+
+/// Where the sender is in loss recovery (Linux's `icsk_ca_state`, without CWR and Disorder).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RecoveryState {
+    /// No loss being repaired.
+    #[default]
+    Open,
+    /// Fast recovery after a fast retransmit (RFC 6582 §3.2, or SACK recovery, RFC 6675 §5),
+    /// until a full ACK.
+    FastRecovery,
+    /// After a retransmission timeout, until everything outstanding at the timeout is
+    /// acknowledged (RFC 6582 §3.2 `recover`; Linux's Loss state).
+    RtoRecovery,
+}
+
+impl RecoveryState {
+    /// The name used in outputs (`open`, `fast_recovery`, `rto_recovery`).
+    pub fn name(self) -> &'static str {
+        match self {
+            RecoveryState::Open => "open",
+            RecoveryState::FastRecovery => "fast_recovery",
+            RecoveryState::RtoRecovery => "rto_recovery",
+        }
+    }
+    /// A number for time series: 0 open, 1 fast recovery, 2 RTO recovery.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
 }
 
 impl CcState {
@@ -44,6 +80,8 @@ impl CcState {
             ssthresh_bytes: w.ssthresh,
             cubic: None,
             dctcp_alpha: None,
+            dctcp_alpha_mean: None,
+            recovery: RecoveryState::Open,
         }
     }
 }

@@ -20,7 +20,7 @@ pub mod sender;
 pub mod timeout_class;
 
 pub use cc::{Cc, CongestionControl, Cubic, CubicConfig, Dctcp, NewReno};
-pub use cc_state::{CcState, CubicState, Window};
+pub use cc_state::{CcState, CubicState, RecoveryState, Window};
 pub use policy::{AckInfo, ReceiverPolicy, SenderAction, SenderPolicy, SenderView, StandardTcp};
 pub use receiver::{
     AckOut, DelayedAckConfig, EcnFeedback, ReceiverConfig, ReceiverStats, TcpReceiver,

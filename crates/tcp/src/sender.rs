@@ -12,6 +12,8 @@
 //! `rto` (RTT samples and the retransmission timer), `emit` (sizing and sending segments),
 //! `scheme` (the scheme hooks' view and actions) and `stats` (counters).
 
+#[cfg(test)]
+mod ecn_tests;
 mod emit;
 mod recovery;
 mod rto;
@@ -21,7 +23,7 @@ mod stats;
 pub use stats::{SUCCESSIVE_TIMEOUT_BINS, SenderStats};
 
 use crate::cc::{Cc, CongestionControl};
-use crate::cc_state::{CcState, Window};
+use crate::cc_state::{CcState, RecoveryState, Window};
 use crate::policy::{AckInfo, SenderPolicy, StandardTcp, hooks};
 use crate::rtt::{RtoConfig, RttEstimator};
 use crate::sack::Scoreboard;
@@ -183,7 +185,23 @@ impl<P: SenderPolicy> TcpSender<P> {
     /// The controller's state (cwnd, ssthresh, CUBIC's W_max and K, DCTCP's α), the same fields
     /// whatever the controller: for outputs and time series. Built on each call.
     pub fn cc_state(&self) -> CcState {
-        self.cc.state(&self.w)
+        CcState {
+            recovery: self.recovery_state(),
+            ..self.cc.state(&self.w)
+        }
+    }
+    /// Where the sender is in loss recovery. Derived, not stored: fast recovery is
+    /// `in_recovery`; after a timeout `recover` is the highest byte sent (RFC 6582 §3.2) and
+    /// fast recovery ends only on an ACK at or past `recover`, so "not in fast recovery and
+    /// snd_una below `recover`" is exactly the go-back-N phase after a timeout.
+    pub fn recovery_state(&self) -> RecoveryState {
+        if self.in_recovery {
+            RecoveryState::FastRecovery
+        } else if self.snd_una < self.recover {
+            RecoveryState::RtoRecovery
+        } else {
+            RecoveryState::Open
+        }
     }
     pub fn snd_una(&self) -> u64 {
         self.snd_una
@@ -390,23 +408,29 @@ impl<P: SenderPolicy> TcpSender<P> {
             }
         }
         let acked = ack.ack.saturating_sub(self.snd_una);
+        let ece = self.cfg.ecn && ack.ece;
         if self.cfg.ecn {
-            // DCTCP's estimator sees every ACK (before any reaction to it).
+            // DCTCP's estimator sees every ACK before any reaction to it, so the reduction on
+            // this ACK uses the α of the window it closes (RFC 8257 §3.3 steps 1-8 in order).
             self.cc
                 .on_ack_ecn(acked, ack.ece, ack.ack.max(self.snd_una), self.snd_nxt);
         }
         if ack.ack > self.snd_una {
-            self.on_new_ack(now, ack, out);
-        } else if ack.ack == self.snd_una
-            && self.snd_max > self.snd_una
-            && (self.scoreboard.is_none() || newly_sacked > 0)
-        {
-            // RFC 5681 §2: a duplicate ACK (no data, same ack, same window, data outstanding);
-            // with SACK, RFC 6675 §2 also requires that it SACKs new data.
-            self.on_duplicate_ack(now, out);
-        }
-        if self.cfg.ecn && ack.ece {
-            self.on_ecn_echo(now, out);
+            // Reacts to ECE itself, before it sends.
+            self.on_new_ack(now, ack, ece, out);
+        } else {
+            if ack.ack == self.snd_una
+                && self.snd_max > self.snd_una
+                && (self.scoreboard.is_none() || newly_sacked > 0)
+            {
+                // RFC 5681 §2: a duplicate ACK (no data, same ack, same window, data
+                // outstanding); with SACK, RFC 6675 §2 also requires that it SACKs new data.
+                self.on_duplicate_ack(now, out);
+            }
+            if ece {
+                self.on_ecn_echo(now);
+                self.send_window(now, out);
+            }
         }
         if self.hooks & hooks::ON_ACK != 0 {
             let view = self.view(now);
@@ -415,9 +439,12 @@ impl<P: SenderPolicy> TcpSender<P> {
         }
     }
 
-    /// RFC 3168 §6.1.2 (and RFC 8257 §3.3 for DCTCP's reduction): reduce once per window, not
-    /// during loss recovery (which already reduced), and mark the next new segment CWR.
-    fn on_ecn_echo(&mut self, now: Time, out: &mut Vec<Segment>) {
+    /// RFC 3168 §6.1.2 (and RFC 8257 §3.3 for DCTCP's reduction): "the TCP sender's congestion
+    /// window should be reduced only once in response to a series of dropped and/or CE packets
+    /// from a single window of data": not during loss recovery (which already reduced), not
+    /// again before the window outstanding at the last reduction is acknowledged. Marks the next
+    /// new segment CWR. The caller sends afterwards, with the reduced window.
+    fn on_ecn_echo(&mut self, now: Time) {
         if self.in_recovery || self.snd_una < self.ecn_recover {
             return;
         }
@@ -427,10 +454,21 @@ impl<P: SenderPolicy> TcpSender<P> {
         self.ecn_recover = self.snd_max.max(self.snd_una + 1);
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
-        self.send_window(now, out);
     }
 
-    fn on_new_ack(&mut self, now: Time, ack: &AckInfo, out: &mut Vec<Segment>) {
+    /// ssthresh on entering fast recovery: the controller's loss reduction, unless an ECN
+    /// reduction already answered this window of data (RFC 3168 §6.1.2: one reduction per
+    /// window for dropped and CE packets together; Linux's `tcp_enter_recovery` keeps ssthresh
+    /// when already in CWR). Then ssthresh stays as that reduction set it.
+    pub(super) fn ssthresh_on_loss(&mut self, now: Time) -> u64 {
+        if self.snd_una < self.ecn_recover {
+            return self.w.ssthresh;
+        }
+        let flight = self.flight_size();
+        self.cc.ssthresh_on_loss(&self.w, now, flight)
+    }
+
+    fn on_new_ack(&mut self, now: Time, ack: &AckInfo, ece: bool, out: &mut Vec<Segment>) {
         let acked = ack.ack - self.snd_una;
         if let Some(r) = self.rtt_sample(now, ack) {
             self.rtt.sample(r);
@@ -466,8 +504,12 @@ impl<P: SenderPolicy> TcpSender<P> {
             self.newreno_recovery_ack(now, ack.ack, acked, out)
         } else {
             self.dupacks = 0;
-            self.cc
-                .on_ack(&mut self.w, now, acked_for_cc, self.rtt.srtt());
+            // RFC 3168 §6.1.2: "the sender SHOULD NOT increase the congestion window in
+            // response to the receipt of an ECN-Echo ACK packet" (nor do Linux and ns-3).
+            if !ece {
+                self.cc
+                    .on_ack(&mut self.w, now, acked_for_cc, self.rtt.srtt());
+            }
             true
         };
         if self.snd_una == self.snd_max {
@@ -476,6 +518,10 @@ impl<P: SenderPolicy> TcpSender<P> {
         } else if restart_timer {
             // RFC 6298 §5.3: an ACK of new data restarts the timer.
             self.arm_rto(now);
+        }
+        if ece {
+            // Reduce before sending, so this ACK releases data only within the reduced window.
+            self.on_ecn_echo(now);
         }
         self.send_window(now, out);
     }

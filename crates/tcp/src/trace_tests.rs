@@ -366,9 +366,11 @@ fn ecn_echo_halves_once_per_window_and_sets_cwr() {
     out.clear();
     s.on_ack(us(100), &ece, &mut out);
     assert_eq!(s.stats().ecn_reductions, 1);
-    // The ACK of 1000 first grew cwnd to 11 segments (slow start) and released two more, so
-    // FlightSize is 11000 when the ECE is acted on: ssthresh = cwnd = 5500.
-    assert_eq!(s.window().cwnd, 5500, "max(FlightSize/2, 2 SMSS)");
+    // RFC 3168 §6.1.2: the ACK carrying ECE does not grow cwnd (slow start would have made it
+    // 11 segments), and the reduction comes before sending: FlightSize is 10000 − 1000 = 9000,
+    // ssthresh = cwnd = 4500, and nothing is released (9000 in flight > 4500).
+    assert_eq!(s.window().cwnd, 4500, "max(FlightSize/2, 2 SMSS)");
+    assert!(out.is_empty(), "{out:?}");
     // A second ECE in the same window is ignored.
     ece.ack = 2000;
     s.on_ack(us(101), &ece, &mut out);

@@ -88,6 +88,11 @@ impl Sampler {
             );
             self.record(t, &object, "rto_ms", rto);
             self.record(t, &object, "srtt_us", srtt);
+            // 0 open, 1 fast recovery, 2 RTO recovery.
+            self.record(t, &object, "recovery_state", cc.recovery.code() as f64);
+            if let Some(alpha) = cc.dctcp_alpha {
+                self.record(t, &object, "dctcp_alpha", alpha);
+            }
         }
         events.schedule(now + self.interval, Event::Sample);
     }

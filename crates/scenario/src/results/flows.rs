@@ -160,6 +160,7 @@ pub(crate) fn flow_records(sim: &Simulation, e: &RunEnd, fs: &FlowStats) -> Vec<
         .enumerate()
         .map(|(f, s)| {
             let st = s.stats();
+            let cc = s.cc_state();
             let gen_flow = generated(sim, f).map(|(_, g)| g);
             FlowRecord {
                 scenario: cfg.name.clone(),
@@ -191,9 +192,11 @@ pub(crate) fn flow_records(sim: &Simulation, e: &RunEnd, fs: &FlowStats) -> Vec<
                 retransmitted_segments: st.retransmitted_segments,
                 segments_sent: st.segments_sent,
                 ecn_reductions: st.ecn_reductions,
-                final_cwnd_bytes: s.window().cwnd,
-                final_ssthresh_bytes: s.window().ssthresh.min(u32::MAX as u64 * 1000),
+                final_cwnd_bytes: cc.cwnd_bytes,
+                final_ssthresh_bytes: cc.ssthresh_bytes.min(u32::MAX as u64 * 1000),
                 srtt_us: s.rtt().srtt().map_or(f64::NAN, |d| d.as_us_f64()),
+                dctcp_alpha_mean: cc.dctcp_alpha_mean,
+                dctcp_alpha_final: cc.dctcp_alpha,
                 ..FlowRecord::default()
             }
         })

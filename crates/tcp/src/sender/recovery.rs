@@ -68,9 +68,8 @@ impl<P: SenderPolicy> TcpSender<P> {
             // `recover` (avoids a second reduction for losses from the same window, and spurious
             // fast retransmits after a timeout).
             if self.snd_una >= self.recover {
-                let flight = self.flight_size();
                 // RFC 5681 §3.2 steps 2-4.
-                self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, now, flight);
+                self.w.ssthresh = self.ssthresh_on_loss(now);
                 self.recover = self.snd_max;
                 self.in_recovery = true;
                 self.partial_acks = 0;
@@ -116,8 +115,7 @@ impl<P: SenderPolicy> TcpSender<P> {
         if (self.dupacks >= dupthresh || lost) && self.snd_una >= self.recover {
             // Step (4): RecoveryPoint = HighData; ssthresh = cwnd = FlightSize/2 (RFC 5681
             // eq. 4, through the controller); retransmit the first segment presumed lost.
-            let flight = self.flight_size();
-            self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, now, flight);
+            self.w.ssthresh = self.ssthresh_on_loss(now);
             self.w.cwnd = self.w.ssthresh;
             self.recover = self.snd_max;
             self.in_recovery = true;
