@@ -8,7 +8,7 @@
 use crate::config::Config;
 use crate::error::{ConfigError, invalid};
 use crate::tcp::TcpConfig;
-use crate::topology::{LinkDefaults, QueueConfig, TopologyConfig, WredProfile};
+use crate::topology::{LinkDefaults, LossModel, QueueConfig, TopologyConfig, WredProfile};
 use crate::units::{Buffer, Rate};
 use crate::workload::{BackgroundConfig, HostSelector, WorkloadConfig};
 use incastsim_core::Duration;
@@ -51,6 +51,7 @@ pub fn check_config(cfg: &Config) -> Result<(), ConfigError> {
             "a probability in [0, 1)",
         ));
     }
+    check_link_losses(cfg, &l)?;
     let t = &cfg.tcp;
     check_tcp_sizes(t, "tcp.")?;
     check_buffers_fit(&l, t)?;
@@ -286,6 +287,63 @@ fn check_buffers_fit(l: &LinkDefaults, t: &TcpConfig) -> Result<(), ConfigError>
 }
 
 /// Topology sizes, host placement, link and switch parameters, the queue discipline.
+/// `lossy_links` and custom links' `loss`: probabilities in range, port lists not empty. (That
+/// each port pattern names a port is checked when the topology is built.)
+fn check_link_losses(cfg: &Config, l: &LinkDefaults) -> Result<(), ConfigError> {
+    for (i, rule) in l.lossy_links.iter().enumerate() {
+        let key = format!("topology.lossy_links[{i}]");
+        if rule.ports.is_empty() {
+            return Err(invalid(
+                &format!("{key}.ports"),
+                "[]",
+                "at least one port name (e.g. \"switch0->host16\", \"host*->switch0\")",
+            ));
+        }
+        check_loss_model(&format!("{key}.loss"), &rule.loss)?;
+    }
+    if let TopologyConfig::Custom(c) = &cfg.topology {
+        for (i, link) in c.links.iter().enumerate() {
+            if let Some(m) = &link.loss {
+                check_loss_model(&format!("topology.links[{i}].loss"), m)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_loss_model(key: &str, m: &LossModel) -> Result<(), ConfigError> {
+    let prob = |name: &str, v: f64, lo_open: bool, hi_closed: bool| {
+        let ok = !v.is_nan()
+            && (if lo_open { v > 0.0 } else { v >= 0.0 })
+            && (if hi_closed { v <= 1.0 } else { v < 1.0 });
+        if ok {
+            return Ok(());
+        }
+        let lo = if lo_open { "(0" } else { "[0" };
+        let hi = if hi_closed { "1]" } else { "1)" };
+        Err(invalid(
+            &format!("{key}.{name}"),
+            v,
+            format!("a probability in {lo}, {hi}"),
+        ))
+    };
+    match *m {
+        LossModel::Bernoulli { p } => prob("p", p, false, false),
+        LossModel::GilbertElliott {
+            p_good_to_bad,
+            p_bad_to_good,
+            loss_in_good,
+            loss_in_bad,
+        } => {
+            // A chain that can never leave a state is not Gilbert-Elliott: both moves possible.
+            prob("p_good_to_bad", p_good_to_bad, true, true)?;
+            prob("p_bad_to_good", p_bad_to_good, true, true)?;
+            prob("loss_in_good", loss_in_good, false, false)?;
+            prob("loss_in_bad", loss_in_bad, false, true)
+        }
+    }
+}
+
 fn check_topology(cfg: &Config, l: &LinkDefaults) -> Result<(), ConfigError> {
     match &cfg.topology {
         TopologyConfig::FatTree(f) if f.k < 2 || f.k % 2 == 1 || f.k > 48 => {

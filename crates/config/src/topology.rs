@@ -35,6 +35,45 @@ pub struct CustomLink {
     /// Buffer of this link's switch-side output ports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer: Option<Buffer>,
+    /// Loss on both directions of this link, instead of the topology's `link_loss`
+    /// (`lossy_links` can still override one direction).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossModel>,
+}
+
+/// Random loss on one direction of a link.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LossModel {
+    /// Each packet lost independently with probability `p`.
+    Bernoulli { p: f64 },
+    /// Bursty loss (Gilbert-Elliott): a Good/Bad Markov chain stepped per packet; a packet is
+    /// lost with `loss_in_good` / `loss_in_bad` by the state it finds. Mean loss
+    /// p/(p + r) · loss_in_bad + r/(p + r) · loss_in_good with p = `p_good_to_bad`,
+    /// r = `p_bad_to_good`; bursts last 1/r packets on average.
+    GilbertElliott {
+        p_good_to_bad: f64,
+        p_bad_to_good: f64,
+        #[serde(default)]
+        loss_in_good: f64,
+        #[serde(default = "default_loss_in_bad")]
+        loss_in_bad: f64,
+    },
+}
+
+fn default_loss_in_bad() -> f64 {
+    1.0
+}
+
+/// Loss on the link directions named by `ports`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LossyLink {
+    /// Port names as in ports.csv and `time_series` (`switch0->host16`: the direction from
+    /// switch0 to host16); `*` matches any run of characters (`host*->switch0`: every host's
+    /// uplink to switch0). Each entry must match at least one port.
+    pub ports: Vec<String>,
+    pub loss: LossModel,
 }
 
 /// An explicit next hop: at switch `at`, packets for host `to` go to neighbour `via`.
@@ -69,6 +108,9 @@ pub struct CustomTopologyConfig {
     pub host_buffer: Buffer,
     #[serde(default)]
     pub link_loss: f64,
+    /// Loss on chosen link directions (by port name), over `link_loss`; later entries win.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lossy_links: Vec<LossyLink>,
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
     /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
@@ -116,6 +158,9 @@ pub struct FatTreeConfig {
     pub host_buffer: Buffer,
     #[serde(default)]
     pub link_loss: f64,
+    /// Loss on chosen link directions (by port name), over `link_loss`; later entries win.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lossy_links: Vec<LossyLink>,
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
     /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
@@ -159,6 +204,9 @@ pub struct TreeConfig {
     pub host_buffer: Buffer,
     #[serde(default)]
     pub link_loss: f64,
+    /// Loss on chosen link directions (by port name), over `link_loss`; later entries win.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lossy_links: Vec<LossyLink>,
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
     /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
@@ -193,6 +241,9 @@ pub struct DumbbellConfig {
     pub host_buffer: Buffer,
     #[serde(default)]
     pub link_loss: f64,
+    /// Loss on chosen link directions (by port name), over `link_loss`; later entries win.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lossy_links: Vec<LossyLink>,
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
     /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
@@ -293,6 +344,9 @@ pub struct LinkDefaults {
     /// Per-direction Bernoulli loss probability of every link.
     #[serde(default)]
     pub link_loss: f64,
+    /// Loss on chosen link directions (by port name), over `link_loss`; later entries win.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lossy_links: Vec<LossyLink>,
     /// Switch processing delay added to every packet a switch receives.
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
@@ -369,6 +423,7 @@ impl TopologyConfig {
                 priority_classes: d.priority_classes,
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
+                lossy_links: d.lossy_links.clone(),
                 switch_delay: d.switch_delay,
                 switch_delay_jitter: d.switch_delay_jitter,
                 clock_tolerance_ppm: d.clock_tolerance_ppm,
@@ -381,6 +436,7 @@ impl TopologyConfig {
                 priority_classes: d.priority_classes,
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
+                lossy_links: d.lossy_links.clone(),
                 switch_delay: d.switch_delay,
                 switch_delay_jitter: d.switch_delay_jitter,
                 clock_tolerance_ppm: d.clock_tolerance_ppm,
@@ -393,6 +449,7 @@ impl TopologyConfig {
                 priority_classes: d.priority_classes,
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
+                lossy_links: d.lossy_links.clone(),
                 switch_delay: d.switch_delay,
                 switch_delay_jitter: d.switch_delay_jitter,
                 clock_tolerance_ppm: d.clock_tolerance_ppm,
@@ -405,6 +462,7 @@ impl TopologyConfig {
                 priority_classes: d.priority_classes,
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
+                lossy_links: d.lossy_links.clone(),
                 switch_delay: d.switch_delay,
                 switch_delay_jitter: d.switch_delay_jitter,
                 clock_tolerance_ppm: d.clock_tolerance_ppm,

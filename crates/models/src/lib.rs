@@ -9,6 +9,7 @@
 //! |---|---|---|
 //! | [`rto`] | Hafeez et al., "Mitigating Datacenter Incast Congestion Using RTO Randomization" (seed 000) | Eq. 4 (tail of the max RTO), Eq. 6 (E[max RTO]), Eq. 7 (its variance) |
 //! | [`packet_size`] | Ge et al., "An effective solution of TCP Incast problem" (seed 001) | Eq. 1–3 (N < (B + 2CT)/(5L)) |
+//! | [`padhye`] | Padhye et al., "Modeling TCP Throughput" (SIGCOMM 1998) | Eq. 32 (send rate of one Reno flow under loss p) |
 //! | [`book`] | Kulkarni & Agrawal, "Analysis of TCP Performance in Data Center Networks", Ch. 3 (seed 003) | Eq. 3.21 (TD-only), Eq. 3.39 (Full), Eq. 3.40 (Split) and their parts |
 //!
 //! Invalid inputs (zero senders, a probability outside its range, a negative delay, NaN, …) give
@@ -16,6 +17,7 @@
 
 pub mod book;
 pub mod packet_size;
+pub mod padhye;
 pub mod rto;
 
 pub use book::{BookModel, BookParams, DEFAULT_N_STAR};

@@ -1,6 +1,6 @@
 //! Turns a validated [`Config`] into a topology with host roles.
 
-use crate::config::{Config, ConfigError, CustomTopologyConfig, TopologyConfig};
+use crate::config::{Config, ConfigError, CustomTopologyConfig, LossModel, TopologyConfig};
 use crate::units::Buffer;
 use incastsim_core::{BitsPerSec, Duration, HostId, NodeId, Topology};
 use incastsim_switch::BufferLimit;
@@ -10,6 +10,8 @@ pub struct BuiltTopology {
     pub topology: Topology,
     /// Per port: a buffer that overrides the topology-wide one (custom links).
     pub port_buffers: Vec<Option<Buffer>>,
+    /// Per port: a loss model that overrides `link_loss` (custom links' `loss`).
+    pub port_loss: Vec<Option<LossModel>>,
     /// Explicit next hops (node, destination host, port) applied over shortest-path routes.
     pub route_overrides: Vec<(NodeId, HostId, incastsim_core::PortId)>,
     /// Sending servers, one per sender.
@@ -33,6 +35,7 @@ pub fn build_topology(cfg: &Config) -> BuiltTopology {
     let mut servers = Vec::with_capacity(cfg.senders as usize);
     let mut clients = Vec::new();
     let mut port_buffers = Vec::new();
+    let mut port_loss = Vec::new();
     let mut route_overrides = Vec::new();
     let attach = |t: &mut Topology, sw: NodeId, list: &mut Vec<HostId>| {
         let (node, host) = t.add_host();
@@ -82,6 +85,7 @@ pub fn build_topology(cfg: &Config) -> BuiltTopology {
         TopologyConfig::Custom(c) => {
             let custom = build_custom(&mut t, c).expect("validated custom topology");
             port_buffers = custom.port_buffers;
+            port_loss = custom.port_loss;
             route_overrides = custom.routes;
             (servers, clients) = place(
                 cfg,
@@ -92,9 +96,11 @@ pub fn build_topology(cfg: &Config) -> BuiltTopology {
         }
     }
     port_buffers.resize(t.ports.len(), None);
+    port_loss.resize(t.ports.len(), None);
     BuiltTopology {
         topology: t,
         port_buffers,
+        port_loss,
         route_overrides,
         servers,
         clients,
@@ -162,6 +168,8 @@ pub fn routes_for(built: &BuiltTopology) -> Result<incastsim_core::Routes, Strin
 pub struct CustomBuilt {
     pub hosts: Vec<HostId>,
     pub port_buffers: Vec<Option<Buffer>>,
+    /// Per port: the link's own `loss`, if it has one.
+    pub port_loss: Vec<Option<LossModel>>,
     pub routes: Vec<(NodeId, HostId, incastsim_core::PortId)>,
 }
 
@@ -184,6 +192,8 @@ pub fn build_custom(
     Ok(CustomBuilt {
         hosts: nodes.hosts.iter().map(|h| h.1).collect(),
         port_buffers,
+        // Each link adds its two ports (a→b, b→a) in order, as for the buffers.
+        port_loss: c.links.iter().flat_map(|l| [l.loss, l.loss]).collect(),
         routes,
     })
 }
@@ -335,6 +345,7 @@ pub fn check_custom(c: &CustomTopologyConfig) -> Result<(), ConfigError> {
     let b = BuiltTopology {
         topology: t,
         port_buffers: vec![None; n],
+        port_loss: vec![None; n],
         route_overrides: built.routes,
         servers: Vec::new(),
         clients: Vec::new(),
@@ -356,6 +367,27 @@ pub fn node_names(t: &Topology) -> Vec<String> {
 }
 
 /// The name of every port ("switch0->host16"), indexed by port id.
+/// Whether port name `name` matches `pattern`, where `*` matches any run of characters
+/// (`lossy_links` port lists).
+pub fn port_matches(pattern: &str, name: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let mut parts: Vec<&str> = parts.collect();
+    let Some(last) = parts.pop() else {
+        return rest.is_empty(); // no `*`: exact
+    };
+    for p in parts {
+        match rest.find(p) {
+            Some(i) => rest = &rest[i + p.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
 pub fn port_names(t: &Topology) -> Vec<String> {
     let nodes = node_names(t);
     t.ports
@@ -422,6 +454,19 @@ fn place(
 mod tests {
     use super::*;
     use incastsim_core::{NodeKind, PortId, Routes};
+
+    #[test]
+    fn port_patterns_match_exact_names_and_stars() {
+        assert!(port_matches("switch0->host16", "switch0->host16"));
+        assert!(!port_matches("switch0->host1", "switch0->host16"));
+        assert!(port_matches("host*->switch0", "host12->switch0"));
+        assert!(!port_matches("host*->switch0", "switch0->host12"));
+        assert!(port_matches("*->host16", "switch3->host16"));
+        assert!(port_matches("switch*", "switch3->host16"));
+        assert!(port_matches("*", "anything"));
+        assert!(port_matches("s*->*6", "switch0->host16"));
+        assert!(!port_matches("s*->*7", "switch0->host16"));
+    }
 
     fn build(k: u32) -> (Topology, Vec<HostId>, Routes) {
         let mut t = Topology::new();
@@ -569,6 +614,7 @@ mod tests {
             let built = BuiltTopology {
                 topology,
                 port_buffers: vec![None; n],
+                port_loss: vec![None; n],
                 route_overrides,
                 servers: Vec::new(),
                 clients: Vec::new(),

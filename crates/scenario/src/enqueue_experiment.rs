@@ -110,7 +110,7 @@ fn trial(e: &EnqueueProbability, r_min: u64, rng: &mut SimRng) -> Option<(bool, 
         0,
         rate,
         Duration::ZERO,
-        0.0,
+        incastsim_switch::LinkLoss::None,
         SimRng::new(0),
         QueueDisc::drop_tail(crate::build::buffer_limit(e.buffer)),
     );

@@ -6,7 +6,7 @@
 pub mod port;
 pub mod qdisc;
 
-pub use port::{Arrival, Enqueued, OutputPort, PortStats, STAT_CLASSES, TxDone};
+pub use port::{Arrival, Enqueued, LinkLoss, OutputPort, PortStats, STAT_CLASSES, TxDone};
 pub use qdisc::{
     BufferLimit, DropReason, DropTail, Occupancy, QueueDisc, QueueDiscipline, Red, RedParams,
     RedProfile, Threshold, ThresholdAdmit, ThresholdMark, Verdict,

@@ -99,6 +99,81 @@ pub struct Arrival {
     pub next_head_at: Option<Time>,
 }
 
+/// Random loss on one direction of a link, drawn per packet at the far end from the link's own
+/// random stream.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LinkLoss {
+    /// Lossless: no draw.
+    None,
+    /// Each packet is lost with probability `p` (> 0), independently: one draw per packet.
+    Bernoulli { p: f64 },
+    /// Gilbert-Elliott: a two-state Markov chain stepped once per packet. A packet is lost with
+    /// probability `loss_in_good` or `loss_in_bad` according to the state it finds; then the
+    /// state moves Good → Bad with probability `p_good_to_bad`, Bad → Good with `p_bad_to_good`
+    /// (the order of Linux netem's `gemodel`). Starts in Good. Stationary P(Bad) = p/(p + r);
+    /// mean sojourn in Bad 1/r packets, so losses come in bursts of mean length 1/r when
+    /// `loss_in_bad` = 1 and `loss_in_good` = 0 (Gilbert's model).
+    GilbertElliott {
+        p_good_to_bad: f64,
+        p_bad_to_good: f64,
+        loss_in_good: f64,
+        loss_in_bad: f64,
+        bad: bool,
+    },
+}
+
+impl LinkLoss {
+    /// Bernoulli loss with probability `p`; lossless (no draws at all) when `p` is 0.
+    pub fn bernoulli(p: f64) -> LinkLoss {
+        if p > 0.0 {
+            LinkLoss::Bernoulli { p }
+        } else {
+            LinkLoss::None
+        }
+    }
+
+    /// The long-run fraction of packets lost.
+    pub fn mean_loss(&self) -> f64 {
+        match *self {
+            LinkLoss::None => 0.0,
+            LinkLoss::Bernoulli { p } => p,
+            LinkLoss::GilbertElliott {
+                p_good_to_bad: p,
+                p_bad_to_good: r,
+                loss_in_good,
+                loss_in_bad,
+                ..
+            } => {
+                let bad = p / (p + r);
+                bad * loss_in_bad + (1.0 - bad) * loss_in_good
+            }
+        }
+    }
+
+    /// Whether the next packet is lost.
+    #[inline(always)]
+    pub fn lose(&mut self, rng: &mut SimRng) -> bool {
+        match self {
+            LinkLoss::None => false,
+            LinkLoss::Bernoulli { p } => rng.bernoulli(*p),
+            LinkLoss::GilbertElliott {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_in_good,
+                loss_in_bad,
+                bad,
+            } => {
+                let lost = rng.bernoulli(if *bad { *loss_in_bad } else { *loss_in_good });
+                let flip = if *bad { *p_bad_to_good } else { *p_good_to_bad };
+                if rng.bernoulli(flip) {
+                    *bad = !*bad;
+                }
+                lost
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct OutputPort {
     /// The node at the far end of the link.
@@ -110,7 +185,7 @@ pub struct OutputPort {
     latency_jitter: Duration,
     jitter_rng: SimRng,
     last_arrive: Time,
-    loss_probability: f64,
+    loss: LinkLoss,
     loss_rng: SimRng,
     qdisc: QueueDisc,
     fifo: VecDeque<Queued>,
@@ -131,7 +206,7 @@ impl OutputPort {
         to: NodeId,
         serialization: SerializationRate,
         latency: Duration,
-        loss_probability: f64,
+        loss: LinkLoss,
         loss_rng: SimRng,
         qdisc: QueueDisc,
     ) -> OutputPort {
@@ -145,7 +220,7 @@ impl OutputPort {
             latency_jitter: Duration::ZERO,
             jitter_rng: SimRng::new(0),
             last_arrive: Time::ZERO,
-            loss_probability,
+            loss,
             loss_rng,
             qdisc,
             fifo: VecDeque::new(),
@@ -405,7 +480,7 @@ impl OutputPort {
         debug_assert!(self.on_wire > 0);
         self.on_wire -= 1;
         let next_head_at = self.fifo.front().map(|q| q.arrive);
-        let lost = self.loss_probability > 0.0 && self.loss_rng.bernoulli(self.loss_probability);
+        let lost = self.loss.lose(&mut self.loss_rng);
         let packet = if lost {
             self.stats.drops_link_loss += 1;
             None
@@ -431,7 +506,7 @@ mod tests {
             1,
             SerializationRate::new(BitsPerSec::gbps(1)),
             Duration::from_us(25),
-            0.0,
+            LinkLoss::None,
             SimRng::new(1),
             QueueDisc::drop_tail(limit),
         )
@@ -601,7 +676,7 @@ mod tests {
             1,
             SerializationRate::new(BitsPerSec::gbps(1)),
             Duration::ZERO,
-            0.1,
+            LinkLoss::bernoulli(0.1),
             SimRng::new(9),
             QueueDisc::drop_tail(BufferLimit::Unlimited),
         );
@@ -621,5 +696,45 @@ mod tests {
         }
         assert!((1800..2200).contains(&lost), "lost {lost}");
         assert_eq!(p.stats.drops_link_loss, lost);
+    }
+
+    #[test]
+    fn gilbert_elliott_loses_its_mean_in_bursts_of_mean_length_one_over_r() {
+        // p = 0.01, r = 0.25: P(Bad) = 0.01/0.26 = 3.85 %, bursts of mean 4 packets.
+        let mut loss = LinkLoss::GilbertElliott {
+            p_good_to_bad: 0.01,
+            p_bad_to_good: 0.25,
+            loss_in_good: 0.0,
+            loss_in_bad: 1.0,
+            bad: false,
+        };
+        let mean = loss.mean_loss();
+        assert!((mean - 0.01 / 0.26).abs() < 1e-12);
+        let mut rng = SimRng::new(5);
+        let n = 400_000;
+        let (mut lost, mut bursts, mut prev) = (0u32, 0u32, false);
+        for _ in 0..n {
+            let l = loss.lose(&mut rng);
+            lost += l as u32;
+            bursts += (l && !prev) as u32;
+            prev = l;
+        }
+        let frac = lost as f64 / n as f64;
+        // ~15 000 losses in ~3 850 bursts: 5 % covers several standard errors of both.
+        assert!((frac - mean).abs() < 0.05 * mean, "lost {frac}");
+        let burst = lost as f64 / bursts as f64;
+        assert!((burst - 4.0).abs() < 0.2, "mean burst {burst}");
+    }
+
+    #[test]
+    fn bernoulli_link_loss_draws_as_before() {
+        // One draw per packet from the link's stream, as the plain probability did.
+        let mut a = SimRng::new(3);
+        let mut b = SimRng::new(3);
+        let mut loss = LinkLoss::bernoulli(0.2);
+        for _ in 0..1000 {
+            assert_eq!(loss.lose(&mut a), b.bernoulli(0.2));
+        }
+        assert_eq!(LinkLoss::bernoulli(0.0), LinkLoss::None);
     }
 }

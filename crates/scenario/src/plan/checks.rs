@@ -62,6 +62,25 @@ pub(super) fn check_built(
             allowed,
         )
     })?;
+    let lossy = &cfg.topology.links().lossy_links;
+    if !lossy.is_empty() {
+        let names = crate::build::port_names(&built.topology);
+        for (i, rule) in lossy.iter().enumerate() {
+            for (j, pattern) in rule.ports.iter().enumerate() {
+                if !names.iter().any(|n| crate::build::port_matches(pattern, n)) {
+                    let examples: Vec<&String> = names.iter().take(4).collect();
+                    return Err(invalid(
+                        &format!("topology.lossy_links[{i}].ports[{j}]"),
+                        pattern,
+                        format!(
+                            "a port name \"from->to\" (`*` matches any characters) that names \
+                             at least one port, e.g. {examples:?}"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
     if let Some(ts) = &cfg.time_series {
         if let Some(&f) = ts.flows.iter().find(|&&f| f as usize >= total_flows) {
             return Err(invalid(

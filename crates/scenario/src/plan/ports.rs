@@ -2,13 +2,13 @@
 //! per-node clock offsets, queue disciplines, schedulers and each port's random streams.
 
 use crate::build::{BuiltTopology, buffer_limit};
-use crate::config::{Config, QueueConfig};
+use crate::config::{Config, LossModel, QueueConfig};
 use crate::units::Buffer;
 use incastsim_core::rng::Stream;
 use incastsim_core::{BitsPerSec, Duration, NodeId, NodeKind, SerializationRate, SimRng};
 use incastsim_switch::{
-    BufferLimit, OutputPort, QueueDisc, Red, RedParams, RedProfile, Threshold, ThresholdAdmit,
-    ThresholdMark,
+    BufferLimit, LinkLoss, OutputPort, QueueDisc, Red, RedParams, RedProfile, Threshold,
+    ThresholdAdmit, ThresholdMark,
 };
 
 /// Every output port of `built`, indexed like `built.topology.ports`.
@@ -24,6 +24,28 @@ pub fn build_ports(cfg: &Config, seed: u64, built: &BuiltTopology) -> Vec<Output
         let u = SimRng::for_stream(seed, Stream::Clock, node as u64).unit_f64();
         let offset = (2.0 * u - 1.0) * ppm * 1e-6;
         BitsPerSec((nominal.0 as f64 * (1.0 + offset)).round() as u64)
+    };
+    let names = if links.lossy_links.is_empty() {
+        Vec::new()
+    } else {
+        crate::build::port_names(topology)
+    };
+    // Each port's loss: `link_loss` (the topology's PortSpec), then a custom link's own `loss`,
+    // then every `lossy_links` entry naming the port, in order (the last one wins).
+    let loss_of = |i: usize, base: f64| {
+        let mut model = built.port_loss[i]
+            .map(link_loss)
+            .unwrap_or(LinkLoss::bernoulli(base));
+        for rule in &links.lossy_links {
+            if rule
+                .ports
+                .iter()
+                .any(|p| crate::build::port_matches(p, &names[i]))
+            {
+                model = link_loss(rule.loss);
+            }
+        }
+        model
     };
     topology
         .ports
@@ -56,7 +78,9 @@ pub fn build_ports(cfg: &Config, seed: u64, built: &BuiltTopology) -> Vec<Output
                 spec.to,
                 serialization,
                 latency,
-                spec.loss_probability,
+                loss_of(i, spec.loss_probability),
+                // The link direction's own stream, whatever its model: a Bernoulli link draws
+                // exactly as before `lossy_links` existed.
                 SimRng::for_stream(seed, Stream::LinkLoss, i as u64),
                 qdisc,
             )
@@ -75,6 +99,25 @@ pub fn build_ports(cfg: &Config, seed: u64, built: &BuiltTopology) -> Vec<Output
             )
         })
         .collect()
+}
+
+/// The switch crate's loss model for a configured one.
+fn link_loss(m: LossModel) -> LinkLoss {
+    match m {
+        LossModel::Bernoulli { p } => LinkLoss::bernoulli(p),
+        LossModel::GilbertElliott {
+            p_good_to_bad,
+            p_bad_to_good,
+            loss_in_good,
+            loss_in_bad,
+        } => LinkLoss::GilbertElliott {
+            p_good_to_bad,
+            p_bad_to_good,
+            loss_in_good,
+            loss_in_bad,
+            bad: false,
+        },
+    }
 }
 
 fn threshold(b: Buffer) -> Threshold {
