@@ -3,13 +3,14 @@
 //! controller per connection, as quinn's `ControllerFactory` does.
 
 use crate::config::{
-    CongestionControlName, CwndUnit, LossRecovery, RecoveryExitName, RttSamplingName, TcpConfig,
+    CongestionControlName, CwndReduction, CwndUnit, LossRecovery, RecoveryExitName,
+    RenoFriendlyAlphaName, RttSamplingName, TcpConfig,
 };
 use crate::traffic::IdealTcp;
 use incastsim_core::Duration;
 use incastsim_tcp::{
     Cc, Cubic, CubicConfig, Dctcp, DelayedAckConfig, EcnFeedback, NewReno, ReceiverConfig,
-    RecoveryExit, RtoConfig, RttSampling, SenderConfig,
+    RecoveryExit, RenoFriendlyAlpha, RtoConfig, RttSampling, SenderConfig,
 };
 
 /// The congestion controller a profile builds, with its parameters.
@@ -93,6 +94,9 @@ fn sender_config(t: &TcpConfig) -> SenderConfig {
         slow_start_after_idle: t.slow_start_after_idle,
         ecn: t.ecn,
         sack: t.loss_recovery == LossRecovery::Sack,
+        rack: t.rack,
+        tlp: t.tlp,
+        prr: t.cwnd_reduction == CwndReduction::Prr,
     }
 }
 
@@ -109,6 +113,7 @@ fn receiver_config(t: &TcpConfig) -> ReceiverConfig {
             (_, false) => EcnFeedback::Off,
         },
         sack: t.loss_recovery == LossRecovery::Sack,
+        dsack: t.dsack,
     }
 }
 
@@ -119,6 +124,10 @@ fn controller(t: &TcpConfig) -> ControllerFactory {
             c: t.cubic.c,
             beta: t.cubic.beta,
             fast_convergence: t.cubic.fast_convergence,
+            reno_friendly_alpha: match t.cubic.reno_friendly_alpha {
+                RenoFriendlyAlphaName::Rfc9438 => RenoFriendlyAlpha::Rfc9438,
+                RenoFriendlyAlphaName::Linux => RenoFriendlyAlpha::Linux,
+            },
         }),
         CongestionControlName::Dctcp => ControllerFactory::Dctcp {
             g: t.dctcp.g,
