@@ -170,7 +170,7 @@ impl Transport {
             .iter_mut()
             .zip(&packet.sack[..packet.sack_count as usize])
         {
-            let start = packet.ack() + b.start_offset as u64;
+            let start = packet.ack().wrapping_add_signed(b.start_offset as i64);
             *dst = (start, start + b.len as u64);
         }
         self.segments.clear();
@@ -230,7 +230,7 @@ impl Transport {
             .zip(&a.sack_blocks[..a.sack_count as usize])
         {
             *dst = SackBlock {
-                start_offset: (start - a.ack) as u32,
+                start_offset: (start as i64 - a.ack as i64) as i32,
                 len: (end - start) as u32,
             };
         }

@@ -135,3 +135,65 @@ fn controller(t: &TcpConfig) -> ControllerFactory {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, TcpProfileName};
+
+    /// Every value a profile sets reaches the sender, receiver and controller a connection is
+    /// built from (the config side is tested in `incastsim_config::profiles`).
+    #[test]
+    fn every_profile_value_reaches_the_connection() {
+        for name in ["linux", "ns3", "ns2", "rfc"] {
+            let cfg = Config::from_yaml(
+                "senders: 2\ntopology: {kind: star}\nworkload: {kind: synchronized_reads, sru: 64KB}\n",
+                &[
+                    format!("tcp.profile={name}"),
+                    "tcp.congestion_control=cubic".into(),
+                ],
+            )
+            .unwrap();
+            let t = &cfg.tcp;
+            let p = TcpProfile::new(t, None);
+            let (s, r) = (p.sender, p.receiver);
+            assert_eq!(s.initial_cwnd_segments, t.initial_cwnd, "{name}");
+            assert_eq!(s.limited_transmit, t.limited_transmit, "{name}");
+            assert_eq!(s.sack, t.loss_recovery == LossRecovery::Sack, "{name}");
+            assert_eq!((s.rack, s.tlp), (t.rack, t.tlp), "{name}");
+            assert_eq!(s.prr, t.cwnd_reduction == CwndReduction::Prr, "{name}");
+            assert_eq!(s.rto.min, t.rto_min.0, "{name}");
+            assert_eq!(s.rto.max, t.rto_max.0, "{name}");
+            assert_eq!(s.rto.granularity, t.clock_granularity.0, "{name}");
+            assert_eq!(
+                s.rtt_sampling == RttSampling::Timestamps,
+                t.rtt_sampling == RttSamplingName::Timestamps
+            );
+            assert_eq!(r.dsack, t.dsack, "{name}");
+            assert_eq!(r.sack, s.sack, "{name}");
+            assert_eq!(
+                r.window_bytes as u64,
+                t.receive_window_segments as u64 * t.mss.0
+            );
+            assert_eq!(
+                r.delayed_ack.map(|d| (d.count, d.timeout)),
+                t.delayed_ack
+                    .enabled
+                    .then_some((t.delayed_ack.count, t.delayed_ack.timeout.0)),
+                "{name}"
+            );
+            let ControllerFactory::Cubic(c) = p.controller else {
+                panic!("cubic")
+            };
+            let linux_alpha = matches!(
+                cfg.tcp.profile,
+                Some(TcpProfileName::Linux | TcpProfileName::Ns3)
+            );
+            assert_eq!(
+                c.reno_friendly_alpha == RenoFriendlyAlpha::Linux,
+                linux_alpha,
+                "{name}"
+            );
+        }
+    }
+}
