@@ -291,7 +291,9 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
             flags: self.ack_flags,
         };
         self.ack_flags = 0;
-        if let Some(d) = self.dsack.take() {
+        if self.cfg.dsack
+            && let Some(d) = self.dsack.take()
+        {
             // RFC 2883 §4: the D-SACK block first, then the usual blocks.
             ack.sack_blocks[0] = d;
             ack.sack_count = 1;

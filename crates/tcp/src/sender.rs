@@ -140,6 +140,9 @@ pub struct TcpSender<P: SenderPolicy = StandardTcp> {
     tlp_is_retrans: bool,
     /// After an RTO until snd_una passes `recover` (RACK only: RTO recovery of RFC 8985).
     rto_recovery: bool,
+    /// Any of RACK, TLP or PRR is on: the one flag the common path tests (their work is out of
+    /// line, so the default path pays one branch per site).
+    extended: bool,
     /// RFC 6937 state: prr_delivered, prr_out, RecoverFS; and, without SACK, the duplicate
     /// ACKs since the last advance of snd_una (each counts one SMSS delivered).
     prr_delivered: u64,
@@ -202,6 +205,7 @@ impl<P: SenderPolicy> TcpSender<P> {
             tlp_end_seq: None,
             tlp_is_retrans: false,
             rto_recovery: false,
+            extended: cfg.rack || cfg.tlp || cfg.prr,
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
@@ -283,6 +287,9 @@ impl<P: SenderPolicy> TcpSender<P> {
     /// RTO deadline. When it expires the caller calls [`TcpSender::on_timer`].
     #[inline]
     pub fn timer_deadline(&self) -> Option<Time> {
+        if !self.extended {
+            return self.rto_deadline;
+        }
         let mut d = self.rto_deadline;
         for t in [self.rack_deadline, self.tlp_deadline]
             .into_iter()
@@ -455,11 +462,8 @@ impl<P: SenderPolicy> TcpSender<P> {
                 }
             }
         }
-        if self.rack.is_some() {
-            self.rack_on_ack(now, ack);
-        }
-        if self.cfg.prr {
-            self.prr_on_ack(ack, newly_sacked);
+        if self.extended {
+            self.extended_before_ack(now, ack, newly_sacked);
         }
         let acked = ack.ack.saturating_sub(self.snd_una);
         if self.cfg.ecn {
@@ -477,8 +481,8 @@ impl<P: SenderPolicy> TcpSender<P> {
             // with SACK, RFC 6675 §2 also requires that it SACKs new data.
             self.on_duplicate_ack(now, out);
         }
-        if self.rack.is_some() {
-            self.rack_after_ack(now, out);
+        if self.extended {
+            self.extended_after_ack(now, out);
         }
         if self.cfg.ecn && ack.ece {
             self.on_ecn_echo(now, out);
@@ -534,10 +538,7 @@ impl<P: SenderPolicy> TcpSender<P> {
             sb.advance(self.snd_una);
         }
         if self.rto_recovery && self.snd_una >= self.recover {
-            self.rto_recovery = false;
-            if let Some(rack) = &mut self.rack {
-                rack.on_recovery_exit();
-            }
+            self.end_rto_recovery();
         }
         if self.in_recovery && self.scoreboard.is_some() && ack.ack < self.recover {
             // RFC 6675 §5: during SACK recovery a partial ACK only updates the scoreboard;
@@ -561,7 +562,7 @@ impl<P: SenderPolicy> TcpSender<P> {
             // RFC 6298 §5.3: an ACK of new data restarts the timer.
             self.arm_rto(now);
         }
-        if self.cfg.tlp {
+        if self.extended && self.cfg.tlp {
             // RFC 8985 §7.2: an ACK of new data (re)starts the PTO, or stops it.
             self.tlp_arm(now);
         }
@@ -578,7 +579,7 @@ impl<P: SenderPolicy> TcpSender<P> {
     /// timer first, then the loss probe (which re-arms the RTO), then the RTO.
     #[inline]
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<Segment>) {
-        if self.rack.is_some() {
+        if self.extended {
             self.rack_timers(now, out);
         }
         if self.rto_deadline.is_some_and(|d| d <= now) {

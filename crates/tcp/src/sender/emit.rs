@@ -50,17 +50,16 @@ impl<P: SenderPolicy> TcpSender<P> {
 
     /// Sends as much as min(cwnd, rwnd) allows from snd_nxt.
     pub(super) fn send_window(&mut self, now: Time, out: &mut Vec<Segment>) {
-        if self.in_recovery {
-            if self.scoreboard.is_some() {
-                return self.sack_send(now, out);
-            }
-            if self.cfg.prr {
-                return; // RFC 6937 without SACK: `prr_send_new` sends sndcnt, nothing more
-            }
+        if self.in_recovery && self.scoreboard.is_some() {
+            return self.sack_send(now, out);
         }
-        if self.rto_recovery {
-            // RACK after an RTO: resend what is marked lost, clocked by the pipe.
-            return self.rack_send(now, out);
+        if self.extended && (self.in_recovery || self.rto_recovery) {
+            // PRR without SACK: `prr_send_new` sent sndcnt, nothing more. RACK after an RTO:
+            // resend what is marked lost, clocked by the pipe.
+            if self.rto_recovery {
+                self.rack_send(now, out);
+            }
+            return;
         }
         while self.snd_nxt < self.app_limit {
             // Going back N after a timeout: skip what the receiver has SACKed.
@@ -155,11 +154,8 @@ impl<P: SenderPolicy> TcpSender<P> {
             self.snd_nxt = seq + len as u64;
         }
         self.snd_max = self.snd_max.max(seq + len as u64);
-        if self.cfg.prr && self.in_recovery {
-            self.prr_out += len as u64; // RFC 6937: prr_out counts every byte sent in recovery
-        }
-        if let Some(rack) = &mut self.rack {
-            rack.on_send(seq, seq + len as u64, now, retransmission);
+        if self.extended {
+            self.extended_on_send(now, seq, len, retransmission, cause);
         }
         let mut segment = Segment {
             seq,
@@ -185,10 +181,6 @@ impl<P: SenderPolicy> TcpSender<P> {
         // RFC 6298 §5.1: start the timer if it is not running.
         if self.rto_deadline.is_none() {
             self.arm_rto(now);
-        }
-        if self.cfg.tlp && !retransmission && cause != SendCause::LossProbe {
-            // RFC 8985 §7.2: new data (not itself a probe) (re)starts the PTO.
-            self.tlp_arm(now);
         }
     }
 }

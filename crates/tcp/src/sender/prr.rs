@@ -20,8 +20,8 @@ impl<P: SenderPolicy> TcpSender<P> {
 
     /// Every ACK: its DeliveredData (RFC 6937 §3: the change in snd.una plus newly SACKed
     /// bytes; without SACK one SMSS per duplicate ACK, and on an advance of snd.una its change
-    /// less one SMSS per duplicate ACK already counted). In recovery, cwnd = pipe + sndcnt.
-    pub(super) fn prr_on_ack(&mut self, ack: &AckInfo, newly_sacked: u64) {
+    /// less one SMSS per duplicate ACK already counted).
+    pub(super) fn prr_note_delivered(&mut self, ack: &AckInfo, newly_sacked: u64) {
         let smss = self.w.smss;
         let delivered = if self.scoreboard.is_some() {
             ack.ack.saturating_sub(self.snd_una) + newly_sacked
@@ -36,10 +36,13 @@ impl<P: SenderPolicy> TcpSender<P> {
             0
         };
         self.prr_ack_delivered = delivered;
-        if self.in_recovery {
-            self.prr_delivered += delivered;
-            self.prr_update_cwnd(ack.ack.max(self.snd_una));
-        }
+    }
+
+    /// An ACK of a recovery already under way (not the one that started it, which
+    /// [`TcpSender::prr_start`] counts): prr_delivered += DeliveredData; cwnd = pipe + sndcnt.
+    pub(super) fn prr_on_ack(&mut self, una: u64) {
+        self.prr_delivered += self.prr_ack_delivered;
+        self.prr_update_cwnd(una);
     }
 
     /// RFC 6675 pipe (with RACK's loss marks when RACK is on); without SACK, the flight less

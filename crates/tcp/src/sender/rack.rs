@@ -24,8 +24,66 @@ fn is_dsack(ack: &AckInfo) -> bool {
 }
 
 impl<P: SenderPolicy> TcpSender<P> {
+    /// Before an ACK's processing (RACK, TLP or PRR on): PRR's DeliveredData, then RACK (which
+    /// may start recovery), then PRR's cwnd for an ACK of a recovery already under way.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn extended_before_ack(&mut self, now: Time, ack: &AckInfo, newly_sacked: u64) {
+        let was_recovering = self.in_recovery;
+        if self.cfg.prr {
+            self.prr_note_delivered(ack, newly_sacked);
+        }
+        if self.rack.is_some() {
+            self.rack_on_ack(now, ack);
+        }
+        if self.cfg.prr && was_recovering && self.in_recovery {
+            self.prr_on_ack(ack.ack.max(self.snd_una));
+        }
+    }
+
+    /// After an ACK's processing: send what RACK has marked lost, if recovering.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn extended_after_ack(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.rack.is_some() && (self.in_recovery || self.rto_recovery) {
+            self.rack_send(now, out);
+        }
+    }
+
+    /// Every segment sent: RACK's transmission time, PRR's prr_out, the PTO (RFC 8985 §7.2:
+    /// new data that is not itself a probe (re)starts it).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn extended_on_send(
+        &mut self,
+        now: Time,
+        seq: u64,
+        len: u32,
+        retransmission: bool,
+        cause: SendCause,
+    ) {
+        if self.cfg.prr && self.in_recovery {
+            self.prr_out += len as u64; // RFC 6937: prr_out counts every byte sent in recovery
+        }
+        if let Some(rack) = &mut self.rack {
+            rack.on_send(seq, seq + len as u64, now, retransmission);
+        }
+        if self.cfg.tlp && !retransmission && cause != SendCause::LossProbe {
+            self.tlp_arm(now);
+        }
+    }
+
+    /// RTO recovery ends when snd_una passes `recover`.
+    #[cold]
+    pub(super) fn end_rto_recovery(&mut self) {
+        self.rto_recovery = false;
+        if let Some(rack) = &mut self.rack {
+            rack.on_recovery_exit();
+        }
+    }
+
     /// RFC 8985 §6.2 steps 1-5 and §7.4 on an ACK (the scoreboard already holds its blocks).
-    pub(super) fn rack_on_ack(&mut self, now: Time, ack: &AckInfo) {
+    fn rack_on_ack(&mut self, now: Time, ack: &AckInfo) {
         let cum = ack.ack.max(self.snd_una);
         let dsack = is_dsack(ack);
         let (Some(rack), Some(sb)) = (&mut self.rack, &self.scoreboard) else {
@@ -67,13 +125,6 @@ impl<P: SenderPolicy> TcpSender<P> {
         self.stats.fast_retransmits += 1;
         if self.cfg.prr {
             self.prr_start();
-        }
-    }
-
-    /// After an ACK's processing: send what RACK has marked lost, if recovering.
-    pub(super) fn rack_after_ack(&mut self, now: Time, out: &mut Vec<Segment>) {
-        if self.in_recovery || self.rto_recovery {
-            self.rack_send(now, out);
         }
     }
 
