@@ -59,6 +59,16 @@ const CASES: &[Case] = &[
         overrides: &["workload.blocks=2", "sweep.seeds=2"],
     },
     Case {
+        command: "sweep",
+        config: "incast-linux",
+        overrides: &["workload.blocks=2", "sweep.seeds=2"],
+    },
+    Case {
+        command: "sweep",
+        config: "incast-ns2",
+        overrides: &["workload.blocks=2", "sweep.seeds=2"],
+    },
+    Case {
         command: "run",
         config: "outcast-fattree",
         overrides: &["workload.duration=0.2s"],
@@ -298,6 +308,8 @@ golden_tests! {
     incast_classic => "incast-classic",
     incast_dctcp => "incast-dctcp",
     incast_sweep => "incast-sweep",
+    incast_linux => "incast-linux",
+    incast_ns2 => "incast-ns2",
     outcast_fattree => "outcast-fattree",
     rto_nonincast => "rto-nonincast",
     tcprand_testbed => "tcprand-testbed",

@@ -93,7 +93,37 @@ pub fn check_config(cfg: &Config) -> Result<(), ConfigError> {
 pub fn check_tcp(t: &TcpConfig, key_prefix: &str) -> Result<(), ConfigError> {
     check_tcp_sizes(t, key_prefix)?;
     check_tcp_congestion(t, key_prefix)?;
+    check_tcp_recovery(t, key_prefix)?;
     check_tcp_windows(t, key_prefix)
+}
+
+/// RACK-TLP and D-SACK read SACK blocks: RFC 8985 §5 ("the connection MUST use selective
+/// acknowledgment (SACK) options") and RFC 2883 (D-SACK extends SACK); TLP's loss repair runs
+/// through RACK (RFC 8985 §7.4).
+fn check_tcp_recovery(t: &TcpConfig, p: &str) -> Result<(), ConfigError> {
+    let sack = t.loss_recovery == crate::tcp::LossRecovery::Sack;
+    for (on, key, what) in [
+        (t.rack, "rack", "RFC 8985 §5: RACK needs SACK"),
+        (t.dsack, "dsack", "RFC 2883: D-SACK is a SACK extension"),
+    ] {
+        if on && !sack {
+            return Err(invalid(
+                &format!("{p}{key}"),
+                true,
+                format!("false unless {p}loss_recovery = sack ({what})"),
+            ));
+        }
+    }
+    if t.tlp && !t.rack {
+        return Err(invalid(
+            &format!("{p}tlp"),
+            true,
+            format!(
+                "false unless {p}rack = true (RFC 8985 §7.4: the probe's loss is repaired by RACK)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Flow-override groups: their flow indices, and each group's TCP settings as the top-level

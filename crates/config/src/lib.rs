@@ -14,6 +14,7 @@ mod defaults;
 pub mod error;
 pub mod experiment;
 mod load;
+pub mod profiles;
 pub mod scheme;
 pub mod tcp;
 pub mod topology;

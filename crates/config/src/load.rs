@@ -3,6 +3,7 @@
 
 use crate::config::Config;
 use crate::error::ConfigError;
+use crate::profiles::expand_profile;
 use crate::tree::{apply_override, deep_merge, parse_tree};
 
 impl Config {
@@ -37,14 +38,20 @@ impl Config {
     /// Type-checks, resolves and validates ([`Config::validate`]) a config tree, with any
     /// overrides already applied.
     pub fn from_tree(mut tree: serde_json::Value) -> Result<Config, ConfigError> {
-        // A flow override's `tcp` is partial: complete it from the top-level `tcp`.
+        // A named profile fills in the keys its `tcp` section leaves out.
+        if let Some(tcp) = tree.get_mut("tcp") {
+            expand_profile(tcp);
+        }
+        // A flow override's `tcp` is partial: complete it from the top-level `tcp` (after its
+        // own profile, if it names one: the group's keys, then its profile, then the top level).
         let base_tcp = tree
             .get("tcp")
             .cloned()
             .unwrap_or(serde_json::Value::Object(Default::default()));
         if let Some(serde_json::Value::Array(groups)) = tree.get_mut("flow_overrides") {
             for g in groups.iter_mut() {
-                if let Some(over) = g.get("tcp").cloned() {
+                if let Some(mut over) = g.get("tcp").cloned() {
+                    expand_profile(&mut over);
                     let mut merged = base_tcp.clone();
                     deep_merge(&mut merged, &over);
                     g["tcp"] = merged;

@@ -37,6 +37,40 @@ pub struct CubicParams {
     /// HyStart is not modelled: slow start runs until loss or ssthresh (only `false` is valid).
     #[serde(default)]
     pub hystart: bool,
+    /// α_cubic of the Reno-friendly estimate: `rfc9438` (3(1−β)/(1+β), rising to 1 once
+    /// W_est reaches W_max, RFC 9438 §4.3) or `linux` (3(1−β)/(1+β) ≈ 0.53 throughout, as Linux
+    /// and ns-3).
+    #[serde(default)]
+    pub reno_friendly_alpha: RenoFriendlyAlphaName,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RenoFriendlyAlphaName {
+    #[default]
+    Rfc9438,
+    Linux,
+}
+
+/// How cwnd moves during fast recovery.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndReduction {
+    /// NewReno: RFC 6582 window inflation; SACK: cwnd = ssthresh with RFC 6675's pipe.
+    #[default]
+    Standard,
+    /// RFC 6937 Proportional Rate Reduction (PRR-SSRB), as Linux (since 3.2) and ns-3.
+    Prr,
+}
+
+/// A named set of TCP defaults (see README "TCP profiles"); any key given beside it wins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TcpProfileName {
+    Linux,
+    Ns3,
+    Ns2,
+    Rfc,
 }
 
 impl Default for CubicParams {
@@ -46,6 +80,7 @@ impl Default for CubicParams {
             beta: default_cubic_beta(),
             fast_convergence: true,
             hystart: false,
+            reno_friendly_alpha: RenoFriendlyAlphaName::Rfc9438,
         }
     }
 }
@@ -126,10 +161,28 @@ fn default_delack_timeout() -> Dur {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpConfig {
+    /// A named set of defaults (`linux`, `ns3`, `ns2`, `rfc`) filled in under the keys given
+    /// here; absent: incastsim's own defaults. Applied when the config is loaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<TcpProfileName>,
     #[serde(default = "default_cc")]
     pub congestion_control: CongestionControlName,
     #[serde(default = "default_recovery")]
     pub loss_recovery: LossRecovery,
+    /// RFC 8985 RACK: time-based loss detection (with SACK) in place of the DupAck threshold,
+    /// which also finds lost retransmissions.
+    #[serde(default)]
+    pub rack: bool,
+    /// RFC 8985 §7 Tail Loss Probe (needs `rack`).
+    #[serde(default)]
+    pub tlp: bool,
+    /// RFC 2883 D-SACK: the receiver reports duplicate segments (needs SACK); RACK widens its
+    /// reordering window on them (RFC 8985 §6.2 step 4).
+    #[serde(default)]
+    pub dsack: bool,
+    /// cwnd during fast recovery: `standard` or `prr` (RFC 6937).
+    #[serde(default)]
+    pub cwnd_reduction: CwndReduction,
     /// RFC 3168 ECN (always on with DCTCP).
     #[serde(default)]
     pub ecn: bool,

@@ -46,6 +46,9 @@ pub fn demo(seed: u64) -> Vec<f64> {
         slow_start_after_idle: false,
         ecn: false,
         sack: false,
+        rack: false,
+        tlp: false,
+        prr: false,
     };
     let scheme = RtoJitter {
         jitter: Duration::from_ms(2),

@@ -25,6 +25,9 @@ fn config(initial_cwnd: u32) -> SenderConfig {
         slow_start_after_idle: false,
         ecn: false,
         sack: false,
+        rack: false,
+        tlp: false,
+        prr: false,
     }
 }
 
@@ -238,6 +241,7 @@ fn receiver<R: ReceiverPolicy>(policy: R) -> TcpReceiver<R> {
             delayed_ack: None,
             ecn: EcnFeedback::Off,
             sack: false,
+            dsack: false,
         },
         policy,
     )

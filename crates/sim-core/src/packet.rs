@@ -54,7 +54,8 @@ pub mod flags {
 /// A SACK block (RFC 2018) as offsets from the packet's cumulative ACK, so it fits in 8 bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SackBlock {
-    pub start_offset: u32,
+    /// Negative for a D-SACK block below the cumulative ACK (RFC 2883).
+    pub start_offset: i32,
     pub len: u32,
 }
 

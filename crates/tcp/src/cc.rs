@@ -96,6 +96,20 @@ pub struct CubicConfig {
     /// β_cubic, the multiplicative decrease factor.
     pub beta: f64,
     pub fast_convergence: bool,
+    /// α_cubic of the Reno-friendly estimate W_est (RFC 9438 §4.3).
+    pub reno_friendly_alpha: RenoFriendlyAlpha,
+}
+
+/// How the Reno-friendly estimate W_est grows (RFC 9438 §4.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RenoFriendlyAlpha {
+    /// α_cubic = 3(1 − β)/(1 + β) (0.53 with β = 0.7) until W_est reaches W_max, then 1, as
+    /// RFC 9438 §4.3 says (so that CUBIC is Reno-friendly beyond the old W_max).
+    #[default]
+    Rfc9438,
+    /// α_cubic = 3(1 − β)/(1 + β) throughout, as Linux (`tcp_cubic.c`, "beta_scale") and
+    /// ns-3's `TcpCubic` compute it.
+    Linux,
 }
 
 impl Default for CubicConfig {
@@ -104,6 +118,7 @@ impl Default for CubicConfig {
             c: 0.4,
             beta: 0.7,
             fast_convergence: true,
+            reno_friendly_alpha: RenoFriendlyAlpha::Rfc9438,
         }
     }
 }
@@ -135,9 +150,12 @@ impl Cubic {
     pub fn w_cubic(&self, t: f64) -> f64 {
         self.cfg.c * (t - self.state.k_s).powi(3) + self.state.w_max_segments
     }
-    /// α_cubic of the Reno-friendly estimate (§4.3): 3(1−β)/(1+β), and 1 once W_est ≥ W_max.
+    /// α_cubic of the Reno-friendly estimate (§4.3): 3(1−β)/(1+β), and (RFC 9438, not Linux)
+    /// 1 once W_est ≥ W_max.
     fn alpha(&self) -> f64 {
-        if self.state.w_est_segments >= self.state.w_max_segments {
+        if self.cfg.reno_friendly_alpha == RenoFriendlyAlpha::Rfc9438
+            && self.state.w_est_segments >= self.state.w_max_segments
+        {
             1.0
         } else {
             3.0 * (1.0 - self.cfg.beta) / (1.0 + self.cfg.beta)
@@ -581,6 +599,43 @@ mod tests {
         assert_eq!(st.epoch_start, Some(Time(5)));
         assert_eq!(st.cwnd_epoch_segments, 70.0);
         assert!((st.k_s - (100.0f64 * 0.3 / 0.4).cbrt()).abs() < 1e-12);
+    }
+
+    /// RFC 9438 §4.3: W_est grows by α_cubic = 3(1 − β)/(1 + β) segments per window while below
+    /// W_max and by 1 once it reaches W_max; Linux and ns-3 keep 0.53 throughout.
+    #[test]
+    fn reno_friendly_alpha_rises_to_one_only_under_rfc9438() {
+        let smss = 1000;
+        let grow = |alpha: RenoFriendlyAlpha| {
+            let mut cc = Cubic::new(CubicConfig {
+                reno_friendly_alpha: alpha,
+                ..CubicConfig::default()
+            });
+            let mut w = Window {
+                cwnd: 10 * smss,
+                ssthresh: 5 * smss,
+                smss,
+            };
+            // W_max = 10 (no earlier loss: the epoch's cwnd), so W_est = 10 = W_max at once.
+            cc.on_ack(&mut w, Time::ZERO, smss, None);
+            let before = cc.state.w_est_segments;
+            // One window of ACKs (10 segments of 1000 B at cwnd ≈ 10).
+            for _ in 0..10 {
+                cc.on_ack(&mut w, Time::ZERO, smss, None);
+            }
+            cc.state.w_est_segments - before
+        };
+        let a = 3.0 * 0.3 / 1.7;
+        let rfc = grow(RenoFriendlyAlpha::Rfc9438);
+        let linux = grow(RenoFriendlyAlpha::Linux);
+        assert!(
+            (rfc - 1.0).abs() < 0.06,
+            "RFC 9438: ≈ 1 segment per window, got {rfc}"
+        );
+        assert!(
+            (linux - a).abs() < 0.03,
+            "Linux: ≈ {a:.3} per window, got {linux}"
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@
 pub mod cc;
 pub mod cc_state;
 pub mod policy;
+pub mod rack;
 pub mod receiver;
 pub mod rtt;
 pub mod sack;
@@ -19,7 +20,7 @@ pub mod segment;
 pub mod sender;
 pub mod timeout_class;
 
-pub use cc::{Cc, CongestionControl, Cubic, CubicConfig, Dctcp, NewReno};
+pub use cc::{Cc, CongestionControl, Cubic, CubicConfig, Dctcp, NewReno, RenoFriendlyAlpha};
 pub use cc_state::{CcState, CubicState, RecoveryState, Window};
 pub use policy::{AckInfo, ReceiverPolicy, SenderAction, SenderPolicy, SenderView, StandardTcp};
 pub use receiver::{
@@ -32,5 +33,7 @@ pub use sender::{
 };
 pub use timeout_class::{TimeoutClass, TimeoutClassStats};
 
+#[cfg(test)]
+mod rack_traces;
 #[cfg(test)]
 mod trace_tests;

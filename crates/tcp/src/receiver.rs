@@ -34,6 +34,8 @@ pub struct ReceiverConfig {
     pub ecn: EcnFeedback,
     /// Send up to three SACK blocks (RFC 2018).
     pub sack: bool,
+    /// RFC 2883 D-SACK: a duplicate segment is reported in the first SACK block (with `sack`).
+    pub dsack: bool,
 }
 
 /// An ACK the caller must send.
@@ -81,6 +83,8 @@ pub struct TcpReceiver<P: ReceiverPolicy = StandardTcp> {
     ack_flags: u8,
     /// The policy's `hooks::RX_*` bits, read once.
     hooks: u16,
+    /// A duplicate segment to report as a D-SACK on the next ACK (RFC 2883).
+    dsack: Option<(u64, u64)>,
     stats: ReceiverStats,
     pub policy: P,
 }
@@ -99,6 +103,7 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
             delack_deadline: None,
             ack_flags: 0,
             hooks: policy.rx_hooks(),
+            dsack: None,
             stats: ReceiverStats::default(),
             policy,
         }
@@ -166,7 +171,17 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
         if end <= self.rcv_nxt {
             self.stats.duplicate_segments += 1;
             immediate = true;
+            if self.cfg.dsack {
+                self.dsack = Some((seq, end));
+            }
         } else if seq > self.rcv_nxt {
+            if self.cfg.dsack {
+                // RFC 2883 §4.1.2: a duplicate of out-of-order data already held.
+                let i = self.ooo.partition_point(|&(_, e)| e < end);
+                if self.ooo.get(i).is_some_and(|&(s, e)| s <= seq && end <= e) {
+                    self.dsack = Some((seq, end));
+                }
+            }
             self.stats.out_of_order_segments += 1;
             self.insert_out_of_order(seq, end);
             immediate = true;
@@ -276,6 +291,13 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
             flags: self.ack_flags,
         };
         self.ack_flags = 0;
+        if self.cfg.dsack
+            && let Some(d) = self.dsack.take()
+        {
+            // RFC 2883 §4: the D-SACK block first, then the usual blocks.
+            ack.sack_blocks[0] = d;
+            ack.sack_count = 1;
+        }
         if self.cfg.sack && !self.ooo.is_empty() {
             // RFC 2018 §4: the first block holds the most recently received segment; the others
             // repeat the most recently changed blocks. Pick the three newest stamps.
@@ -293,6 +315,9 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
                 }
             }
             for &i in order.iter().take_while(|&&i| i != usize::MAX) {
+                if ack.sack_count as usize == ack.sack_blocks.len() {
+                    break;
+                }
                 ack.sack_blocks[ack.sack_count as usize] = self.ooo[i];
                 ack.sack_count += 1;
             }
@@ -335,6 +360,7 @@ mod tests {
                 delayed_ack: delayed,
                 ecn: EcnFeedback::Off,
                 sack: false,
+                dsack: false,
             },
             StandardTcp,
         )
@@ -405,6 +431,7 @@ mod tests {
                 delayed_ack: None,
                 ecn: EcnFeedback::Off,
                 sack: true,
+                dsack: false,
             },
             StandardTcp,
         );
@@ -442,6 +469,7 @@ mod tests {
                 delayed_ack: None,
                 ecn: EcnFeedback::Classic,
                 sack: false,
+                dsack: false,
             },
             StandardTcp,
         );
@@ -465,6 +493,7 @@ mod tests {
                 delayed_ack: Some(d),
                 ecn: EcnFeedback::Dctcp,
                 sack: false,
+                dsack: false,
             },
             StandardTcp,
         );

@@ -18,6 +18,8 @@ pub enum SendCause {
     Scheme,
     /// A scheme's dummy packet: no payload, outside the sequence space.
     Dummy,
+    /// RFC 8985 §7.3 Tail Loss Probe: new data, or the last segment again.
+    LossProbe,
 }
 
 /// A segment the caller must put on the wire.

@@ -15,6 +15,8 @@
 #[cfg(test)]
 mod ecn_tests;
 mod emit;
+mod prr;
+mod rack;
 mod recovery;
 mod rto;
 mod scheme;
@@ -25,6 +27,7 @@ pub use stats::{SUCCESSIVE_TIMEOUT_BINS, SenderStats};
 use crate::cc::{Cc, CongestionControl};
 use crate::cc_state::{CcState, RecoveryState, Window};
 use crate::policy::{AckInfo, SenderPolicy, StandardTcp, hooks};
+use crate::rack::Rack;
 use crate::rtt::{RtoConfig, RttEstimator};
 use crate::sack::Scoreboard;
 use crate::segment::Segment;
@@ -66,6 +69,12 @@ pub struct SenderConfig {
     pub ecn: bool,
     /// RFC 6675 SACK-based loss recovery (instead of NewReno's).
     pub sack: bool,
+    /// RFC 8985 RACK loss detection in place of the DupAck threshold (needs `sack`).
+    pub rack: bool,
+    /// RFC 8985 §7 Tail Loss Probe (needs `rack`).
+    pub tlp: bool,
+    /// RFC 6937 Proportional Rate Reduction of cwnd during fast recovery.
+    pub prr: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -122,6 +131,29 @@ pub struct TcpSender<P: SenderPolicy = StandardTcp> {
     packet_cwnd: bool,
     /// In packet mode: the end of every new segment not yet acknowledged, in order.
     seg_ends: std::collections::VecDeque<u64>,
+    /// RFC 8985 RACK state, when RACK is on.
+    rack: Option<Rack>,
+    /// RACK's reordering timer (RFC 8985 §6.2 step 5).
+    rack_deadline: Option<Time>,
+    /// The Tail Loss Probe timer, PTO (RFC 8985 §7.2).
+    tlp_deadline: Option<Time>,
+    /// TLP.end_seq and TLP.is_retrans of the outstanding probe (RFC 8985 §7.3).
+    tlp_end_seq: Option<u64>,
+    tlp_is_retrans: bool,
+    /// After an RTO until snd_una passes `recover` (RACK only: RTO recovery of RFC 8985).
+    rto_recovery: bool,
+    /// Any of RACK, TLP or PRR is on: the one flag the common path tests (their work is out of
+    /// line, so the default path pays one branch per site).
+    extended: bool,
+    /// RFC 6937 state: prr_delivered, prr_out, RecoverFS; and, without SACK, the duplicate
+    /// ACKs since the last advance of snd_una (each counts one SMSS delivered).
+    prr_delivered: u64,
+    prr_out: u64,
+    recover_fs: u64,
+    prr_dupacks: u64,
+    /// PRR's sndcnt of the last ACK and the DeliveredData of the ACK being processed.
+    prr_sndcnt: u64,
+    prr_ack_delivered: u64,
     pub policy: P,
 }
 
@@ -169,6 +201,19 @@ impl<P: SenderPolicy> TcpSender<P> {
             hooks: policy.hooks(),
             packet_cwnd: false,
             seg_ends: std::collections::VecDeque::new(),
+            rack: cfg.rack.then(Rack::default),
+            rack_deadline: None,
+            tlp_deadline: None,
+            tlp_end_seq: None,
+            tlp_is_retrans: false,
+            rto_recovery: false,
+            extended: cfg.rack || cfg.tlp || cfg.prr,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
+            prr_dupacks: 0,
+            prr_sndcnt: 0,
+            prr_ack_delivered: 0,
             policy,
         }
     }
@@ -243,6 +288,34 @@ impl<P: SenderPolicy> TcpSender<P> {
     /// When the retransmission timer expires, if it is running.
     pub fn rto_deadline(&self) -> Option<Time> {
         self.rto_deadline
+    }
+    /// RACK's state, when RACK is on.
+    pub fn rack(&self) -> Option<&Rack> {
+        self.rack.as_ref()
+    }
+    /// RACK's reordering timer and the Tail Loss Probe timer, if running.
+    pub fn rack_deadline(&self) -> Option<Time> {
+        self.rack_deadline
+    }
+    pub fn tlp_deadline(&self) -> Option<Time> {
+        self.tlp_deadline
+    }
+    /// The earliest of the sender's timers (RTO, RACK reordering, TLP): one timer slot for all,
+    /// as Linux multiplexes them on one timer (`icsk_pending`). Without RACK and TLP it is the
+    /// RTO deadline. When it expires the caller calls [`TcpSender::on_timer`].
+    #[inline]
+    pub fn timer_deadline(&self) -> Option<Time> {
+        if !self.extended {
+            return self.rto_deadline;
+        }
+        let mut d = self.rto_deadline;
+        for t in [self.rack_deadline, self.tlp_deadline]
+            .into_iter()
+            .flatten()
+        {
+            d = Some(d.map_or(t, |d| d.min(t)));
+        }
+        d
     }
     /// The RTO value the running timer was armed with.
     pub fn armed_rto(&self) -> Duration {
@@ -407,6 +480,9 @@ impl<P: SenderPolicy> TcpSender<P> {
                 }
             }
         }
+        if self.extended {
+            self.extended_before_ack(now, ack, newly_sacked);
+        }
         let acked = ack.ack.saturating_sub(self.snd_una);
         let ece = self.cfg.ecn && ack.ece;
         if self.cfg.ecn {
@@ -418,6 +494,9 @@ impl<P: SenderPolicy> TcpSender<P> {
         if ack.ack > self.snd_una {
             // Reacts to ECE itself, before it sends.
             self.on_new_ack(now, ack, ece, out);
+            if self.extended {
+                self.extended_after_ack(now, out);
+            }
         } else {
             if ack.ack == self.snd_una
                 && self.snd_max > self.snd_una
@@ -426,6 +505,9 @@ impl<P: SenderPolicy> TcpSender<P> {
                 // RFC 5681 §2: a duplicate ACK (no data, same ack, same window, data
                 // outstanding); with SACK, RFC 6675 §2 also requires that it SACKs new data.
                 self.on_duplicate_ack(now, out);
+            }
+            if self.extended {
+                self.extended_after_ack(now, out);
             }
             if ece {
                 self.on_ecn_echo(now);
@@ -472,6 +554,9 @@ impl<P: SenderPolicy> TcpSender<P> {
         let acked = ack.ack - self.snd_una;
         if let Some(r) = self.rtt_sample(now, ack) {
             self.rtt.sample(r);
+            if let Some(rack) = &mut self.rack {
+                rack.on_rtt_sample(r); // RFC 8985 §6.2 step 1
+            }
         }
         // A new ACK ends exponential backoff (RFC 6298 §5.7 / the source papers' Eq. 2: "whenever
         // an acknowledgement is received, the backoff parameter is reset").
@@ -492,6 +577,9 @@ impl<P: SenderPolicy> TcpSender<P> {
         };
         if let Some(sb) = &mut self.scoreboard {
             sb.advance(self.snd_una);
+        }
+        if self.rto_recovery && self.snd_una >= self.recover {
+            self.end_rto_recovery();
         }
         if self.in_recovery && self.scoreboard.is_some() && ack.ack < self.recover {
             // RFC 6675 §5: during SACK recovery a partial ACK only updates the scoreboard;
@@ -523,12 +611,29 @@ impl<P: SenderPolicy> TcpSender<P> {
             // Reduce before sending, so this ACK releases data only within the reduced window.
             self.on_ecn_echo(now);
         }
+        if self.extended && self.cfg.tlp {
+            // RFC 8985 §7.2: an ACK of new data (re)starts the PTO, or stops it.
+            self.tlp_arm(now);
+        }
         self.send_window(now, out);
     }
 
     /// The retransmission timer expired (the caller guarantees `now` is the deadline).
     pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.retransmission_timeout(now, out);
+        self.check_sequence_invariants();
+    }
+
+    /// [`TcpSender::timer_deadline`] expired: runs whichever timers are due, RACK's reordering
+    /// timer first, then the loss probe (which re-arms the RTO), then the RTO.
+    #[inline]
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.extended {
+            self.rack_timers(now, out);
+        }
+        if self.rto_deadline.is_some_and(|d| d <= now) {
+            self.retransmission_timeout(now, out);
+        }
         self.check_sequence_invariants();
     }
 }
@@ -557,6 +662,9 @@ mod tests {
             slow_start_after_idle: false,
             ecn: false,
             sack: false,
+            rack: false,
+            tlp: false,
+            prr: false,
         };
         let mut s = TcpSender::new(0, cfg, Cc::NewReno(Default::default()), StandardTcp);
         s.write(Time::ZERO, 5000, &mut Vec::new());

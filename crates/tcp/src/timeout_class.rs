@@ -204,6 +204,9 @@ mod tests {
             slow_start_after_idle: false,
             ecn: false,
             sack: false,
+            rack: false,
+            tlp: false,
+            prr: false,
         };
         TcpSender::new(0, cfg, Cc::NewReno(NewReno::default()), StandardTcp)
     }

@@ -21,6 +21,9 @@ fn config(initial_cwnd: u32, limited_transmit: bool) -> SenderConfig {
         slow_start_after_idle: false,
         ecn: false,
         sack: false,
+        rack: false,
+        tlp: false,
+        prr: false,
     }
 }
 
@@ -262,6 +265,7 @@ fn round_trips(sack: bool, lost: &[u64], rounds: usize) -> (Vec<u64>, SenderStat
         delayed_ack: None,
         ecn: EcnFeedback::Off,
         sack,
+        dsack: false,
     };
     let mut r = TcpReceiver::new(rcfg, StandardTcp);
     let mut segs = Vec::new();

@@ -92,7 +92,7 @@ impl Transport {
     }
 
     /// The RTO event of `flow` popped; true if the timer fired (the sender's retransmissions
-    /// are then in `segments`).
+    /// or probe are then in `segments`).
     pub fn on_rto_event(
         &mut self,
         now: Time,
@@ -110,7 +110,7 @@ impl Transport {
         );
         if fired {
             self.segments.clear();
-            self.senders[f].on_timeout(now, &mut self.segments);
+            self.senders[f].on_timer(now, &mut self.segments);
         }
         fired
     }
@@ -170,7 +170,7 @@ impl Transport {
             .iter_mut()
             .zip(&packet.sack[..packet.sack_count as usize])
         {
-            let start = packet.ack() + b.start_offset as u64;
+            let start = packet.ack().wrapping_add_signed(b.start_offset as i64);
             *dst = (start, start + b.len as u64);
         }
         self.segments.clear();
@@ -230,7 +230,7 @@ impl Transport {
             .zip(&a.sack_blocks[..a.sack_count as usize])
         {
             *dst = SackBlock {
-                start_offset: (start - a.ack) as u32,
+                start_offset: (start as i64 - a.ack as i64) as i32,
                 len: (end - start) as u32,
             };
         }
@@ -274,10 +274,12 @@ impl Transport {
         Some(packet)
     }
 
-    /// Mirrors the sender's retransmission deadline into its lazy timer.
+    /// Mirrors the sender's timer deadline (the RTO; with RACK-TLP the earliest of the RTO,
+    /// RACK's reordering timer and the loss probe: one slot, see `TcpSender::timer_deadline`)
+    /// into its lazy timer.
     #[inline]
     pub fn sync_rto_timer(&mut self, f: usize, events: &mut EventQueue<Event>) {
-        let want = self.senders[f].rto_deadline();
+        let want = self.senders[f].timer_deadline();
         sync_timer(&mut self.rto_timers[f], want, events, |generation| {
             Event::Rto {
                 flow: f as u32,

@@ -3,13 +3,14 @@
 //! controller per connection, as quinn's `ControllerFactory` does.
 
 use crate::config::{
-    CongestionControlName, CwndUnit, LossRecovery, RecoveryExitName, RttSamplingName, TcpConfig,
+    CongestionControlName, CwndReduction, CwndUnit, LossRecovery, RecoveryExitName,
+    RenoFriendlyAlphaName, RttSamplingName, TcpConfig,
 };
 use crate::traffic::IdealTcp;
 use incastsim_core::Duration;
 use incastsim_tcp::{
     Cc, Cubic, CubicConfig, Dctcp, DelayedAckConfig, EcnFeedback, NewReno, ReceiverConfig,
-    RecoveryExit, RtoConfig, RttSampling, SenderConfig,
+    RecoveryExit, RenoFriendlyAlpha, RtoConfig, RttSampling, SenderConfig,
 };
 
 /// The congestion controller a profile builds, with its parameters.
@@ -93,6 +94,9 @@ fn sender_config(t: &TcpConfig) -> SenderConfig {
         slow_start_after_idle: t.slow_start_after_idle,
         ecn: t.ecn,
         sack: t.loss_recovery == LossRecovery::Sack,
+        rack: t.rack,
+        tlp: t.tlp,
+        prr: t.cwnd_reduction == CwndReduction::Prr,
     }
 }
 
@@ -109,6 +113,7 @@ fn receiver_config(t: &TcpConfig) -> ReceiverConfig {
             (_, false) => EcnFeedback::Off,
         },
         sack: t.loss_recovery == LossRecovery::Sack,
+        dsack: t.dsack,
     }
 }
 
@@ -119,10 +124,76 @@ fn controller(t: &TcpConfig) -> ControllerFactory {
             c: t.cubic.c,
             beta: t.cubic.beta,
             fast_convergence: t.cubic.fast_convergence,
+            reno_friendly_alpha: match t.cubic.reno_friendly_alpha {
+                RenoFriendlyAlphaName::Rfc9438 => RenoFriendlyAlpha::Rfc9438,
+                RenoFriendlyAlphaName::Linux => RenoFriendlyAlpha::Linux,
+            },
         }),
         CongestionControlName::Dctcp => ControllerFactory::Dctcp {
             g: t.dctcp.g,
             initial_alpha: t.dctcp.initial_alpha,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, TcpProfileName};
+
+    /// Every value a profile sets reaches the sender, receiver and controller a connection is
+    /// built from (the config side is tested in `incastsim_config::profiles`).
+    #[test]
+    fn every_profile_value_reaches_the_connection() {
+        for name in ["linux", "ns3", "ns2", "rfc"] {
+            let cfg = Config::from_yaml(
+                "senders: 2\ntopology: {kind: star}\nworkload: {kind: synchronized_reads, sru: 64KB}\n",
+                &[
+                    format!("tcp.profile={name}"),
+                    "tcp.congestion_control=cubic".into(),
+                ],
+            )
+            .unwrap();
+            let t = &cfg.tcp;
+            let p = TcpProfile::new(t, None);
+            let (s, r) = (p.sender, p.receiver);
+            assert_eq!(s.initial_cwnd_segments, t.initial_cwnd, "{name}");
+            assert_eq!(s.limited_transmit, t.limited_transmit, "{name}");
+            assert_eq!(s.sack, t.loss_recovery == LossRecovery::Sack, "{name}");
+            assert_eq!((s.rack, s.tlp), (t.rack, t.tlp), "{name}");
+            assert_eq!(s.prr, t.cwnd_reduction == CwndReduction::Prr, "{name}");
+            assert_eq!(s.rto.min, t.rto_min.0, "{name}");
+            assert_eq!(s.rto.max, t.rto_max.0, "{name}");
+            assert_eq!(s.rto.granularity, t.clock_granularity.0, "{name}");
+            assert_eq!(
+                s.rtt_sampling == RttSampling::Timestamps,
+                t.rtt_sampling == RttSamplingName::Timestamps
+            );
+            assert_eq!(r.dsack, t.dsack, "{name}");
+            assert_eq!(r.sack, s.sack, "{name}");
+            assert_eq!(
+                r.window_bytes as u64,
+                t.receive_window_segments as u64 * t.mss.0
+            );
+            assert_eq!(
+                r.delayed_ack.map(|d| (d.count, d.timeout)),
+                t.delayed_ack
+                    .enabled
+                    .then_some((t.delayed_ack.count, t.delayed_ack.timeout.0)),
+                "{name}"
+            );
+            let ControllerFactory::Cubic(c) = p.controller else {
+                panic!("cubic")
+            };
+            let linux_alpha = matches!(
+                cfg.tcp.profile,
+                Some(TcpProfileName::Linux | TcpProfileName::Ns3)
+            );
+            assert_eq!(
+                c.reno_friendly_alpha == RenoFriendlyAlpha::Linux,
+                linux_alpha,
+                "{name}"
+            );
+        }
     }
 }

@@ -24,6 +24,9 @@ fn config(ecn: bool) -> SenderConfig {
         slow_start_after_idle: false,
         ecn,
         sack: false,
+        rack: false,
+        tlp: false,
+        prr: false,
     }
 }
 

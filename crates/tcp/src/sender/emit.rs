@@ -53,6 +53,14 @@ impl<P: SenderPolicy> TcpSender<P> {
         if self.in_recovery && self.scoreboard.is_some() {
             return self.sack_send(now, out);
         }
+        if self.extended && (self.in_recovery || self.rto_recovery) {
+            // PRR without SACK: `prr_send_new` sent sndcnt, nothing more. RACK after an RTO:
+            // resend what is marked lost, clocked by the pipe.
+            if self.rto_recovery {
+                self.rack_send(now, out);
+            }
+            return;
+        }
         while self.snd_nxt < self.app_limit {
             // Going back N after a timeout: skip what the receiver has SACKed.
             if self.snd_nxt < self.snd_max
@@ -146,6 +154,9 @@ impl<P: SenderPolicy> TcpSender<P> {
             self.snd_nxt = seq + len as u64;
         }
         self.snd_max = self.snd_max.max(seq + len as u64);
+        if self.extended {
+            self.extended_on_send(now, seq, len, retransmission, cause);
+        }
         let mut segment = Segment {
             seq,
             len,

@@ -32,6 +32,9 @@ impl<P: SenderPolicy> TcpSender<P> {
                 }
             };
             self.cc.on_recovery_exit(&mut self.w, now);
+            if let Some(rack) = &mut self.rack {
+                rack.on_recovery_exit();
+            }
             true
         } else {
             // RFC 6582 §3.2 step 5: a partial ACK. Retransmit the first unacknowledged
@@ -39,14 +42,20 @@ impl<P: SenderPolicy> TcpSender<P> {
             // one SMSS was acknowledged, and send new data if the window allows.
             let len = self.retransmit_len();
             self.emit(now, self.snd_una, len, SendCause::PartialAck, out);
+            let restart_timer = self.partial_acks == 0;
+            self.partial_acks += 1;
+            if self.cfg.prr {
+                // RFC 6937: cwnd was set from this ACK's DeliveredData; the retransmission
+                // counts against sndcnt.
+                self.prr_send_new(now, len as u64, out);
+                return restart_timer;
+            }
             self.w.cwnd = self.w.cwnd.saturating_sub(acked);
             if acked >= self.w.smss {
                 self.w.cwnd += self.w.smss;
             }
             self.w.cwnd = self.w.cwnd.max(self.w.smss);
             // RFC 6582 §4 "Impatient" variant: only the first partial ACK resets the timer.
-            let restart_timer = self.partial_acks == 0;
-            self.partial_acks += 1;
             restart_timer
         }
     }
@@ -60,6 +69,9 @@ impl<P: SenderPolicy> TcpSender<P> {
             return self.on_sack_duplicate_ack(now, out);
         }
         if self.in_recovery {
+            if self.cfg.prr {
+                return self.prr_send_new(now, 0, out);
+            }
             // RFC 6582 §3.2 step 4: inflate cwnd by one SMSS per additional duplicate ACK.
             self.w.cwnd += smss;
             self.send_window(now, out);
@@ -73,8 +85,14 @@ impl<P: SenderPolicy> TcpSender<P> {
                 self.recover = self.snd_max;
                 self.in_recovery = true;
                 self.partial_acks = 0;
+                if self.cfg.prr {
+                    self.prr_start();
+                }
                 let len = self.retransmit_len();
                 self.emit(now, self.snd_una, len, SendCause::FastRetransmit, out);
+                if self.cfg.prr {
+                    return self.prr_send_new(now, len as u64, out);
+                }
                 self.w.cwnd = self.w.ssthresh + self.cfg.dupack_threshold as u64 * smss;
                 self.send_window(now, out);
             }
@@ -108,6 +126,13 @@ impl<P: SenderPolicy> TcpSender<P> {
         if self.in_recovery {
             return self.sack_send(now, out);
         }
+        if self.rack.is_some() {
+            // RFC 8985: RACK, not the DupAck count, starts recovery (`rack_on_ack`).
+            if self.dupacks < dupthresh && self.cfg.limited_transmit {
+                self.limited_transmit(now, out);
+            }
+            return;
+        }
         let lost = self
             .scoreboard
             .as_ref()
@@ -120,6 +145,9 @@ impl<P: SenderPolicy> TcpSender<P> {
             self.recover = self.snd_max;
             self.in_recovery = true;
             self.high_rxt = self.snd_una;
+            if self.cfg.prr {
+                self.prr_start();
+            }
             let end = self
                 .scoreboard
                 .as_ref()
@@ -135,6 +163,9 @@ impl<P: SenderPolicy> TcpSender<P> {
 
     /// RFC 6675 §5 step (5): while cwnd − pipe ≥ 1 SMSS, send what NextSeg() picks.
     pub(super) fn sack_send(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.rack.is_some() {
+            return self.rack_send(now, out);
+        }
         let (smss, dupthresh) = (self.w.smss, self.cfg.dupack_threshold);
         loop {
             let Some(sb) = &self.scoreboard else { return };

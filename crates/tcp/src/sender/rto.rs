@@ -83,6 +83,14 @@ impl<P: SenderPolicy> TcpSender<P> {
         // RFC 6298 §5.4: retransmit the earliest unacknowledged segment; then go back N,
         // skipping data the receiver has SACKed (the scoreboard is kept, as Linux does).
         self.high_rxt = self.snd_una;
+        if let Some(rack) = &mut self.rack {
+            // RFC 8985 §6.3 / §7: RTO recovery; the probe episode and the reordering timer end.
+            rack.mark_all_lost();
+            self.rto_recovery = true;
+            self.tlp_end_seq = None;
+            self.tlp_deadline = None;
+            self.rack_deadline = None;
+        }
         self.snd_nxt = self.snd_una;
         let len = self.retransmit_len();
         let seq = self.snd_una;

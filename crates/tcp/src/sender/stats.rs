@@ -31,6 +31,8 @@ pub struct SenderStats {
     /// The RTO value that expired at the flow's first timeout (0: none yet): the X_i of the RTO
     /// randomization paper's analysis (its Eq. 4-7).
     pub first_timeout_rto_ps: u64,
+    /// RFC 8985 Tail Loss Probes sent.
+    pub loss_probes: u64,
 }
 
 impl SenderStats {
