@@ -108,6 +108,12 @@ impl Progress for CliProgress {
             b.reset_eta();
         }
     }
+    fn note(&self, message: &str) {
+        match &self.bar {
+            Some(b) => b.println(message),
+            None => eprintln!("{message}"),
+        }
+    }
     fn advance(&self, done: u64) {
         if let Some(b) = &self.bar {
             b.set_position(done);
@@ -149,6 +155,7 @@ struct SweepManifest {
     runs_in_shard: u64,
     runs_already_done: u64,
     runs_computed: u64,
+    runs_redone: u64,
     started_unix_s: u64,
     finished_unix_s: u64,
     wall_time_s: f64,
@@ -213,6 +220,7 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
         runs_in_shard: report.runs_in_shard,
         runs_already_done: report.runs_already_done,
         runs_computed: report.runs_computed,
+        runs_redone: report.runs_redone,
         started_unix_s,
         finished_unix_s: unix_now(),
         wall_time_s: wall_s,

@@ -43,6 +43,8 @@ impl Shard {
 /// Receives progress as runs finish (called from one thread).
 pub trait Progress {
     fn begin(&self, _runs_in_shard: u64, _already_done: u64) {}
+    /// Something the user should know (runs found incomplete and re-run).
+    fn note(&self, _message: &str) {}
     fn advance(&self, _done: u64) {}
     fn end(&self) {}
 }
@@ -57,6 +59,8 @@ pub struct SweepReport {
     pub runs_in_shard: u64,
     pub runs_already_done: u64,
     pub runs_computed: u64,
+    /// Runs found incomplete or altered in the folder and computed again.
+    pub runs_redone: u64,
 }
 
 /// Runs the sweep into `dir` with `jobs` threads. Results are identical for any `jobs`.
@@ -67,8 +71,25 @@ pub fn run_sweep(
     shard: Option<Shard>,
     progress: &dyn Progress,
 ) -> Result<SweepReport, SweepError> {
+    // Held until the files are final: a second sweep into `dir` is refused, not interleaved.
+    let _lock = crate::lock::lock_folder(dir)?;
     let mut store = Store::open(dir, &sweep.fingerprint, &sweep.keys, sweep.seeds)?;
     crate::store::write_descriptions(dir, sweep)?;
+    if !store.rerun.is_empty() {
+        let shown: Vec<&str> = store.rerun.iter().take(10).map(String::as_str).collect();
+        progress.note(&format!(
+            "{} run(s) in {} were incomplete or altered and will be run again: {}{}",
+            store.rerun.len(),
+            dir.display(),
+            shown.join("; "),
+            if store.rerun.len() > shown.len() {
+                "; ..."
+            } else {
+                ""
+            }
+        ));
+    }
+    let runs_redone = store.rerun.len() as u64;
     let mine = shard_runs(sweep, shard);
     let pending: Vec<(u32, u32)> = mine
         .iter()
@@ -94,6 +115,7 @@ pub fn run_sweep(
         runs_in_shard: mine.len() as u64,
         runs_already_done: already,
         runs_computed: computed,
+        runs_redone,
     })
 }
 

@@ -6,6 +6,7 @@
 //! ([`spec::run_seed`]), so results never depend on thread count, shard or run order.
 
 pub mod exec;
+pub mod lock;
 pub mod merge;
 pub mod spec;
 pub mod stats;
