@@ -2,6 +2,8 @@
 
 mod experiment_cmd;
 mod model_cmd;
+mod progress;
+mod stop;
 mod sweep_cmd;
 
 use anyhow::{Context, Result, bail};
@@ -83,6 +85,9 @@ fn exit_quietly_on_closed_pipe() {
 fn main() -> ExitCode {
     exit_quietly_on_closed_pipe();
     let cli = Cli::parse();
+    if matches!(cli.command, Command::Run(_) | Command::Sweep(_)) {
+        stop::install();
+    }
     let result = match cli.command {
         Command::Run(args) => run(args),
         Command::Sweep(args) => sweep_cmd::sweep(args),
@@ -97,7 +102,7 @@ fn main() -> ExitCode {
         Command::Experiment(args) => experiment_cmd::experiment(args),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => stop::exit_status().map_or(ExitCode::SUCCESS, ExitCode::from),
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
@@ -110,7 +115,24 @@ fn load(config: &std::path::Path, overrides: &[String]) -> Result<Config> {
         .with_context(|| format!("invalid config {}", config.display()))
 }
 
+/// Whether the YAML file at `path` has a top-level `experiment:` section (`incastsim
+/// experiment` configs). Unreadable or invalid files are not: the scenario loader reports them.
+fn is_experiment_config(path: &std::path::Path) -> bool {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| incastsim::config::parse_tree(&text).ok())
+        .is_some_and(|tree| tree.get("experiment").is_some())
+}
+
 fn check(args: CheckArgs) -> Result<()> {
+    if is_experiment_config(&args.config) {
+        use incastsim::config::experiment::ExperimentFile;
+        let file = ExperimentFile::load(&args.config, &args.overrides)
+            .with_context(|| format!("invalid config {}", args.config.display()))?;
+        print!("{}", file.to_yaml());
+        println!("# an experiment config: run it with `incastsim experiment`");
+        return Ok(());
+    }
     match incastsim::scenario::load_checked(&args.config, &args.overrides) {
         Err(ConfigError::HasSweep) => {
             let sweep = incastsim::sweep::Sweep::load(&args.config, &args.overrides)
@@ -164,7 +186,13 @@ fn run(mut args: RunArgs) -> Result<()> {
     let wall = Instant::now();
     let mut sim = Simulation::new(&cfg, cfg.seed)
         .with_context(|| format!("invalid config {}", args.config.display()))?;
-    let outcome = sim.run();
+    let mut line = progress::RunLine::new();
+    let outcome = incastsim::scenario::drive(
+        &mut sim,
+        Some(&stop::STOP),
+        Some(&mut |p, elapsed| line.update(p, elapsed)),
+    );
+    line.finish();
     if let Err(violation) = sim.check_invariants() {
         bail!("invariant violated (please report this with the config): {violation}");
     }
@@ -177,6 +205,7 @@ fn run(mut args: RunArgs) -> Result<()> {
         config_path: args.config.display().to_string(),
         overrides: args.overrides.clone(),
         seeds: vec![cfg.seed],
+        outcome: outcome.as_str().into(),
         started_unix_s,
         wall_time_s: wall_s,
         events: r.events,
@@ -207,6 +236,15 @@ fn print_run_summary(
         Outcome::TimeLimit => {
             println!("  stopped at run.max_sim_time before the workload finished")
         }
+        Outcome::EventLimit => {
+            println!("  stopped at run.max_events before the workload finished")
+        }
+        Outcome::WallTimeLimit => {
+            println!("  stopped at run.max_wall_time before the workload finished")
+        }
+        Outcome::Interrupted => println!(
+            "  interrupted: what was computed is written, marked incomplete (completed = false)"
+        ),
         Outcome::Stalled => println!("  stalled: no events left before the workload finished"),
     }
     println!(

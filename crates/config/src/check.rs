@@ -84,6 +84,22 @@ pub fn check_config(cfg: &Config) -> Result<(), ConfigError> {
             "a positive duration",
         ));
     }
+    if cfg.run.max_events == Some(0) {
+        return Err(invalid(
+            "run.max_events",
+            0,
+            "a positive number of events, or null for no limit",
+        ));
+    }
+    if let Some(w) = cfg.run.max_wall_time
+        && w.0 == Duration::ZERO
+    {
+        return Err(invalid(
+            "run.max_wall_time",
+            w.0,
+            "a positive duration, or null for no limit",
+        ));
+    }
     Ok(())
 }
 

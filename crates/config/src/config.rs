@@ -74,12 +74,22 @@ pub struct RunConfig {
     /// A run that has not finished by this simulated time stops and is reported incomplete.
     #[serde(default = "default_max_sim_time")]
     pub max_sim_time: Dur,
+    /// A run that has processed this many events stops and is reported incomplete (null: no
+    /// limit). Deterministic, unlike `max_wall_time`.
+    #[serde(default)]
+    pub max_events: Option<u64>,
+    /// A run still going after this much wall-clock time stops and is reported incomplete (null:
+    /// no limit). Where it stops depends on the machine: use it as a safety net, not to size runs.
+    #[serde(default)]
+    pub max_wall_time: Option<Dur>,
 }
 
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
             max_sim_time: default_max_sim_time(),
+            max_events: None,
+            max_wall_time: None,
         }
     }
 }

@@ -12,7 +12,7 @@ pub mod spec;
 pub mod stats;
 pub mod store;
 
-pub use exec::{Progress, Shard, Silent, SweepReport, run_sweep};
+pub use exec::{Progress, Shard, Silent, SweepReport, run_sweep, run_sweep_until};
 pub use merge::merge;
 pub use spec::{PlotSpec, Point, Sweep, SweepError, run_seed};
 pub use store::write_descriptions;

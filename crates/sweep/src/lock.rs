@@ -34,6 +34,28 @@ fn host_name() -> String {
     "unknown host".into()
 }
 
+/// Whether this process may create files in `dir` (false on a read-only mount). A folder that
+/// does not exist yet counts as writable: creating it will say if it is not.
+pub fn writable(dir: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+            return true;
+        };
+        if !dir.exists() {
+            return true;
+        }
+        // SAFETY: a valid NUL-terminated path.
+        unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        true
+    }
+}
+
 /// Tries to lock without waiting: Ok(true) if locked, Ok(false) if someone else holds it.
 #[cfg(unix)]
 fn try_lock(f: &File) -> std::io::Result<bool> {

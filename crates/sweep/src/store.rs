@@ -385,6 +385,26 @@ pub fn write_lock(dir: &Path, lock: &Lock) -> Result<(), SweepError> {
     .map_err(|e| store_err(&path, e))
 }
 
+/// The complete runs of the sweep with `fingerprint` in `dir`, reading only (for read-only
+/// folders). A folder of another sweep is refused as [`Store::open`] would.
+pub fn finished_runs(
+    dir: &Path,
+    fingerprint: &str,
+    keys: &[String],
+) -> Result<HashSet<RunId>, SweepError> {
+    match read_lock(dir)? {
+        Some(l) if l.fingerprint == fingerprint && l.keys == keys => {}
+        Some(_) => {
+            return Err(SweepError::Store(format!(
+                "{} holds results of a different sweep configuration",
+                dir.display()
+            )));
+        }
+        None => return Ok(HashSet::new()),
+    }
+    Ok(verify_folder(dir, keys)?.0)
+}
+
 /// Appends results of one sweep to its folder.
 pub struct Store {
     dir: PathBuf,
