@@ -60,6 +60,10 @@ struct RunArgs {
     /// Evaluate the book's incast models next to the goodput (= --set metrics.models=true).
     #[arg(long)]
     models: bool,
+    /// Refuse the run if its memory estimate is above this: a size (8GB) or a share of the
+    /// machine's memory (50%).
+    #[arg(long, value_name = "SIZE|PERCENT", default_value = "50%")]
+    max_memory: String,
 }
 
 #[derive(clap::Args, Debug)]
@@ -184,8 +188,10 @@ fn run(mut args: RunArgs) -> Result<()> {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let wall = Instant::now();
-    let mut sim = Simulation::new(&cfg, cfg.seed)
+    let max_memory = memory_limit(&args.max_memory)?;
+    let plan = incastsim::scenario::Plan::new_within(&cfg, cfg.seed, Some(max_memory))
         .with_context(|| format!("invalid config {}", args.config.display()))?;
+    let mut sim = Simulation::from_plan(plan);
     let mut line = progress::RunLine::new();
     let outcome = incastsim::scenario::drive(
         &mut sim,
@@ -216,6 +222,36 @@ fn run(mut args: RunArgs) -> Result<()> {
     write_run_outputs(&out, &cfg, std::slice::from_ref(&result), &manifest)?;
     print_run_summary(r, outcome, wall_s, cfg.metrics.models, &out);
     Ok(())
+}
+
+/// The machine's memory in bytes (Linux: MemTotal of /proc/meminfo), if known.
+fn machine_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// `--max-memory`: "8GB" (bytes) or "50%" (of the machine's memory; 4 GB if unknown).
+pub(crate) fn memory_limit(arg: &str) -> Result<u64> {
+    let bad = || {
+        anyhow::anyhow!(
+            "--max-memory {arg:?}: a size such as 8GB or a share of the machine's memory such as 50%"
+        )
+    };
+    if let Some(p) = arg.trim().strip_suffix('%') {
+        let share: f64 = p.trim().parse().map_err(|_| bad())?;
+        if !(share > 0.0 && share <= 100.0) {
+            return Err(bad());
+        }
+        let total = machine_memory().unwrap_or(8 << 30);
+        return Ok((total as f64 * share / 100.0) as u64);
+    }
+    let bytes = incastsim::config::units::parse_bytes(arg).map_err(|_| bad())?;
+    if bytes == 0 {
+        return Err(bad());
+    }
+    Ok(bytes)
 }
 
 /// Prints what a run did (goodput, RTOs, drops, blocks or fairness, speed, and the book's models

@@ -30,6 +30,10 @@ pub struct SweepArgs {
     /// Do not draw the plots listed in the config.
     #[arg(long)]
     no_plots: bool,
+    /// Refuse runs whose memory estimate times --jobs is above this: a size (8GB) or a share of
+    /// the machine's memory (50%).
+    #[arg(long, value_name = "SIZE|PERCENT", default_value = "50%")]
+    max_memory: String,
 }
 
 #[derive(clap::Args, Debug)]
@@ -224,7 +228,10 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
         jobs,
         args.shard,
         &progress,
-        &crate::stop::STOP,
+        (
+            &crate::stop::STOP,
+            Some(crate::memory_limit(&args.max_memory)? / jobs as u64),
+        ),
     )?;
     let wall_s = wall.elapsed().as_secs_f64();
     let manifest = SweepManifest {

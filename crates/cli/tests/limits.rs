@@ -307,3 +307,120 @@ fn reading_a_finished_sweep_folder_writes_nothing_in_it() {
         "a reading command wrote into the folder"
     );
 }
+
+/// Finding 4: `blocks: 4294967295` aborted (SIGABRT, a 34 GB allocation); now the run is refused
+/// up front with its memory estimate and the knob, as an ordinary error.
+#[test]
+fn huge_block_count_is_refused_with_its_estimate() {
+    let d = tempdir("blocks");
+    let o = run("incast-classic.yaml", &d, &["workload.blocks=4294967295"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("this run needs about"), "{}", text(&o));
+    assert!(text(&o).contains("--max-memory"), "{}", text(&o));
+}
+
+/// Finding 4: sizes whose totals would wrap u64 are refused as errors naming the key.
+#[test]
+fn sizes_that_would_overflow_are_refused() {
+    let d = tempdir("overflow");
+    let o = run(
+        "incast-classic.yaml",
+        &d,
+        &[
+            "senders=65535",
+            "workload.sru=18446744073709551615",
+            "workload.blocks=2",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("workload.sru"), "{}", text(&o));
+    assert!(text(&o).contains("2^60"), "{}", text(&o));
+}
+
+/// Done-when of issue 17: a 10,000-sender incast fits under 500 MB by its estimate (it is not
+/// refused at --max-memory 500MB; measured peak 99 MB), and a smaller limit refuses it up front.
+#[test]
+fn ten_thousand_senders_fit_in_500_mb() {
+    let d = tempdir("10k");
+    let o = bin()
+        .arg("run")
+        .arg(config("incast-classic.yaml"))
+        .args([
+            "--set",
+            "senders=10000",
+            "--set",
+            "run.max_events=1",
+            "--max-memory",
+            "500MB",
+            "--out",
+        ])
+        .arg(&d)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let o = bin()
+        .arg("run")
+        .arg(config("incast-classic.yaml"))
+        .args(["--set", "senders=10000", "--max-memory", "50MB", "--out"])
+        .arg(&d)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("10000 TCP flows"), "{}", text(&o));
+}
+
+/// Finding 4: a flow-size CDF at /dev/zero was read forever; now refused after 1 MB.
+#[cfg(unix)]
+#[test]
+fn endless_cdf_file_is_refused() {
+    let d = tempdir("cdf");
+    let o = run(
+        "websearch-fattree.yaml",
+        &d,
+        &["traffic[0].sizes.file=/dev/zero"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("too large for a flow-size CDF"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// Finding 4: a UDP source above its link rate used to grow its host's queue without bound;
+/// now its NIC holds at most 1000 packets and the excess is counted as buffer drops there.
+#[test]
+fn udp_above_link_rate_is_bounded_and_counted() {
+    let d = tempdir("udp");
+    let o = run(
+        "incast-classic.yaml",
+        &d,
+        &[
+            "workload.blocks=2",
+            "run.max_sim_time=20ms",
+            "background=[{kind: udp_cbr, from: 'sender:0', to: receiver, rate: 5Gbps, packet_size: 1000B}]",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let ports = std::fs::read_to_string(d.join("ports.csv")).unwrap();
+    let mut lines = ports.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    let (from, drops, max_packets) = (
+        col("from_node"),
+        col("drops_buffer"),
+        col("max_queue_packets"),
+    );
+    let mut host_drops = 0u64;
+    for l in lines {
+        let r: Vec<&str> = l.split(',').collect();
+        if r[from].starts_with("host") {
+            host_drops += r[drops].parse::<u64>().unwrap();
+            assert!(r[max_packets].parse::<u64>().unwrap() <= 1000, "{l}");
+        }
+    }
+    assert!(
+        host_drops > 0,
+        "the excess is dropped at the NIC and counted"
+    );
+}

@@ -13,6 +13,10 @@ use crate::units::{Buffer, Rate};
 use crate::workload::{BackgroundConfig, HostSelector, WorkloadConfig};
 use incastsim_core::Duration;
 
+/// Most bytes a workload may move in total (2^60: a run's byte counters, sequence numbers and
+/// sums must never wrap).
+const MAX_TOTAL_BYTES: u64 = 1 << 60;
+
 /// Most senders (and dumbbell receivers) of one scenario.
 const MAX_SENDERS: u32 = 1_000_000;
 
@@ -518,6 +522,25 @@ fn check_workload(cfg: &Config) -> Result<(), ConfigError> {
             }
             if *blocks == 0 {
                 return Err(invalid("workload.blocks", 0, "at least 1"));
+            }
+            // Byte counts and sequence numbers are u64: keep every total far from wrapping.
+            let per_block = sru.map_or_else(
+                || block.map_or(0, |b| b.0),
+                |s| s.0.saturating_mul(u64::from(cfg.senders)),
+            );
+            if per_block.saturating_mul(u64::from(*blocks)) > MAX_TOTAL_BYTES {
+                return Err(invalid(
+                    if sru.is_some() {
+                        "workload.sru"
+                    } else {
+                        "workload.block"
+                    },
+                    sru.or(*block).map_or(0, |b| b.0),
+                    format!(
+                        "a size whose total over senders ({}) and blocks ({blocks}) stays below 2^60 bytes",
+                        cfg.senders
+                    ),
+                ));
             }
             check_request_size(request_size.0, &cfg.tcp)?;
         }

@@ -5,13 +5,37 @@ use crate::config::Config;
 use crate::error::ConfigError;
 use crate::tree::{apply_override, deep_merge, parse_tree};
 
+/// Most bytes read from a config file (far above any real config).
+pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
+
+/// Reads a text file of at most `limit` bytes: a larger file (or an endless one such as
+/// /dev/zero) is refused after `limit` bytes instead of read forever.
+pub fn read_bounded(path: &std::path::Path, limit: u64, what: &str) -> Result<String, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if bytes.len() as u64 > limit {
+        return Err(format!(
+            "{}: larger than {} bytes, too large for {what}",
+            path.display(),
+            limit
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", path.display()))
+}
+
 impl Config {
     /// Reads, overrides, type-checks and validates a config file ([`Config::validate`]: the
     /// config-only checks; the scenario crate's `check_buildable` does the rest).
     pub fn load(path: &std::path::Path, overrides: &[String]) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
-            path: path.display().to_string(),
-            message: e.to_string(),
+        let text = read_bounded(path, MAX_CONFIG_BYTES, "a config").map_err(|message| {
+            ConfigError::Io {
+                path: path.display().to_string(),
+                message,
+            }
         })?;
         Config::from_yaml(&text, overrides)
     }

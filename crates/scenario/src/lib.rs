@@ -52,16 +52,18 @@ pub enum RunError {
 
 /// Plans, runs and collects one (config, seed), checking the end-of-run invariants.
 pub fn run_once(cfg: &Config, seed: u64) -> Result<RunResult, RunError> {
-    run_once_until(cfg, seed, None)
+    run_once_until(cfg, seed, None, None)
 }
 
-/// [`run_once`] that stops early, with [`RunError::Interrupted`], once `stop` is set.
+/// [`run_once`] that stops early, with [`RunError::Interrupted`], once `stop` is set, and
+/// refuses a run whose memory estimate exceeds `max_memory` bytes ([`Plan::new_within`]).
 pub fn run_once_until(
     cfg: &Config,
     seed: u64,
     stop: Option<&AtomicBool>,
+    max_memory: Option<u64>,
 ) -> Result<RunResult, RunError> {
-    let mut sim = Simulation::from_plan(Plan::new(cfg, seed)?);
+    let mut sim = Simulation::from_plan(Plan::new_within(cfg, seed, max_memory)?);
     if drive(&mut sim, stop, None) == Outcome::Interrupted {
         return Err(RunError::Interrupted);
     }

@@ -74,18 +74,20 @@ pub fn run_sweep(
     shard: Option<Shard>,
     progress: &dyn Progress,
 ) -> Result<SweepReport, SweepError> {
-    run_sweep_until(sweep, dir, jobs, shard, progress, &AtomicBool::new(false))
+    let stop = AtomicBool::new(false);
+    run_sweep_until(sweep, dir, jobs, shard, progress, (&stop, None))
 }
 
 /// [`run_sweep`] that stops between runs once `stop` is set (SIGINT/SIGTERM): runs in progress
 /// are abandoned (they are computed again on resume), stored runs stay, the sweep resumes later.
+/// Each run is refused if its memory estimate exceeds `max_run_memory` bytes.
 pub fn run_sweep_until(
     sweep: &Sweep,
     dir: &Path,
     jobs: usize,
     shard: Option<Shard>,
     progress: &dyn Progress,
-    stop: &AtomicBool,
+    (stop, max_run_memory): (&AtomicBool, Option<u64>),
 ) -> Result<SweepReport, SweepError> {
     if !crate::lock::writable(dir) {
         return finished_read_only(sweep, dir, shard);
@@ -122,8 +124,14 @@ pub fn run_sweep_until(
         .num_threads(jobs.max(1))
         .build()
         .map_err(|e| SweepError::Store(format!("cannot start {jobs} worker threads: {e}")))?;
-    let (computed, failure) =
-        run_pending(sweep, &mut store, pool, &pending, (already, stop), progress);
+    let (computed, failure) = run_pending(
+        sweep,
+        &mut store,
+        pool,
+        &pending,
+        (already, stop, max_run_memory),
+        progress,
+    );
     progress.end();
     if let Some(e) = failure {
         return Err(e);
@@ -188,7 +196,7 @@ fn run_pending(
     store: &mut Store,
     pool: rayon::ThreadPool,
     pending: &[(u32, u32)],
-    (already, interrupt): (u64, &AtomicBool),
+    (already, interrupt, max_memory): (u64, &AtomicBool, Option<u64>),
     progress: &dyn Progress,
 ) -> (u64, Option<SweepError>) {
     let stop = AtomicBool::new(false);
@@ -205,7 +213,7 @@ fn run_pending(
                     }
                     let point = &sweep.points[p as usize];
                     let seed = run_seed(point.config.seed, &point.label, r);
-                    let outcome = run_once_until(&point.config, seed, Some(interrupt));
+                    let outcome = run_once_until(&point.config, seed, Some(interrupt), max_memory);
                     let _ = tx.send((p, r, seed, outcome));
                 })
             })
