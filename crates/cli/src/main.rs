@@ -2,6 +2,8 @@
 
 mod experiment_cmd;
 mod model_cmd;
+mod progress;
+mod stop;
 mod sweep_cmd;
 
 use anyhow::{Context, Result, bail};
@@ -58,6 +60,10 @@ struct RunArgs {
     /// Evaluate the book's incast models next to the goodput (= --set metrics.models=true).
     #[arg(long)]
     models: bool,
+    /// Refuse the run if its memory estimate is above this: a size (8GB) or a share of the
+    /// machine's memory (50%).
+    #[arg(long, value_name = "SIZE|PERCENT", default_value = "50%")]
+    max_memory: String,
 }
 
 #[derive(clap::Args, Debug)]
@@ -83,6 +89,9 @@ fn exit_quietly_on_closed_pipe() {
 fn main() -> ExitCode {
     exit_quietly_on_closed_pipe();
     let cli = Cli::parse();
+    if matches!(cli.command, Command::Run(_) | Command::Sweep(_)) {
+        stop::install();
+    }
     let result = match cli.command {
         Command::Run(args) => run(args),
         Command::Sweep(args) => sweep_cmd::sweep(args),
@@ -97,7 +106,7 @@ fn main() -> ExitCode {
         Command::Experiment(args) => experiment_cmd::experiment(args),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => stop::exit_status().map_or(ExitCode::SUCCESS, ExitCode::from),
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
@@ -110,7 +119,24 @@ fn load(config: &std::path::Path, overrides: &[String]) -> Result<Config> {
         .with_context(|| format!("invalid config {}", config.display()))
 }
 
+/// Whether the YAML file at `path` has a top-level `experiment:` section (`incastsim
+/// experiment` configs). Unreadable or invalid files are not: the scenario loader reports them.
+fn is_experiment_config(path: &std::path::Path) -> bool {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| incastsim::config::parse_tree(&text).ok())
+        .is_some_and(|tree| tree.get("experiment").is_some())
+}
+
 fn check(args: CheckArgs) -> Result<()> {
+    if is_experiment_config(&args.config) {
+        use incastsim::config::experiment::ExperimentFile;
+        let file = ExperimentFile::load(&args.config, &args.overrides)
+            .with_context(|| format!("invalid config {}", args.config.display()))?;
+        print!("{}", file.to_yaml());
+        println!("# an experiment config: run it with `incastsim experiment`");
+        return Ok(());
+    }
     match incastsim::scenario::load_checked(&args.config, &args.overrides) {
         Err(ConfigError::HasSweep) => {
             let sweep = incastsim::sweep::Sweep::load(&args.config, &args.overrides)
@@ -162,9 +188,17 @@ fn run(mut args: RunArgs) -> Result<()> {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let wall = Instant::now();
-    let mut sim = Simulation::new(&cfg, cfg.seed)
+    let max_memory = memory_limit(&args.max_memory)?;
+    let plan = incastsim::scenario::Plan::new_within(&cfg, cfg.seed, Some(max_memory))
         .with_context(|| format!("invalid config {}", args.config.display()))?;
-    let outcome = sim.run();
+    let mut sim = Simulation::from_plan(plan);
+    let mut line = progress::RunLine::new();
+    let outcome = incastsim::scenario::drive(
+        &mut sim,
+        Some(&stop::STOP),
+        Some(&mut |p, elapsed| line.update(p, elapsed)),
+    );
+    line.finish();
     if let Err(violation) = sim.check_invariants() {
         bail!("invariant violated (please report this with the config): {violation}");
     }
@@ -177,6 +211,7 @@ fn run(mut args: RunArgs) -> Result<()> {
         config_path: args.config.display().to_string(),
         overrides: args.overrides.clone(),
         seeds: vec![cfg.seed],
+        outcome: outcome.as_str().into(),
         started_unix_s,
         wall_time_s: wall_s,
         events: r.events,
@@ -187,6 +222,36 @@ fn run(mut args: RunArgs) -> Result<()> {
     write_run_outputs(&out, &cfg, std::slice::from_ref(&result), &manifest)?;
     print_run_summary(r, outcome, wall_s, cfg.metrics.models, &out);
     Ok(())
+}
+
+/// The machine's memory in bytes (Linux: MemTotal of /proc/meminfo), if known.
+fn machine_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// `--max-memory`: "8GB" (bytes) or "50%" (of the machine's memory; 4 GB if unknown).
+pub(crate) fn memory_limit(arg: &str) -> Result<u64> {
+    let bad = || {
+        anyhow::anyhow!(
+            "--max-memory {arg:?}: a size such as 8GB or a share of the machine's memory such as 50%"
+        )
+    };
+    if let Some(p) = arg.trim().strip_suffix('%') {
+        let share: f64 = p.trim().parse().map_err(|_| bad())?;
+        if !(share > 0.0 && share <= 100.0) {
+            return Err(bad());
+        }
+        let total = machine_memory().unwrap_or(8 << 30);
+        return Ok((total as f64 * share / 100.0) as u64);
+    }
+    let bytes = incastsim::config::units::parse_bytes(arg).map_err(|_| bad())?;
+    if bytes == 0 {
+        return Err(bad());
+    }
+    Ok(bytes)
 }
 
 /// Prints what a run did (goodput, RTOs, drops, blocks or fairness, speed, and the book's models
@@ -207,6 +272,15 @@ fn print_run_summary(
         Outcome::TimeLimit => {
             println!("  stopped at run.max_sim_time before the workload finished")
         }
+        Outcome::EventLimit => {
+            println!("  stopped at run.max_events before the workload finished")
+        }
+        Outcome::WallTimeLimit => {
+            println!("  stopped at run.max_wall_time before the workload finished")
+        }
+        Outcome::Interrupted => println!(
+            "  interrupted: what was computed is written, marked incomplete (completed = false)"
+        ),
         Outcome::Stalled => println!("  stalled: no events left before the workload finished"),
     }
     println!(

@@ -2,8 +2,8 @@
 
 use anyhow::{Context, Result};
 use incastsim::output::write_json;
-use incastsim::plot::{PlotRequest, plot_sweep};
-use incastsim::sweep::{Progress, Shard, Sweep, run_sweep};
+use incastsim::plot::{PlotRequest, plot_sweep, plot_sweep_to};
+use incastsim::sweep::{Progress, Shard, Sweep, run_sweep_until};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use std::cell::Cell;
@@ -30,6 +30,10 @@ pub struct SweepArgs {
     /// Do not draw the plots listed in the config.
     #[arg(long)]
     no_plots: bool,
+    /// Refuse runs whose memory estimate times --jobs is above this: a size (8GB) or a share of
+    /// the machine's memory (50%).
+    #[arg(long, value_name = "SIZE|PERCENT", default_value = "50%")]
+    max_memory: String,
 }
 
 #[derive(clap::Args, Debug)]
@@ -61,6 +65,10 @@ pub struct PlotArgs {
     /// File name without extension [default: <y>-vs-<x>[-by-<series>]].
     #[arg(long)]
     name: Option<String>,
+    /// Folder for the plot files [default: DIR/plots]; DIR itself is only read (so a sweep on
+    /// a read-only mount can be plotted elsewhere).
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 /// A progress bar on a terminal; a plain line every 10 s otherwise (CI logs).
@@ -108,6 +116,12 @@ impl Progress for CliProgress {
             b.reset_eta();
         }
     }
+    fn note(&self, message: &str) {
+        match &self.bar {
+            Some(b) => b.println(message),
+            None => eprintln!("{message}"),
+        }
+    }
     fn advance(&self, done: u64) {
         if let Some(b) = &self.bar {
             b.set_position(done);
@@ -149,6 +163,9 @@ struct SweepManifest {
     runs_in_shard: u64,
     runs_already_done: u64,
     runs_computed: u64,
+    runs_redone: u64,
+    /// Stopped by SIGINT/SIGTERM between runs: resume with the same command.
+    interrupted: bool,
     started_unix_s: u64,
     finished_unix_s: u64,
     wall_time_s: f64,
@@ -194,10 +211,28 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
     if jobs == 0 {
         anyhow::bail!("--jobs 0: at least 1 worker thread is needed");
     }
+    // One OS thread per job, each holding a whole run: tens of thousands stall the machine.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let max_jobs = (8 * cores).max(64);
+    if jobs > max_jobs {
+        anyhow::bail!(
+            "--jobs {jobs}: at most {max_jobs} worker threads (8 x the {cores} cores here, at least 64); results do not depend on --jobs"
+        );
+    }
     let started_unix_s = unix_now();
     let wall = Instant::now();
     let progress = CliProgress::new();
-    let report = run_sweep(&sweep, &out, jobs, args.shard, &progress)?;
+    let report = run_sweep_until(
+        &sweep,
+        &out,
+        jobs,
+        args.shard,
+        &progress,
+        (
+            &crate::stop::STOP,
+            Some(crate::memory_limit(&args.max_memory)? / jobs as u64),
+        ),
+    )?;
     let wall_s = wall.elapsed().as_secs_f64();
     let manifest = SweepManifest {
         incastsim_version: incastsim::VERSION.into(),
@@ -213,6 +248,8 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
         runs_in_shard: report.runs_in_shard,
         runs_already_done: report.runs_already_done,
         runs_computed: report.runs_computed,
+        runs_redone: report.runs_redone,
+        interrupted: report.interrupted,
         started_unix_s,
         finished_unix_s: unix_now(),
         wall_time_s: wall_s,
@@ -228,6 +265,15 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
         wall_s,
         report.runs_computed as f64 / wall_s
     );
+    if report.interrupted {
+        println!(
+            "  interrupted: {} of {} runs are stored in {}; run the same command again to resume",
+            report.runs_already_done + report.runs_computed,
+            report.runs_in_shard,
+            out.display()
+        );
+        return Ok(());
+    }
     println!(
         "  results in {} (runs.csv, flows.csv, summary.csv)",
         out.display()
@@ -262,7 +308,10 @@ pub fn plot(args: PlotArgs) -> Result<()> {
         log_y: args.log_y,
         name: args.name,
     };
-    let files = plot_sweep(&args.dir, &req)?;
+    let files = match &args.out {
+        Some(out) => plot_sweep_to(&args.dir, out, &req)?,
+        None => plot_sweep(&args.dir, &req)?,
+    };
     for f in files {
         println!("{}", f.display());
     }

@@ -163,7 +163,7 @@ const CASES: &[Case] = &[
 ];
 
 /// Files that differ between identical runs (wall clock, version) or are images.
-const NOT_COMPARED: &[&str] = &["manifest.json", "sweep.lock.json", "plots"];
+const NOT_COMPARED: &[&str] = &["manifest.json", "sweep.lock.json", "sweep.lock", "plots"];
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -168,6 +168,22 @@ fn resume_after_a_simulated_crash_gives_identical_files() {
         format!("{fheader}\n{}\n{}", fl.join("\n"), &orphan[..10]),
     )
     .unwrap();
+    // The index rows of the 7 complete runs (the index row is written last).
+    let index = std::fs::read_to_string(full.join("runs.index.csv")).unwrap();
+    let index_lines: Vec<&str> = index
+        .lines()
+        .skip(1)
+        .filter(|l| kept_ids.contains(&id(l)))
+        .collect();
+    std::fs::write(
+        crashed.join("runs.index.csv"),
+        format!(
+            "{}\n{}\n",
+            index.lines().next().unwrap(),
+            index_lines.join("\n")
+        ),
+    )
+    .unwrap();
     let o = ok(sweep(&cfg, &crashed, &[]));
     assert!(
         String::from_utf8_lossy(&o.stdout).contains("11 runs computed, 7 already done"),
@@ -216,6 +232,133 @@ fn resume_after_kill_9_gives_identical_files() {
     );
     ok(sweep(&cfg, &killed, &[]));
     assert_same_results(&full, &killed);
+}
+
+/// Issue 17, finding 2: four sweeps started at once into one folder. Before the folder lock all
+/// four exited 0 with rows missing or mixed; now one runs, the others refuse naming the holder,
+/// and the files equal those of a sweep run alone.
+#[test]
+fn concurrent_sweeps_into_one_folder_one_runs_the_others_refuse() {
+    let d = tempdir("concurrent");
+    let cfg = write_config(&d, &SWEEP.replace("seeds: 3", "seeds: 12"));
+    let alone = d.join("alone");
+    ok(sweep(&cfg, &alone, &[]));
+    let shared = d.join("shared");
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            bin()
+                .arg("sweep")
+                .arg(&cfg)
+                .arg("--out")
+                .arg(&shared)
+                .arg("--jobs")
+                .arg("1")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outputs: Vec<Output> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    let winners = outputs.iter().filter(|o| o.status.success()).count();
+    assert_eq!(winners, 1, "exactly one sweep runs");
+    for o in outputs.iter().filter(|o| !o.status.success()) {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("in use by another sweep"), "{err}");
+        assert!(err.contains("pid ") && err.contains("host "), "{err}");
+    }
+    assert_same_results(&alone, &shared);
+}
+
+/// Issue 17, finding 3: resume re-runs a run whose rows vanished from flows.csv (emptied,
+/// deleted or edited), says so, and ends with the files of an uninterrupted sweep.
+#[test]
+fn resume_restores_rows_lost_from_flows_csv() {
+    let d = tempdir("lost-rows");
+    let cfg = write_config(&d, SWEEP);
+    let full = d.join("full");
+    ok(sweep(&cfg, &full, &[]));
+    let out = d.join("out");
+    ok(sweep(&cfg, &out, &[]));
+    // Emptied (header kept): every run is re-run.
+    let flows = std::fs::read_to_string(out.join("flows.csv")).unwrap();
+    std::fs::write(
+        out.join("flows.csv"),
+        format!("{}\n", flows.lines().next().unwrap()),
+    )
+    .unwrap();
+    let o = ok(sweep(&cfg, &out, &[]));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("18 run(s)") && err.contains("will be run again"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("18 runs computed, 0 already done"));
+    assert_same_results(&full, &out);
+    // Deleted.
+    std::fs::remove_file(out.join("flows.csv")).unwrap();
+    ok(sweep(&cfg, &out, &[]));
+    assert_same_results(&full, &out);
+    // One value edited in runs.csv: that run alone is redone.
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    let mut lines: Vec<String> = runs.lines().map(String::from).collect();
+    let edited = lines[3].clone();
+    let mut fields: Vec<&str> = edited.split(',').collect();
+    let last = fields.len() - 1;
+    fields[last] = "12345";
+    lines[3] = fields.join(",");
+    std::fs::write(out.join("runs.csv"), lines.join("\n") + "\n").unwrap();
+    let o = ok(sweep(&cfg, &out, &[]));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("its row in runs.csv was changed"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("1 runs computed, 17 already done"));
+    assert_same_results(&full, &out);
+}
+
+/// Merge refuses a shard folder whose flows.csv lost rows instead of merging a hole.
+#[test]
+fn merge_refuses_a_shard_with_missing_rows() {
+    let d = tempdir("merge-hole");
+    let cfg = write_config(&d, SWEEP);
+    let a = d.join("a");
+    let b = d.join("b");
+    ok(sweep(&cfg, &a, &["--shard", "1/2"]));
+    ok(sweep(&cfg, &b, &["--shard", "2/2"]));
+    let flows = std::fs::read_to_string(b.join("flows.csv")).unwrap();
+    let kept: Vec<&str> = flows.lines().take(flows.lines().count() - 2).collect();
+    std::fs::write(b.join("flows.csv"), kept.join("\n") + "\n").unwrap();
+    let o = bin()
+        .arg("merge")
+        .arg(&a)
+        .arg(&b)
+        .arg("--out")
+        .arg(d.join("merged"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("incomplete or altered") && err.contains("flows.csv has"),
+        "{err}"
+    );
+    // Resuming the shard repairs it; then the merge goes through.
+    ok(sweep(&cfg, &b, &["--shard", "2/2"]));
+    ok(bin()
+        .arg("merge")
+        .arg(&a)
+        .arg(&b)
+        .arg("--out")
+        .arg(d.join("merged"))
+        .output()
+        .unwrap());
+    ok(sweep(&cfg, &d.join("single"), &[]));
+    assert_same_results(&d.join("single"), &d.join("merged"));
 }
 
 #[test]

@@ -13,6 +13,10 @@ use crate::units::{Buffer, Rate};
 use crate::workload::{BackgroundConfig, HostSelector, WorkloadConfig};
 use incastsim_core::Duration;
 
+/// Most bytes a workload may move in total (2^60: a run's byte counters, sequence numbers and
+/// sums must never wrap).
+const MAX_TOTAL_BYTES: u64 = 1 << 60;
+
 /// Most senders (and dumbbell receivers) of one scenario.
 const MAX_SENDERS: u32 = 1_000_000;
 
@@ -83,6 +87,22 @@ pub fn check_config(cfg: &Config) -> Result<(), ConfigError> {
             "run.max_sim_time",
             cfg.run.max_sim_time.0,
             "a positive duration",
+        ));
+    }
+    if cfg.run.max_events == Some(0) {
+        return Err(invalid(
+            "run.max_events",
+            0,
+            "a positive number of events, or null for no limit",
+        ));
+    }
+    if let Some(w) = cfg.run.max_wall_time
+        && w.0 == Duration::ZERO
+    {
+        return Err(invalid(
+            "run.max_wall_time",
+            w.0,
+            "a positive duration, or null for no limit",
         ));
     }
     Ok(())
@@ -590,6 +610,25 @@ fn check_workload(cfg: &Config) -> Result<(), ConfigError> {
             }
             if *blocks == 0 {
                 return Err(invalid("workload.blocks", 0, "at least 1"));
+            }
+            // Byte counts and sequence numbers are u64: keep every total far from wrapping.
+            let per_block = sru.map_or_else(
+                || block.map_or(0, |b| b.0),
+                |s| s.0.saturating_mul(u64::from(cfg.senders)),
+            );
+            if per_block.saturating_mul(u64::from(*blocks)) > MAX_TOTAL_BYTES {
+                return Err(invalid(
+                    if sru.is_some() {
+                        "workload.sru"
+                    } else {
+                        "workload.block"
+                    },
+                    sru.or(*block).map_or(0, |b| b.0),
+                    format!(
+                        "a size whose total over senders ({}) and blocks ({blocks}) stays below 2^60 bytes",
+                        cfg.senders
+                    ),
+                ));
             }
             check_request_size(request_size.0, &cfg.tcp)?;
         }

@@ -74,12 +74,23 @@ pub struct RunConfig {
     /// A run that has not finished by this simulated time stops and is reported incomplete.
     #[serde(default = "default_max_sim_time")]
     pub max_sim_time: Dur,
+    /// A run that has processed this many events stops and is reported incomplete (null: no
+    /// limit). Deterministic, unlike `max_wall_time`. Both are printed in resolved configs only
+    /// when set, so the resolved configs of earlier results stay byte for byte the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_events: Option<u64>,
+    /// A run still going after this much wall-clock time stops and is reported incomplete (null:
+    /// no limit). Where it stops depends on the machine: use it as a safety net, not to size runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_wall_time: Option<Dur>,
 }
 
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
             max_sim_time: default_max_sim_time(),
+            max_events: None,
+            max_wall_time: None,
         }
     }
 }

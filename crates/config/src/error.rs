@@ -25,11 +25,73 @@ pub enum ConfigError {
     HasSweep,
 }
 
-/// A [`ConfigError::Invalid`]: `key = value: allowed`.
+/// Most characters of a value echoed back in an error.
+pub const MAX_ECHO_CHARS: usize = 80;
+
+/// `text` cut to [`MAX_ECHO_CHARS`] characters (with "..." and the full length when cut).
+pub fn shorten(text: &str) -> String {
+    let n = text.chars().count();
+    if n <= MAX_ECHO_CHARS {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(MAX_ECHO_CHARS - 3).collect();
+    format!("{head}... ({n} characters)")
+}
+
+/// A parser's message in the user's words: its option names and internals left out, and any
+/// quoted value longer than [`MAX_ECHO_CHARS`] shortened.
+pub fn plain_words(message: &str) -> String {
+    let mut m = message
+        .replace(", set DuplicateKeyPolicy in Options if acceptable", "")
+        .replace(
+            "duplicate mapping key",
+            "a key appears twice in the same section",
+        );
+    if let Some(i) = m.find("from_str_multiple") {
+        m.truncate(i);
+        m = m.trim_end_matches([' ', ':', ',', '(']).to_string();
+        m.push_str(" (one YAML document per file)");
+    }
+    // Shorten long quoted values ("..." or `...`).
+    let mut out = String::with_capacity(m.len().min(4096));
+    let mut rest = m.as_str();
+    while let Some(start) = rest.find(['"', '`']) {
+        let quote = rest[start..].chars().next().unwrap_or('"');
+        out.push_str(&rest[..=start]);
+        let after = &rest[start + 1..];
+        match after.find(quote) {
+            Some(end) => {
+                out.push_str(&shorten(&after[..end]));
+                out.push(quote);
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push_str(&shorten(after));
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    // Lines (code excerpts of the parser) cut as well.
+    out.lines().map(shorten_line).collect::<Vec<_>>().join("\n")
+}
+
+/// A line of a parser's excerpt (which may quote a 100 KB line of the file); lists of allowed
+/// keys stay whole.
+fn shorten_line(line: &str) -> String {
+    if line.chars().count() <= 1000 {
+        line.to_string()
+    } else {
+        shorten(line)
+    }
+}
+
+/// A [`ConfigError::Invalid`]: `key = value: allowed` (the value shortened to
+/// [`MAX_ECHO_CHARS`]).
 pub fn invalid(key: &str, value: impl fmt::Display, allowed: impl Into<String>) -> ConfigError {
     ConfigError::Invalid {
         key: key.to_string(),
-        value: value.to_string(),
+        value: shorten(&value.to_string()),
         allowed: allowed.into(),
     }
 }

@@ -26,6 +26,7 @@ pub mod workload;
 pub use check::{check_config, check_name, check_tcp};
 pub use config::{Config, FlowOverride, RunConfig};
 pub use error::{ConfigError, invalid};
+pub use load::{MAX_CONFIG_BYTES, read_bounded};
 pub use scheme::SchemeConfig;
 pub use tcp::*;
 pub use topology::*;

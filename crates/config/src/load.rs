@@ -6,13 +6,108 @@ use crate::error::ConfigError;
 use crate::profiles::expand_profile;
 use crate::tree::{apply_override, deep_merge, parse_tree};
 
+/// Most bytes read from a config file (far above any real config).
+pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
+
+/// Reads a text file of at most `limit` bytes: a larger file (or an endless one such as
+/// /dev/zero) is refused after `limit` bytes instead of read forever.
+pub fn read_bounded(path: &std::path::Path, limit: u64, what: &str) -> Result<String, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if bytes.len() as u64 > limit {
+        return Err(format!(
+            "{}: larger than {} bytes, too large for {what}",
+            path.display(),
+            limit
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", path.display()))
+}
+
+/// The tree as a [`Config`], or the path and message of the first error.
+fn typed(tree: &serde_json::Value) -> Result<Config, (String, String)> {
+    serde_path_to_error::deserialize(tree.clone())
+        .map_err(|e| (e.path().to_string(), e.into_inner().to_string()))
+}
+
+/// The value at a serde_path_to_error path (`traffic[2].sizes`) in `tree`.
+fn at_path<'a>(tree: &'a mut serde_json::Value, path: &str) -> Option<&'a mut serde_json::Value> {
+    let mut v = tree;
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        let (name, index) = match part.split_once('[') {
+            Some((n, i)) => (n, i.trim_end_matches(']').parse::<usize>().ok()),
+            None => (part, None),
+        };
+        if !name.is_empty() {
+            v = v.get_mut(name)?;
+        }
+        if let Some(i) = index {
+            v = v.get_mut(i)?;
+        }
+    }
+    Some(v)
+}
+
+/// Narrows an error reported at a section (`workload`, `traffic[2]`: sections chosen by their
+/// `kind`, whose inner keys the deserializer does not name) down to the key inside it that
+/// causes it: the first key whose removal changes the error. Repeats inside that key.
+fn blame(tree: &serde_json::Value, mut key: String, message: String) -> (String, String) {
+    for _ in 0..8 {
+        let mut probe = tree.clone();
+        if key == "." {
+            break;
+        }
+        let Some(section) = at_path(&mut probe, &key) else {
+            break;
+        };
+        let children: Vec<String> = match section {
+            serde_json::Value::Object(m) => m.keys().filter(|k| *k != "kind").cloned().collect(),
+            serde_json::Value::Array(a) => (0..a.len()).map(|i| format!("[{i}]")).collect(),
+            _ => break,
+        };
+        let culprit = children.into_iter().find(|child| {
+            let mut without = tree.clone();
+            let Some(section) = at_path(&mut without, &key) else {
+                return false;
+            };
+            match section {
+                serde_json::Value::Object(m) => {
+                    m.remove(child.as_str());
+                }
+                serde_json::Value::Array(a) => {
+                    let i: usize = child[1..child.len() - 1].parse().unwrap_or(0);
+                    a[i] = serde_json::Value::Null;
+                }
+                _ => {}
+            }
+            match typed(&without) {
+                Ok(_) => true,
+                Err((_, m)) if m.starts_with("missing field") => m.contains(&format!("`{child}`")),
+                Err((_, m)) => m != message,
+            }
+        });
+        match culprit {
+            Some(c) if c.starts_with('[') => key = format!("{key}{c}"),
+            Some(c) => key = format!("{key}.{c}"),
+            None => break,
+        }
+    }
+    (key, message)
+}
+
 impl Config {
     /// Reads, overrides, type-checks and validates a config file ([`Config::validate`]: the
     /// config-only checks; the scenario crate's `check_buildable` does the rest).
     pub fn load(path: &std::path::Path, overrides: &[String]) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
-            path: path.display().to_string(),
-            message: e.to_string(),
+        let text = read_bounded(path, MAX_CONFIG_BYTES, "a config").map_err(|message| {
+            ConfigError::Io {
+                path: path.display().to_string(),
+                message,
+            }
         })?;
         Config::from_yaml(&text, overrides)
     }
@@ -58,11 +153,11 @@ impl Config {
                 }
             }
         }
-        let cfg: Config = serde_path_to_error::deserialize(tree).map_err(|e| {
-            let key = e.path().to_string();
+        let cfg: Config = typed(&tree).map_err(|(key, message)| {
+            let (key, message) = blame(&tree, key, message);
             ConfigError::Key {
                 key: if key == "." { "config".into() } else { key },
-                message: e.into_inner().to_string(),
+                message: crate::error::plain_words(&message),
             }
         })?;
         let cfg = cfg.resolved();
@@ -75,5 +170,50 @@ impl Config {
     /// naming the key and what is allowed. [`Config::from_tree`] runs it.
     pub fn validate(&self) -> Result<(), ConfigError> {
         crate::check::check_config(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"
+name: t
+senders: 4
+topology: {kind: star, link_rate: 1Gbps, link_delay: 25us, switch_buffer: 32KB}
+workload: {kind: synchronized_reads, sru: 64KB, blocks: 2}
+"#;
+
+    fn error(sets: &[&str]) -> String {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        Config::from_yaml(BASE, &sets).unwrap_err().to_string()
+    }
+
+    /// Issue 17, finding 11: errors inside `topology`, `workload` and `traffic[i]` name the
+    /// full key path (only the section was named before).
+    #[test]
+    fn errors_name_the_full_key_path() {
+        let e = error(&["workload.sru=1TB"]);
+        assert!(e.starts_with("workload.sru: invalid size"), "{e}");
+        let e = error(&["topology.link_rate=fast"]);
+        assert!(e.starts_with("topology.link_rate:"), "{e}");
+        let e = error(&["traffic=[{kind: long_lived, from: 3, to: receiver}]"]);
+        assert!(e.starts_with("traffic[0].from:"), "{e}");
+        let e = error(&["topology.bogus=1"]);
+        assert!(e.contains("bogus"), "{e}");
+    }
+
+    /// No parser jargon, and at most ~80 characters of a value echoed back.
+    #[test]
+    fn errors_speak_plainly_and_briefly() {
+        let e = Config::from_yaml("name: a\nname: b\n", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("DuplicateKeyPolicy"), "{e}");
+        assert!(e.contains("a key appears twice"), "{e}");
+        let long = "x".repeat(100_000);
+        let e = error(&[&format!("workload.sru={long}")]);
+        assert!(e.len() < 400, "{} characters echoed", e.len());
+        assert!(!e.contains(&"x".repeat(81)), "{e}");
     }
 }

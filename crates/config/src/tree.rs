@@ -86,8 +86,8 @@ pub fn apply_override(tree: &mut serde_json::Value, arg: &str) -> Result<(), Con
 
 /// Parses YAML text into a tree (a mapping at the top).
 pub fn parse_tree(text: &str) -> Result<serde_json::Value, ConfigError> {
-    let mut tree: serde_json::Value =
-        serde_saphyr::from_str(text).map_err(|e| ConfigError::Syntax(e.to_string()))?;
+    let mut tree: serde_json::Value = serde_saphyr::from_str(text)
+        .map_err(|e| ConfigError::Syntax(crate::error::plain_words(&e.to_string())))?;
     if tree.is_null() {
         tree = serde_json::Value::Object(Default::default());
     }

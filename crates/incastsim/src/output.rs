@@ -71,6 +71,9 @@ pub struct Manifest {
     pub config_path: String,
     pub overrides: Vec<String>,
     pub seeds: Vec<u64>,
+    /// `completed`, or what stopped the run first: `max_sim_time`, `max_events`,
+    /// `max_wall_time`, `interrupted` (SIGINT/SIGTERM), `stalled`.
+    pub outcome: String,
     pub started_unix_s: u64,
     pub wall_time_s: f64,
     pub events: u64,

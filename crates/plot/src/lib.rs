@@ -349,8 +349,14 @@ fn draw<DB: DrawingBackend>(
 
 /// Draws the plot into `DIR/plots/<name>.png` and `.svg`; returns both paths.
 pub fn plot_sweep(dir: &Path, req: &PlotRequest) -> Result<Vec<PathBuf>, PlotError> {
+    plot_sweep_to(dir, &dir.join("plots"), req)
+}
+
+/// [`plot_sweep`] writing the files into `out` instead of `dir/plots`: `dir` is only read, so
+/// a finished sweep on a read-only mount can be plotted.
+pub fn plot_sweep_to(dir: &Path, out: &Path, req: &PlotRequest) -> Result<Vec<PathBuf>, PlotError> {
     let series = load_series(dir, req)?;
-    let out = dir.join("plots");
+    let out = out.to_path_buf();
     std::fs::create_dir_all(&out).map_err(|e| PlotError::Draw {
         path: out.display().to_string(),
         message: e.to_string(),

@@ -67,7 +67,8 @@ impl EmpiricalCdf {
     }
 
     pub fn load(path: &std::path::Path) -> Result<EmpiricalCdf, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        // A CDF has tens to hundreds of lines: 1 MB bounds a wrong path such as /dev/zero.
+        let text = incastsim_config::read_bounded(path, 1 << 20, "a flow-size CDF")?;
         EmpiricalCdf::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 

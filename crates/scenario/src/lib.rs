@@ -25,13 +25,15 @@ pub mod scheme_build;
 pub mod traffic;
 
 pub use config::{Config, ConfigError};
-pub use engine::{Outcome, Simulation};
+pub use engine::{Outcome, RunProgress, Simulation};
 /// The config crate: schema, units, overrides, config-only checks.
 pub use incastsim_config as config;
 pub use incastsim_config::units;
 pub use metrics::{
     DropRunRecord, FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult, TimeSeriesRecord,
 };
+use std::sync::atomic::{AtomicBool, Ordering};
+
 pub use plan::{Plan, check_buildable, from_yaml_checked, load_checked};
 
 /// Why a run could not produce results.
@@ -43,12 +45,62 @@ pub enum RunError {
     /// An end-of-run invariant failed (a simulator bug: please report it).
     #[error("invariant violated: {0}")]
     Invariant(String),
+    /// Stopped by the stop flag (SIGINT/SIGTERM) before it finished: nothing to keep.
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// Plans, runs and collects one (config, seed), checking the end-of-run invariants.
 pub fn run_once(cfg: &Config, seed: u64) -> Result<RunResult, RunError> {
-    let mut sim = Simulation::from_plan(Plan::new(cfg, seed)?);
-    sim.run();
+    run_once_until(cfg, seed, None, None)
+}
+
+/// [`run_once`] that stops early, with [`RunError::Interrupted`], once `stop` is set, and
+/// refuses a run whose memory estimate exceeds `max_memory` bytes ([`Plan::new_within`]).
+pub fn run_once_until(
+    cfg: &Config,
+    seed: u64,
+    stop: Option<&AtomicBool>,
+    max_memory: Option<u64>,
+) -> Result<RunResult, RunError> {
+    let mut sim = Simulation::from_plan(Plan::new_within(cfg, seed, max_memory)?);
+    if drive(&mut sim, stop, None) == Outcome::Interrupted {
+        return Err(RunError::Interrupted);
+    }
     sim.check_invariants().map_err(RunError::Invariant)?;
     Ok(sim.results())
+}
+
+/// Called with where a run is and the wall-clock time since it started (progress lines).
+pub type ProgressFn<'a> = &'a mut dyn FnMut(&RunProgress, std::time::Duration);
+
+/// Runs `sim` watched from outside the engine (which never reads the clock): it stops with
+/// [`Outcome::WallTimeLimit`] after `run.max_wall_time` of wall-clock time and with
+/// [`Outcome::Interrupted`] once `stop` is set; `progress` hears from it every
+/// [`engine::WATCH_EVERY_EVENTS`] events. An interrupted run's results are what it computed so
+/// far, marked incomplete.
+pub fn drive(
+    sim: &mut Simulation,
+    stop: Option<&AtomicBool>,
+    mut progress: Option<ProgressFn>,
+) -> Outcome {
+    let started = std::time::Instant::now();
+    let max_wall = sim
+        .cfg
+        .run
+        .max_wall_time
+        .map(|d| std::time::Duration::from_secs_f64(d.0.as_secs_f64()));
+    sim.run_watched(&mut |p| {
+        if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            return Some(Outcome::Interrupted);
+        }
+        let elapsed = started.elapsed();
+        if max_wall.is_some_and(|m| elapsed >= m) {
+            return Some(Outcome::WallTimeLimit);
+        }
+        if let Some(f) = progress.as_mut() {
+            f(p, elapsed);
+        }
+        None
+    })
 }

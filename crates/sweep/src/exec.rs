@@ -3,7 +3,7 @@
 use crate::spec::{Sweep, SweepError, run_seed, stable_hash};
 use crate::store::{Store, finalize};
 use incastsim_core::rng::mix64;
-use incastsim_scenario::run_once;
+use incastsim_scenario::{RunError, run_once_until};
 use rayon::prelude::*;
 use std::path::Path;
 use std::str::FromStr;
@@ -43,6 +43,8 @@ impl Shard {
 /// Receives progress as runs finish (called from one thread).
 pub trait Progress {
     fn begin(&self, _runs_in_shard: u64, _already_done: u64) {}
+    /// Something the user should know (runs found incomplete and re-run).
+    fn note(&self, _message: &str) {}
     fn advance(&self, _done: u64) {}
     fn end(&self) {}
 }
@@ -57,6 +59,11 @@ pub struct SweepReport {
     pub runs_in_shard: u64,
     pub runs_already_done: u64,
     pub runs_computed: u64,
+    /// Runs found incomplete or altered in the folder and computed again.
+    pub runs_redone: u64,
+    /// Stopped by the stop flag: the runs not yet computed are left for a resume, and the
+    /// files are not finalized (no summary.csv).
+    pub interrupted: bool,
 }
 
 /// Runs the sweep into `dir` with `jobs` threads. Results are identical for any `jobs`.
@@ -67,8 +74,43 @@ pub fn run_sweep(
     shard: Option<Shard>,
     progress: &dyn Progress,
 ) -> Result<SweepReport, SweepError> {
+    let stop = AtomicBool::new(false);
+    run_sweep_until(sweep, dir, jobs, shard, progress, (&stop, None))
+}
+
+/// [`run_sweep`] that stops between runs once `stop` is set (SIGINT/SIGTERM): runs in progress
+/// are abandoned (they are computed again on resume), stored runs stay, the sweep resumes later.
+/// Each run is refused if its memory estimate exceeds `max_run_memory` bytes.
+pub fn run_sweep_until(
+    sweep: &Sweep,
+    dir: &Path,
+    jobs: usize,
+    shard: Option<Shard>,
+    progress: &dyn Progress,
+    (stop, max_run_memory): (&AtomicBool, Option<u64>),
+) -> Result<SweepReport, SweepError> {
+    if !crate::lock::writable(dir) {
+        return finished_read_only(sweep, dir, shard);
+    }
+    // Held until the files are final: a second sweep into `dir` is refused, not interleaved.
+    let _lock = crate::lock::lock_folder(dir)?;
     let mut store = Store::open(dir, &sweep.fingerprint, &sweep.keys, sweep.seeds)?;
     crate::store::write_descriptions(dir, sweep)?;
+    if !store.rerun.is_empty() {
+        let shown: Vec<&str> = store.rerun.iter().take(10).map(String::as_str).collect();
+        progress.note(&format!(
+            "{} run(s) in {} were incomplete or altered and will be run again: {}{}",
+            store.rerun.len(),
+            dir.display(),
+            shown.join("; "),
+            if store.rerun.len() > shown.len() {
+                "; ..."
+            } else {
+                ""
+            }
+        ));
+    }
+    let runs_redone = store.rerun.len() as u64;
     let mine = shard_runs(sweep, shard);
     let pending: Vec<(u32, u32)> = mine
         .iter()
@@ -82,18 +124,57 @@ pub fn run_sweep(
         .num_threads(jobs.max(1))
         .build()
         .map_err(|e| SweepError::Store(format!("cannot start {jobs} worker threads: {e}")))?;
-    let (computed, failure) = run_pending(sweep, &mut store, pool, &pending, already, progress);
+    let (computed, failure) = run_pending(
+        sweep,
+        &mut store,
+        pool,
+        &pending,
+        (already, stop, max_run_memory),
+        progress,
+    );
     progress.end();
     if let Some(e) = failure {
         return Err(e);
     }
     drop(store);
-    finalize(dir, &sweep.keys)?;
+    let interrupted = stop.load(Ordering::Relaxed) && already + computed < mine.len() as u64;
+    if !interrupted {
+        finalize(dir, &sweep.keys)?;
+    }
     Ok(SweepReport {
+        interrupted,
         points: sweep.points.len(),
         runs_in_shard: mine.len() as u64,
         runs_already_done: already,
         runs_computed: computed,
+        runs_redone,
+    })
+}
+
+/// A sweep into a folder it may not write (a read-only mount): fine if the folder already
+/// holds every run of this sweep (then nothing is written and nothing locked), refused otherwise.
+fn finished_read_only(
+    sweep: &Sweep,
+    dir: &Path,
+    shard: Option<Shard>,
+) -> Result<SweepReport, SweepError> {
+    let mine = shard_runs(sweep, shard);
+    let done = crate::store::finished_runs(dir, &sweep.fingerprint, &sweep.keys)?;
+    let missing = mine.iter().filter(|id| !done.contains(id)).count();
+    if missing > 0 || !dir.join(crate::store::SUMMARY_FILE).exists() {
+        return Err(SweepError::Store(format!(
+            "{} is read-only and its sweep is not finished ({missing} of {} runs missing): use another --out folder",
+            dir.display(),
+            mine.len()
+        )));
+    }
+    Ok(SweepReport {
+        points: sweep.points.len(),
+        runs_in_shard: mine.len() as u64,
+        runs_already_done: mine.len() as u64,
+        runs_computed: 0,
+        runs_redone: 0,
+        interrupted: false,
     })
 }
 
@@ -115,7 +196,7 @@ fn run_pending(
     store: &mut Store,
     pool: rayon::ThreadPool,
     pending: &[(u32, u32)],
-    already: u64,
+    (already, interrupt, max_memory): (u64, &AtomicBool, Option<u64>),
     progress: &dyn Progress,
 ) -> (u64, Option<SweepError>) {
     let stop = AtomicBool::new(false);
@@ -127,12 +208,13 @@ fn run_pending(
         scope.spawn(move || {
             pool.install(|| {
                 pending.par_iter().for_each_with(tx, |tx, &(p, r)| {
-                    if stop.load(Ordering::Relaxed) {
+                    if stop.load(Ordering::Relaxed) || interrupt.load(Ordering::Relaxed) {
                         return;
                     }
                     let point = &sweep.points[p as usize];
                     let seed = run_seed(point.config.seed, &point.label, r);
-                    let _ = tx.send((p, r, seed, run_once(&point.config, seed)));
+                    let outcome = run_once_until(&point.config, seed, Some(interrupt), max_memory);
+                    let _ = tx.send((p, r, seed, outcome));
                 })
             })
         });
@@ -140,6 +222,8 @@ fn run_pending(
             let point = &sweep.points[p as usize];
             let written = match outcome {
                 Ok(result) => store.append(point, r, &result),
+                // Abandoned by the stop flag: not stored, so a resume computes it.
+                Err(RunError::Interrupted) => continue,
                 Err(message) => Err(SweepError::Run {
                     label: point.label.clone(),
                     replicate: r,

@@ -6,12 +6,13 @@
 //! ([`spec::run_seed`]), so results never depend on thread count, shard or run order.
 
 pub mod exec;
+pub mod lock;
 pub mod merge;
 pub mod spec;
 pub mod stats;
 pub mod store;
 
-pub use exec::{Progress, Shard, Silent, SweepReport, run_sweep};
+pub use exec::{Progress, Shard, Silent, SweepReport, run_sweep, run_sweep_until};
 pub use merge::merge;
 pub use spec::{PlotSpec, Point, Sweep, SweepError, run_seed};
 pub use store::write_descriptions;

@@ -35,8 +35,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<u64, SweepError> {
             }
         }
     }
-    std::fs::create_dir_all(out)
-        .map_err(|e| SweepError::Store(format!("{}: {e}", out.display())))?;
+    // The sources are only read (they may be on a read-only mount); the output is locked.
+    let _lock = crate::lock::lock_folder(out)?;
     if let Some(existing) = read_lock(out)?
         && existing != lock
     {

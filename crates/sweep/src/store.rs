@@ -13,6 +13,12 @@
 //!
 //! `sweep.lock.json` records the config fingerprint; a different config in the same folder is
 //! refused instead of mixing results.
+//!
+//! `runs.index.csv` holds, per finished run, how many flow rows it wrote and a checksum of its
+//! run row and of its flow rows. A run counts as done only when its index row, its run row and
+//! all its flow rows are present and agree, so a deleted, emptied or edited `flows.csv` or
+//! `runs.csv` is noticed on resume (those runs are re-run, and the sweep says so) and on merge
+//! (refused, naming the runs).
 
 use crate::spec::{Point, SweepError};
 use crate::stats::summarize;
@@ -28,6 +34,109 @@ pub const LOCK_FILE: &str = "sweep.lock.json";
 pub const RUNS_FILE: &str = "runs.csv";
 pub const FLOWS_FILE: &str = "flows.csv";
 pub const SUMMARY_FILE: &str = "summary.csv";
+pub const INDEX_FILE: &str = "runs.index.csv";
+
+/// Columns of `runs.index.csv`.
+const INDEX_HEADER: [&str; 5] = ["point", "replicate", "flow_rows", "run_hash", "flows_hash"];
+
+fn index_header() -> Vec<String> {
+    INDEX_HEADER.iter().map(|s| s.to_string()).collect()
+}
+
+/// FNV-1a 64 over a row's fields (with a separator byte, so field boundaries count).
+fn row_hash<'a>(fields: impl IntoIterator<Item = &'a str>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for f in fields {
+        for &b in f.as_bytes().iter().chain(std::iter::once(&0x1f)) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// What a folder's files hold of one run: flow rows and their checksum (a sum of row hashes,
+/// so independent of row order), and its run row's hash.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+struct RunContent {
+    flow_rows: u64,
+    flows_hash: u64,
+    run_hash: Option<u64>,
+}
+
+/// (point, replicate) of a run.
+type RunId = (u32, u32);
+/// A row's sort key from its fields.
+type RowKey = Box<dyn Fn(&StringRecord) -> Option<(u32, u32, u64)>>;
+
+/// Reads a folder's runs.csv, flows.csv and runs.index.csv and returns the runs whose files
+/// agree with their index row, and a description of each run that does not.
+fn verify_folder(dir: &Path, keys: &[String]) -> Result<(HashSet<RunId>, Vec<String>), SweepError> {
+    let (rh, fh) = (run_header(keys), flow_header(keys));
+    let mut content: std::collections::HashMap<(u32, u32), RunContent> = Default::default();
+    let runs_path = dir.join(RUNS_FILE);
+    for_each_row(&runs_path, &rh, |r, _| {
+        let id = parse_id(r, &runs_path)?;
+        content.entry(id).or_default().run_hash = Some(row_hash(r.iter()));
+        Ok(())
+    })?;
+    let flows_path = dir.join(FLOWS_FILE);
+    for_each_row(&flows_path, &fh, |r, _| {
+        let c = content.entry(parse_id(r, &flows_path)?).or_default();
+        c.flow_rows += 1;
+        c.flows_hash = c.flows_hash.wrapping_add(row_hash(r.iter()));
+        Ok(())
+    })?;
+    let index_path = dir.join(INDEX_FILE);
+    let mut complete = HashSet::new();
+    let mut problems = Vec::new();
+    let mut indexed = HashSet::new();
+    for_each_row(&index_path, &index_header(), |r, _| {
+        let id = parse_id(r, &index_path)?;
+        let expected = (
+            r.get(2).and_then(|s| s.parse::<u64>().ok()),
+            r.get(3).and_then(|s| u64::from_str_radix(s, 16).ok()),
+            r.get(4).and_then(|s| u64::from_str_radix(s, 16).ok()),
+        );
+        indexed.insert(id);
+        let found = content.get(&id).copied().unwrap_or_default();
+        let what = if found.run_hash.is_none() {
+            Some("its row in runs.csv is missing".to_string())
+        } else if expected.1 != found.run_hash {
+            Some("its row in runs.csv was changed".to_string())
+        } else if expected.0 != Some(found.flow_rows) {
+            Some(format!(
+                "flows.csv has {} of its {} rows",
+                found.flow_rows,
+                expected.0.map_or("?".into(), |n| n.to_string())
+            ))
+        } else if expected.2 != Some(found.flows_hash) {
+            Some("its rows in flows.csv were changed".to_string())
+        } else {
+            None
+        };
+        match what {
+            None => {
+                complete.insert(id);
+            }
+            Some(w) => problems.push(format!("point {} replicate {}: {w}", id.0, id.1)),
+        }
+        Ok(())
+    })?;
+    let mut unindexed: Vec<_> = content
+        .iter()
+        .filter(|(id, c)| c.run_hash.is_some() && !indexed.contains(id))
+        .map(|(id, _)| *id)
+        .collect();
+    unindexed.sort_unstable();
+    for id in unindexed {
+        problems.push(format!(
+            "point {} replicate {}: not in {INDEX_FILE} (an interrupted write, or an older incastsim)",
+            id.0, id.1
+        ));
+    }
+    Ok((complete, problems))
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Lock {
@@ -229,13 +338,20 @@ fn sort_rows(
     w.write_record(header).map_err(|e| store_err(&tmp, e))?;
     let mut readers = Vec::new();
     for src in sources {
-        let f = File::open(src).map_err(|e| store_err(src, e))?;
-        readers.push(csv::ReaderBuilder::new().has_headers(false).from_reader(f));
+        // A missing source has no rows, so no reference points into it.
+        readers.push(if src.exists() {
+            let f = File::open(src).map_err(|e| store_err(src, e))?;
+            Some(csv::ReaderBuilder::new().has_headers(false).from_reader(f))
+        } else {
+            None
+        });
     }
     let mut rec = StringRecord::new();
     for r in &refs {
         let src = &sources[r.source as usize];
-        let rdr = &mut readers[r.source as usize];
+        let Some(rdr) = readers[r.source as usize].as_mut() else {
+            return Err(store_err(src, "vanished while being read"));
+        };
         let mut pos = csv::Position::new();
         pos.set_byte(r.offset);
         rdr.seek(pos).map_err(|e| store_err(src, e))?;
@@ -269,13 +385,36 @@ pub fn write_lock(dir: &Path, lock: &Lock) -> Result<(), SweepError> {
     .map_err(|e| store_err(&path, e))
 }
 
+/// The complete runs of the sweep with `fingerprint` in `dir`, reading only (for read-only
+/// folders). A folder of another sweep is refused as [`Store::open`] would.
+pub fn finished_runs(
+    dir: &Path,
+    fingerprint: &str,
+    keys: &[String],
+) -> Result<HashSet<RunId>, SweepError> {
+    match read_lock(dir)? {
+        Some(l) if l.fingerprint == fingerprint && l.keys == keys => {}
+        Some(_) => {
+            return Err(SweepError::Store(format!(
+                "{} holds results of a different sweep configuration",
+                dir.display()
+            )));
+        }
+        None => return Ok(HashSet::new()),
+    }
+    Ok(verify_folder(dir, keys)?.0)
+}
+
 /// Appends results of one sweep to its folder.
 pub struct Store {
     dir: PathBuf,
     keys: Vec<String>,
     runs: csv::Writer<File>,
     flows: csv::Writer<File>,
+    index: csv::Writer<File>,
     completed: HashSet<(u32, u32)>,
+    /// Runs found incomplete or altered on opening, to be re-run (one line each).
+    pub rerun: Vec<String>,
 }
 
 impl Store {
@@ -305,35 +444,32 @@ impl Store {
         let (rh, fh) = (run_header(keys), flow_header(keys));
         let runs_path = dir.join(RUNS_FILE);
         let flows_path = dir.join(FLOWS_FILE);
-        repair(&runs_path)?;
-        repair(&flows_path)?;
-        let mut completed = HashSet::new();
-        for_each_row(&runs_path, &rh, |r, _| {
-            let id = parse_id(r, &runs_path)?;
-            if id.1 >= seeds {
-                return Err(SweepError::Store(format!(
-                    "{} holds results for more seeds than this sweep asks for ({seeds}): raise sweep.seeds or use another --out folder",
-                    dir.display()
-                )));
-            }
-            completed.insert(id);
-            Ok(())
-        })?;
-        if completed.is_empty() {
-            write_header(&runs_path, &rh)?;
+        let index_path = dir.join(INDEX_FILE);
+        for p in [&runs_path, &flows_path, &index_path] {
+            repair(p)?;
         }
-        // Keep flow rows only of complete runs (a crash may have left some of an unfinished one).
-        if flows_path.exists() {
-            let fc = flow_column(&fh);
-            sort_rows(
-                std::slice::from_ref(&flows_path),
-                &flows_path,
-                &fh,
-                |r| flow_key(r, fc),
-                |k| completed.contains(&(k.0, k.1)),
-            )?;
-        } else {
-            write_header(&flows_path, &fh)?;
+        let (completed, rerun) = verify_folder(dir, keys)?;
+        if let Some(&(_, r)) = completed.iter().find(|&&(_, r)| r >= seeds) {
+            return Err(SweepError::Store(format!(
+                "{} holds results for more seeds than this sweep asks for ({seeds}, found replicate {r}): raise sweep.seeds or use another --out folder",
+                dir.display()
+            )));
+        }
+        // Keep rows only of complete runs (a crash or an edit may have left some of others).
+        let fc = flow_column(&fh);
+        let files: [(&Path, Vec<String>, RowKey); 3] = [
+            (&runs_path, rh.clone(), Box::new(run_key)),
+            (&flows_path, fh.clone(), Box::new(move |r| flow_key(r, fc))),
+            (&index_path, index_header(), Box::new(run_key)),
+        ];
+        for (path, header, key) in files {
+            if path.exists() {
+                sort_rows(&[path.to_path_buf()], path, &header, key, |k| {
+                    completed.contains(&(k.0, k.1))
+                })?;
+            } else {
+                write_header(path, &header)?;
+            }
         }
         let append = |p: &Path| -> Result<csv::Writer<File>, SweepError> {
             let f = OpenOptions::new()
@@ -345,7 +481,9 @@ impl Store {
         Ok(Store {
             runs: append(&runs_path)?,
             flows: append(&flows_path)?,
+            index: append(&index_path)?,
             completed,
+            rerun,
             dir: dir.to_path_buf(),
             keys: keys.to_vec(),
         })
@@ -358,7 +496,8 @@ impl Store {
         self.completed.len()
     }
 
-    /// Records a finished run: flow rows first, then the run row that marks it complete.
+    /// Records a finished run: flow rows first, then its run row, then its index row (flow row
+    /// count and checksums) that marks it complete.
     pub fn append(
         &mut self,
         point: &Point,
@@ -371,10 +510,12 @@ impl Store {
             row.extend(point.values.iter().cloned());
         };
         let flows_path = self.dir.join(FLOWS_FILE);
+        let mut flows_hash = 0u64;
         for f in &result.flows {
             let mut row = Vec::new();
             prefix(&mut row);
             row.extend(own_fields(f, &self.keys).into_iter().map(|(_, v)| v));
+            flows_hash = flows_hash.wrapping_add(row_hash(row.iter().map(String::as_str)));
             self.flows
                 .write_record(&row)
                 .map_err(|e| store_err(&flows_path, e))?;
@@ -392,6 +533,17 @@ impl Store {
             .write_record(&row)
             .map_err(|e| store_err(&runs_path, e))?;
         self.runs.flush().map_err(|e| store_err(&runs_path, e))?;
+        let index_path = self.dir.join(INDEX_FILE);
+        self.index
+            .write_record([
+                point.index.to_string(),
+                replicate.to_string(),
+                result.flows.len().to_string(),
+                format!("{:016x}", row_hash(row.iter().map(String::as_str))),
+                format!("{flows_hash:016x}"),
+            ])
+            .map_err(|e| store_err(&index_path, e))?;
+        self.index.flush().map_err(|e| store_err(&index_path, e))?;
         self.completed.insert((point.index, replicate));
         Ok(())
     }
@@ -400,23 +552,50 @@ impl Store {
 /// Rewrites runs.csv and flows.csv of `dir` in (point, replicate[, flow]) order and writes
 /// summary.csv. Returns the number of runs.
 pub fn finalize(dir: &Path, keys: &[String]) -> Result<u64, SweepError> {
-    repair(&dir.join(RUNS_FILE))?;
-    repair(&dir.join(FLOWS_FILE))?;
+    for f in [RUNS_FILE, FLOWS_FILE, INDEX_FILE] {
+        repair(&dir.join(f))?;
+    }
     write_final(&[dir.to_path_buf()], dir, keys)
 }
 
-/// Writes `out`'s sorted runs.csv and flows.csv from the rows of the `sources` folders (a run
-/// present in two sources is kept once) and computes summary.csv.
+/// Writes `out`'s sorted runs.csv, flows.csv and runs.index.csv from the rows of the `sources`
+/// folders (a run present in two sources is kept once) and computes summary.csv. Every run of
+/// every source must be complete (its files agree with its index row): otherwise refused,
+/// naming the runs, before anything is written. The sources are only read.
 pub fn write_final(sources: &[PathBuf], out: &Path, keys: &[String]) -> Result<u64, SweepError> {
     let (rh, fh) = (run_header(keys), flow_header(keys));
+    let mut complete = HashSet::new();
+    for src in sources {
+        let (ok, problems) = verify_folder(src, keys)?;
+        if !problems.is_empty() {
+            let shown: Vec<&str> = problems.iter().take(5).map(String::as_str).collect();
+            return Err(SweepError::Store(format!(
+                "{} has {} incomplete or altered run(s): {}{}. Run `incastsim sweep` on it again (same config and --shard) to redo them",
+                src.display(),
+                problems.len(),
+                shown.join("; "),
+                if problems.len() > shown.len() {
+                    "; ..."
+                } else {
+                    ""
+                }
+            )));
+        }
+        complete.extend(ok);
+    }
     let runs_out = out.join(RUNS_FILE);
     let run_files: Vec<PathBuf> = sources.iter().map(|d| d.join(RUNS_FILE)).collect();
-    let n = sort_rows(&run_files, &runs_out, &rh, run_key, |_| true)?;
-    let mut complete = HashSet::new();
-    for_each_row(&runs_out, &rh, |r, _| {
-        complete.insert(parse_id(r, &runs_out)?);
-        Ok(())
+    let n = sort_rows(&run_files, &runs_out, &rh, run_key, |k| {
+        complete.contains(&(k.0, k.1))
     })?;
+    let index_files: Vec<PathBuf> = sources.iter().map(|d| d.join(INDEX_FILE)).collect();
+    sort_rows(
+        &index_files,
+        &out.join(INDEX_FILE),
+        &index_header(),
+        run_key,
+        |k| complete.contains(&(k.0, k.1)),
+    )?;
     let flow_files: Vec<PathBuf> = sources.iter().map(|d| d.join(FLOWS_FILE)).collect();
     let fc = flow_column(&fh);
     sort_rows(

@@ -40,9 +40,43 @@ pub enum Outcome {
     Completed,
     /// `run.max_sim_time` was reached first.
     TimeLimit,
+    /// `run.max_events` events were processed first.
+    EventLimit,
+    /// `run.max_wall_time` of wall-clock time passed first (measured outside the engine).
+    WallTimeLimit,
+    /// Stopped from outside (SIGINT/SIGTERM) before the workload finished.
+    Interrupted,
     /// Nothing left to do but the workload is not finished (should not happen; reported).
     Stalled,
 }
+
+impl Outcome {
+    /// The word the manifest and messages use: `completed`, or what stopped the run.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Completed => "completed",
+            Outcome::TimeLimit => "max_sim_time",
+            Outcome::EventLimit => "max_events",
+            Outcome::WallTimeLimit => "max_wall_time",
+            Outcome::Interrupted => "interrupted",
+            Outcome::Stalled => "stalled",
+        }
+    }
+}
+
+/// Where a running simulation is, for a progress line and the wall-clock limit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunProgress {
+    pub sim_time: Time,
+    pub events: u64,
+    /// The part of the run done, 0 to 1: blocks done for synchronized reads, simulated time over
+    /// the workload's duration otherwise, and at least simulated time over `run.max_sim_time`.
+    pub fraction_done: f64,
+}
+
+/// The engine looks outside (the watcher of [`Simulation::run_watched`]) once per this many
+/// events, not per event: the hot loop pays one counter comparison.
+pub const WATCH_EVERY_EVENTS: u64 = 4096;
 
 pub struct Simulation {
     pub(crate) cfg: Config,
@@ -140,9 +174,24 @@ impl Simulation {
         }
     }
 
-    /// Runs until the workload finishes or the time limit; returns why it stopped.
+    /// Runs until the workload finishes or a limit; returns why it stopped.
     pub fn run(&mut self) -> Outcome {
+        self.run_watched(&mut |_| None)
+    }
+
+    /// [`Simulation::run`], calling `watch` every [`WATCH_EVERY_EVENTS`] events with where the
+    /// run is; `watch` returning an outcome stops the run there with it (the wall-clock limit
+    /// and SIGINT live in the watcher: the engine never reads the clock). `run.max_events` is
+    /// checked at the same points, so it stops within `WATCH_EVERY_EVENTS` events of the limit
+    /// (deterministically: at the first check at or above it).
+    pub fn run_watched(
+        &mut self,
+        watch: &mut dyn FnMut(&RunProgress) -> Option<Outcome>,
+    ) -> Outcome {
         let limit = Time::ZERO + self.cfg.run.max_sim_time.0;
+        let max_events = self.cfg.run.max_events.unwrap_or(u64::MAX);
+        let next = |done: u64| done.saturating_add(WATCH_EVERY_EVENTS).min(max_events);
+        let mut next_watch = next(self.events_processed);
         while self.outcome.is_none() {
             let Some(t) = self.events.peek_time() else {
                 self.outcome = Some(Outcome::Stalled);
@@ -158,8 +207,36 @@ impl Simulation {
             };
             self.events_processed += 1;
             self.dispatch(now, ev);
+            if self.events_processed >= next_watch && self.outcome.is_none() {
+                next_watch = next(self.events_processed);
+                let stop = if self.events_processed >= max_events {
+                    Some(Outcome::EventLimit)
+                } else {
+                    watch(&self.progress(now))
+                };
+                if let Some(why) = stop {
+                    self.outcome = Some(why);
+                    self.finished_at = Some(now);
+                }
+            }
         }
         self.outcome.unwrap_or(Outcome::Stalled)
+    }
+
+    /// Where the run is (see [`RunProgress`]).
+    pub fn progress(&self, now: Time) -> RunProgress {
+        let elapsed = now.since(Time::ZERO).as_secs_f64();
+        let by_limit = elapsed / self.cfg.run.max_sim_time.0.as_secs_f64().max(1e-12);
+        let by_workload = match &self.workload {
+            Workload::SyncReads(w) => w.block_times.len() as f64 / f64::from(w.blocks_total.max(1)),
+            Workload::Bulk(b) => elapsed / b.duration.as_secs_f64().max(1e-12),
+            Workload::Traffic { duration, .. } => elapsed / duration.as_secs_f64().max(1e-12),
+        };
+        RunProgress {
+            sim_time: now,
+            events: self.events_processed,
+            fraction_done: by_limit.max(by_workload).min(1.0),
+        }
     }
 
     #[inline(always)]

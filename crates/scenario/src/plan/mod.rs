@@ -6,6 +6,7 @@
 
 mod apps;
 mod checks;
+pub mod memory;
 mod ports;
 mod tcp;
 
@@ -73,8 +74,31 @@ pub struct Plan {
 impl Plan {
     /// Builds the run of `cfg` with `seed`, or says which key makes it impossible.
     pub fn new(cfg: &Config, seed: u64) -> Result<Plan, ConfigError> {
+        Plan::new_within(cfg, seed, None)
+    }
+
+    /// [`Plan::new`], refusing (before building any per-flow state) a run whose
+    /// [`memory::estimate`] exceeds `max_memory` bytes.
+    pub fn new_within(
+        cfg: &Config,
+        seed: u64,
+        max_memory: Option<u64>,
+    ) -> Result<Plan, ConfigError> {
         let (built, generated) = checks::build_and_draw(cfg, seed)?;
         checks::check_built(cfg, &built, &generated)?;
+        if let Some(limit) = max_memory {
+            let flows = u64::from(cfg.workload.flow_count(cfg.senders)) + generated.len() as u64;
+            let need = memory::estimate(cfg, &built, flows);
+            if need.bytes > limit {
+                return Err(ConfigError::Key {
+                    key: "memory".into(),
+                    message: format!(
+                        "this run needs {need}, more than the limit of {} (--max-memory): raise --max-memory if the machine has it, or make the run smaller",
+                        memory::human_bytes(limit)
+                    ),
+                });
+            }
+        }
         let routes = routes_for(&built).map_err(|e| ConfigError::Key {
             key: "topology".into(),
             message: e,

@@ -11,9 +11,18 @@ use incastsim_switch::{
     ThresholdAdmit, ThresholdMark,
 };
 
+/// The NIC queue of a host that sends UDP when `topology.host_buffer` is unlimited: Linux's
+/// default transmit queue (txqueuelen 1000 packets). A CBR source above its link rate would
+/// otherwise grow the queue without bound; with it, the excess is dropped and counted there.
+pub const UDP_HOST_QUEUE_PACKETS: u32 = 1000;
+
 /// Every output port of `built`, indexed like `built.topology.ports`.
 pub fn build_ports(cfg: &Config, seed: u64, built: &BuiltTopology) -> Vec<OutputPort> {
     let topology = &built.topology;
+    let udp_nodes: Vec<NodeId> = super::apps::udp(cfg, built)
+        .iter()
+        .map(|u| topology.node_of_host(u.src))
+        .collect();
     let links = cfg.topology.links();
     // Per-node clock offsets: a node's ports all run at nominal × (1 + offset).
     let ppm = links.clock_tolerance_ppm;
@@ -54,11 +63,16 @@ pub fn build_ports(cfg: &Config, seed: u64, built: &BuiltTopology) -> Vec<Output
         .map(|(i, spec)| {
             let from_host = matches!(topology.nodes[spec.from as usize], NodeKind::Host(_));
             let to_switch = matches!(topology.nodes[spec.to as usize], NodeKind::Switch(_));
-            let limit = buffer_limit(if from_host {
+            let limit = match buffer_limit(if from_host {
                 links.host_buffer
             } else {
                 built.port_buffers[i].unwrap_or(links.switch_buffer)
-            });
+            }) {
+                BufferLimit::Unlimited if from_host && udp_nodes.contains(&spec.from) => {
+                    BufferLimit::Packets(UDP_HOST_QUEUE_PACKETS)
+                }
+                limit => limit,
+            };
             let latency = spec.propagation
                 + if to_switch {
                     links.switch_delay.0

@@ -62,7 +62,8 @@ impl SyncReads {
             start_jitter: p.start_jitter,
             request_bytes: p.request_bytes,
             request_timeout: p.request_timeout,
-            block_times: Vec::with_capacity(p.blocks as usize),
+            // Grown as blocks complete: `blocks` may be far more than a run reaches.
+            block_times: Vec::with_capacity((p.blocks as usize).min(1 << 16)),
         }
     }
 
