@@ -2,6 +2,7 @@
 
 mod experiment_cmd;
 mod model_cmd;
+mod reproduce;
 mod sweep_cmd;
 
 use anyhow::{Context, Result, bail};
@@ -40,6 +41,9 @@ enum Command {
     Model(model_cmd::ModelArgs),
     /// Run a micro-experiment on a switch port (TCPRand's enqueue probability, its Fig. 5).
     Experiment(experiment_cmd::ExperimentArgs),
+    /// Run a paper's sweeps without and with randomness and write its reproduction report
+    /// (docs/reproductions/<paper>.md) from configs/papers/claims/<paper>.yaml.
+    Reproduce(reproduce::ReproduceArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -95,6 +99,7 @@ fn main() -> ExitCode {
         }
         Command::Model(args) => model_cmd::model(args),
         Command::Experiment(args) => experiment_cmd::experiment(args),
+        Command::Reproduce(args) => reproduce::reproduce(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
