@@ -135,7 +135,10 @@ struct Claim {
     /// of the interval (default: no magnitude check).
     #[serde(default)]
     tolerance: Option<f64>,
-    expect: Expect,
+    /// What must hold; none: a measurement for the findings, not a claim of the paper (no
+    /// verdict).
+    #[serde(default)]
+    expect: Option<Expect>,
     #[serde(default)]
     censored: Censored,
     /// Markdown under the claim's row (a reading, a cause).
@@ -423,8 +426,14 @@ fn arm_estimate(
 
 /// The verdict and why, from both arms.
 fn verdict(claim: &Claim, without: &Estimate, with: &Estimate) -> (String, String) {
-    let (h0, h1) = (holds(without, claim.expect), holds(with, claim.expect));
-    let want = expect_text(claim.expect);
+    let Some(expect) = claim.expect else {
+        return (
+            "measurement".into(),
+            "A measurement for the findings below, not a claim of the paper.".into(),
+        );
+    };
+    let (h0, h1) = (holds(without, expect), holds(with, expect));
+    let want = expect_text(expect);
     let magnitude = match (claim.paper_value, claim.tolerance, with.ci) {
         (Some(p), Some(tol), Some((lo, hi))) => {
             let (lo, hi) = (lo.min(with.value), hi.max(with.value));
@@ -435,32 +444,34 @@ fn verdict(claim: &Claim, without: &Estimate, with: &Estimate) -> (String, Strin
     };
     let without_note = match h0 {
         Holds::Significant => "",
-        Holds::PointOnly => " Without randomness the estimate holds but its interval does not.",
+        Holds::PointOnly => " Without randomness only the estimate meets it.",
         Holds::No => " Without randomness it does not hold.",
     };
     match h1 {
         Holds::Significant if magnitude == Some(false) => (
             "partly".into(),
             format!(
-                "With randomness {want} holds (the whole 95 % interval), but the size differs from the paper's {} by more than {:.0} %.{without_note}",
+                "With randomness the expectation ({want}) holds over the whole 95 % interval, but the size differs from the paper's {} by more than {:.0} %.{without_note}",
                 claim.paper,
                 100.0 * claim.tolerance.unwrap_or(0.0)
             ),
         ),
         Holds::Significant => (
             "reproduced".into(),
-            format!("With randomness {want} holds (the whole 95 % interval).{without_note}"),
+            format!(
+                "With randomness the expectation ({want}) holds over the whole 95 % interval.{without_note}"
+            ),
         ),
         Holds::PointOnly => (
             "partly".into(),
             format!(
-                "With randomness the estimate is {want} but the 95 % interval is not: not significant at this sample size.{without_note}"
+                "With randomness the estimate meets the expectation ({want}) but the 95 % interval does not: not significant at this sample size.{without_note}"
             ),
         ),
         Holds::No if h0 != Holds::No => (
             "not reproduced".into(),
             format!(
-                "{want} holds only without randomness ({}); with 1 µs-scale randomness it does not: the effect rests on exact timing.",
+                "The expectation ({want}) holds only without randomness ({}); with 1 µs of randomness it does not: the effect rests on exact timing.",
                 if h0 == Holds::Significant {
                     "significant"
                 } else {
@@ -470,7 +481,7 @@ fn verdict(claim: &Claim, without: &Estimate, with: &Estimate) -> (String, Strin
         ),
         Holds::No => (
             "not reproduced".into(),
-            format!("{want} holds neither without nor with randomness."),
+            format!("The expectation ({want}) holds neither without nor with randomness."),
         ),
     }
 }
@@ -693,7 +704,7 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
             c.claim.replace('|', "\\|"),
             c.location,
             c.paper.replace('|', "\\|"),
-            expect_text(c.expect),
+            c.expect.map(expect_text).unwrap_or_default(),
             estimate_text(&e0, ratio),
             estimate_text(&e1, ratio),
         );
