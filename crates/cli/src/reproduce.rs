@@ -189,6 +189,21 @@ struct Estimate {
     ci: Option<(f64, f64)>,
     runs: usize,
     censored: usize,
+    /// A ratio's denominator: its runs and censored runs.
+    denominator: Option<(usize, usize)>,
+}
+
+impl Estimate {
+    /// The fraction of runs censored (numerator and denominator together).
+    fn censored_fraction(&self) -> f64 {
+        let (r, c) = self.denominator.unwrap_or((0, 0));
+        let (runs, cens) = (self.runs + r, self.censored + c);
+        if runs + cens == 0 {
+            0.0
+        } else {
+            cens as f64 / (runs + cens) as f64
+        }
+    }
 }
 
 /// Whether an expectation holds: for the whole interval, for the estimate only, or not.
@@ -260,12 +275,29 @@ fn estimate_text(e: &Estimate, ratio: bool) -> String {
         Some((lo, hi)) => format!("[{x}{}, {x}{}]", num(lo), num(hi)),
         None => "[unbounded]".into(),
     };
-    let cens = if e.censored > 0 {
-        format!(", {} of {} runs censored", e.censored, e.runs + e.censored)
-    } else {
-        String::new()
+    let cens = |runs: usize, c: usize| {
+        if c > 0 {
+            format!(", {c} of {} runs censored", runs + c)
+        } else {
+            String::new()
+        }
     };
-    format!("{x}{} {ci} (n = {}{cens})", num(e.value), e.runs)
+    match e.denominator {
+        None => format!(
+            "{x}{} {ci} (n = {}{})",
+            num(e.value),
+            e.runs,
+            cens(e.runs, e.censored)
+        ),
+        Some((runs, c)) => format!(
+            "{x}{} {ci} (n = {}{} / {}{})",
+            num(e.value),
+            e.runs,
+            cens(e.runs, e.censored),
+            runs,
+            cens(runs, c)
+        ),
+    }
 }
 
 /// The rows of one sweep's runs.csv: header, then rows.
@@ -372,6 +404,7 @@ fn estimate(
                 ci: (s.count >= 2).then_some((s.ci95_low, s.ci95_high)),
                 runs: s.count,
                 censored: n_censored,
+                denominator: None,
             }
         }
         Stat::P95 | Stat::P5 => {
@@ -381,12 +414,14 @@ fn estimate(
                     ci: Some((lo, hi)),
                     runs: values.len(),
                     censored: n_censored,
+                    denominator: None,
                 },
                 None => Estimate {
                     value: f64::NAN,
                     ci: None,
                     runs: 0,
                     censored: n_censored,
+                    denominator: None,
                 },
             }
         }
@@ -419,8 +454,8 @@ fn arm_estimate(
     Ok(Estimate {
         value: a.value / b.value,
         ci: fieller_ratio_ci95(&a_vals, &b_vals),
-        runs: a.runs.min(b.runs),
-        censored: a.censored + b.censored,
+        denominator: Some((b.runs, b.censored)),
+        ..a
     })
 }
 
@@ -448,6 +483,13 @@ fn verdict(claim: &Claim, without: &Estimate, with: &Estimate) -> (String, Strin
         Holds::No => " Without randomness it does not hold.",
     };
     match h1 {
+        Holds::Significant if with.censored_fraction() > 0.25 => (
+            "partly".into(),
+            format!(
+                "With randomness the expectation ({want}) holds over the 95 % interval of the completed runs, but {:.0} % of the runs hit the time cap (censored): the statistic is biased towards the runs that finished.{without_note}",
+                100.0 * with.censored_fraction()
+            ),
+        ),
         Holds::Significant if magnitude == Some(false) => (
             "partly".into(),
             format!(
@@ -808,6 +850,7 @@ mod tests {
             ci: Some((lo, hi)),
             runs: 20,
             censored: 0,
+            denominator: None,
         }
     }
 
