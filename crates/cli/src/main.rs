@@ -3,6 +3,7 @@
 mod experiment_cmd;
 mod model_cmd;
 mod progress;
+mod reproduce;
 mod stop;
 mod sweep_cmd;
 
@@ -42,6 +43,9 @@ enum Command {
     Model(model_cmd::ModelArgs),
     /// Run a micro-experiment on a switch port (TCPRand's enqueue probability, its Fig. 5).
     Experiment(experiment_cmd::ExperimentArgs),
+    /// Run a paper's sweeps without and with randomness and write its reproduction report
+    /// (docs/reproductions/<paper>.md) from configs/papers/claims/<paper>.yaml.
+    Reproduce(reproduce::ReproduceArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -104,6 +108,7 @@ fn main() -> ExitCode {
         }
         Command::Model(args) => model_cmd::model(args),
         Command::Experiment(args) => experiment_cmd::experiment(args),
+        Command::Reproduce(args) => reproduce::reproduce(args),
     };
     match result {
         Ok(()) => stop::exit_status().map_or(ExitCode::SUCCESS, ExitCode::from),

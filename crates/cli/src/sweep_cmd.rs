@@ -72,7 +72,7 @@ pub struct PlotArgs {
 }
 
 /// A progress bar on a terminal; a plain line every 10 s otherwise (CI logs).
-struct CliProgress {
+pub(crate) struct CliProgress {
     bar: Option<ProgressBar>,
     started: Instant,
     last_line: Cell<Instant>,
@@ -81,7 +81,7 @@ struct CliProgress {
 }
 
 impl CliProgress {
-    fn new() -> CliProgress {
+    pub(crate) fn new() -> CliProgress {
         let bar = std::io::stderr().is_terminal().then(|| {
             let b = ProgressBar::new(0);
             b.set_style(

@@ -33,7 +33,7 @@ pub enum SchemeConfig {
     /// Dynamic Segment Resizing (Kulkarni & Agrawal §4.3, Alg. 4), optional header compression.
     Dsr(DsrParams),
     /// TCP PLATO (Shukla et al.); pair with topology.switch_queue {kind: threshold_admit}.
-    Plato,
+    Plato(PlatoParams),
     /// ICTCP (Wu et al. 2010): receiver-side window control per connection.
     Ictcp(IctcpConfigParams),
 }
@@ -68,7 +68,8 @@ pub struct RtoStaticParams {
     pub delta: Dur,
 }
 
-/// Parameters of `Tda` (see [`SchemeConfig`]).
+/// Parameters of `Tda` (see [`SchemeConfig`]). The readings (`keep_backoff`, `s_max`,
+/// `lower_bound`) and why their defaults: `RtoRandMode::Tda` in the schemes crate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TdaParams {
@@ -76,6 +77,15 @@ pub struct TdaParams {
     pub delta: Dur,
     #[serde(default = "d_omega")]
     pub omega: f64,
+    /// Eq. 2's ×2^b on top of Eq. 8 (default false: the growing interval is the backoff).
+    #[serde(default)]
+    pub keep_backoff: bool,
+    /// Eq. 8's M, the largest s; null = no cap (the paper gives no value).
+    #[serde(default)]
+    pub s_max: Option<u32>,
+    /// The lowest RTO a draw may take; null = the clock granularity.
+    #[serde(default)]
+    pub lower_bound: Option<Dur>,
 }
 
 /// Parameters of `Maa` (see [`SchemeConfig`]).
@@ -136,8 +146,32 @@ pub struct ProbRetxParams {
     pub period: Dur,
     #[serde(default = "d_p")]
     pub p: f64,
-    #[serde(default = "d_target")]
-    pub target: PrTargetName,
+    /// Which segment the thread resends: `snd_una` (default) or `last_sent` (see
+    /// `incastsim_schemes::prob_retx` for the reading). `target: oldest | highest` is accepted
+    /// as an older spelling.
+    #[serde(default = "d_segment", alias = "target")]
+    pub segment: PrSegmentName,
+    /// Alg. 3's suspension of the thread from the third duplicate ACK until recovery ends.
+    #[serde(default = "d_true")]
+    pub suspend_in_recovery: bool,
+}
+
+/// Parameters of `Plato` (see [`SchemeConfig`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlatoParams {
+    /// `separate` (default): retransmissions pass the switch but their ACKs are not labelled;
+    /// `heartbeat`: retransmissions carry the heartbeat label (see `incastsim_schemes::plato`).
+    #[serde(default)]
+    pub retransmission_label: PlatoRetxLabelName,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlatoRetxLabelName {
+    #[default]
+    Separate,
+    Heartbeat,
 }
 
 /// Parameters of `Dsr` (see [`SchemeConfig`]).
@@ -185,7 +219,7 @@ pub const SCHEMES: &[(&str, &str)] = &[
     ),
     (
         "prob_retx",
-        "probabilistic retransmission (Kulkarni & Agrawal Alg. 1-3): every period, with probability p, resend the highest unACKed segment marked",
+        "probabilistic retransmission (Kulkarni & Agrawal Alg. 1-3): every period, with probability p, resend the highest unACKed segment (segment: snd_una | last_sent) marked",
     ),
     (
         "dsr",
@@ -243,8 +277,8 @@ fn d_period() -> Dur {
 fn d_p() -> f64 {
     0.001
 }
-fn d_target() -> PrTargetName {
-    PrTargetName::Highest
+fn d_segment() -> PrSegmentName {
+    PrSegmentName::SndUna
 }
 fn d_mss_dsr() -> Bytes {
     Bytes(50)
@@ -339,9 +373,11 @@ impl Serialize for Nu {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum PrTargetName {
-    Highest,
-    Oldest,
+pub enum PrSegmentName {
+    #[serde(alias = "oldest")]
+    SndUna,
+    #[serde(alias = "highest")]
+    LastSent,
 }
 
 impl<'de> Deserialize<'de> for SchemeConfig {
@@ -395,10 +431,7 @@ impl<'de> Deserialize<'de> for SchemeConfig {
                 no_params(&rest)?;
                 SchemeConfig::None
             }
-            "plato" => {
-                no_params(&rest)?;
-                SchemeConfig::Plato
-            }
+            "plato" => SchemeConfig::Plato(params(&name, rest)?),
             "rto_static" => SchemeConfig::RtoStatic(params(&name, rest)?),
             "tda" => SchemeConfig::Tda(params(&name, rest)?),
             "maa" => SchemeConfig::Maa(params(&name, rest)?),
@@ -426,7 +459,8 @@ fn names_help() -> String {
 impl Serialize for SchemeConfig {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let params = match self {
-            SchemeConfig::None | SchemeConfig::Plato => Ok(serde_json::json!({})),
+            SchemeConfig::None => Ok(serde_json::json!({})),
+            SchemeConfig::Plato(p) => serde_json::to_value(p),
             SchemeConfig::RtoStatic(p) => serde_json::to_value(p),
             SchemeConfig::Tda(p) => serde_json::to_value(p),
             SchemeConfig::Maa(p) => serde_json::to_value(p),
@@ -459,7 +493,7 @@ impl SchemeConfig {
             SchemeConfig::Tcprand(_) => "tcprand",
             SchemeConfig::ProbRetx(_) => "prob_retx",
             SchemeConfig::Dsr(_) => "dsr",
-            SchemeConfig::Plato => "plato",
+            SchemeConfig::Plato(_) => "plato",
             SchemeConfig::Ictcp(_) => "ictcp",
         }
     }
@@ -484,11 +518,23 @@ impl SchemeConfig {
     /// `tcp`, and each flow-override group's).
     pub fn validate(&self, tcp: &TcpConfig) -> Result<(), ConfigError> {
         match self {
-            SchemeConfig::None | SchemeConfig::Plato => Ok(()),
+            SchemeConfig::None | SchemeConfig::Plato(_) => Ok(()),
             SchemeConfig::Ictcp(p) => p.validate(),
             SchemeConfig::RtoStatic(RtoStaticParams { delta }) => positive_dur("delta", delta),
-            SchemeConfig::Tda(TdaParams { delta, omega }) => {
+            SchemeConfig::Tda(TdaParams {
+                delta,
+                omega,
+                s_max,
+                ..
+            }) => {
                 positive_dur("delta", delta)?;
+                if *s_max == Some(0) {
+                    return Err(invalid(
+                        "scheme.s_max",
+                        0,
+                        "at least 1 (Eq. 8: s in 1..M), or null for no cap",
+                    ));
+                }
                 growth_factor("omega", *omega)
             }
             SchemeConfig::Maa(p) => p.validate(),

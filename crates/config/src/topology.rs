@@ -359,6 +359,14 @@ pub struct LinkDefaults {
     /// do in real networks; 0 = every port at exactly its nominal rate.
     #[serde(default)]
     pub clock_tolerance_ppm: f64,
+    /// Star only: hosts on the switch that are neither senders nor the receiver (hosts N+1…),
+    /// for traffic that must not share the senders' links (`traffic: … from: "other:0-1"`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub extra_hosts: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn default_link_rate() -> Rate {
@@ -388,7 +396,7 @@ impl TopologyConfig {
     /// Hosts in the topology, for placement checks.
     pub fn host_count(&self, senders: u32) -> u64 {
         match self {
-            TopologyConfig::Star(_) => senders as u64 + 1,
+            TopologyConfig::Star(l) => senders as u64 + 1 + l.extra_hosts as u64,
             TopologyConfig::Dumbbell(d) => senders as u64 + d.receivers as u64,
             TopologyConfig::FatTree(f) => (f.k as u64).pow(3) / 4,
             TopologyConfig::Tree(t) => t.racks as u64 * t.hosts_per_rack as u64,
@@ -427,6 +435,7 @@ impl TopologyConfig {
                 switch_delay: d.switch_delay,
                 switch_delay_jitter: d.switch_delay_jitter,
                 clock_tolerance_ppm: d.clock_tolerance_ppm,
+                extra_hosts: 0,
             },
             TopologyConfig::Custom(d) => LinkDefaults {
                 link_rate: d.link_rate,
@@ -440,6 +449,7 @@ impl TopologyConfig {
                 switch_delay: d.switch_delay,
                 switch_delay_jitter: d.switch_delay_jitter,
                 clock_tolerance_ppm: d.clock_tolerance_ppm,
+                extra_hosts: 0,
             },
             TopologyConfig::Tree(d) => LinkDefaults {
                 link_rate: d.link_rate,
@@ -453,6 +463,7 @@ impl TopologyConfig {
                 switch_delay: d.switch_delay,
                 switch_delay_jitter: d.switch_delay_jitter,
                 clock_tolerance_ppm: d.clock_tolerance_ppm,
+                extra_hosts: 0,
             },
             TopologyConfig::Dumbbell(d) => LinkDefaults {
                 link_rate: d.link_rate,
@@ -466,6 +477,7 @@ impl TopologyConfig {
                 switch_delay: d.switch_delay,
                 switch_delay_jitter: d.switch_delay_jitter,
                 clock_tolerance_ppm: d.clock_tolerance_ppm,
+                extra_hosts: 0,
             },
         }
     }

@@ -29,6 +29,10 @@ pub enum WorkloadConfig {
         /// drop one); defaults to the TCP initial RTO.
         #[serde(default)]
         request_timeout: Option<Dur>,
+        /// The first block is requested this long after time 0, so that `traffic:` flows are
+        /// already running when the task starts; `goodput_mbps` is measured from then.
+        #[serde(default = "default_zero_dur", skip_serializing_if = "is_zero_dur")]
+        warmup: Dur,
     },
     /// Long-lived flows from every sender, each always having data to send.
     Bulk {
@@ -109,6 +113,10 @@ pub enum FairnessPer {
     #[default]
     Flow,
     Sender,
+}
+
+fn is_zero_dur(d: &Dur) -> bool {
+    d.0 == Duration::ZERO
 }
 
 fn default_request_size() -> Bytes {

@@ -24,7 +24,8 @@ pub struct PlotRequest {
     /// A metric (a `metric` value in summary.csv), or several separated by commas
     /// ("goodput_mbps,model_full_mbps"): one line per metric, on one axis.
     pub y: String,
-    /// A swept key whose values become separate lines.
+    /// A swept key whose values become separate lines, or several separated by commas
+    /// ("scheme,topology.switch_delay_jitter"): one line per combination.
     pub series: Option<String>,
     pub log_y: bool,
     /// Output file name without extension.
@@ -106,11 +107,13 @@ pub fn load_series(dir: &Path, req: &PlotRequest) -> Result<Vec<Series>, PlotErr
     if x_col >= metric_col {
         return Err(input(format!("{} is not a swept key", req.x)));
     }
-    let s_col = req
-        .series
-        .as_deref()
-        .map(|s| find_column(&header, s, &path))
-        .transpose()?;
+    let s_col: Vec<usize> = match req.series.as_deref() {
+        Some(s) => s
+            .split(',')
+            .map(|k| find_column(&header, k.trim(), &path))
+            .collect::<Result<_, _>>()?,
+        None => Vec::new(),
+    };
     let col = |name: &str| {
         header
             .iter()
@@ -135,7 +138,7 @@ pub fn load_series(dir: &Path, req: &PlotRequest) -> Result<Vec<Series>, PlotErr
                 .and_then(|s| s.parse::<f64>().ok())
                 .unwrap_or(f64::NAN)
         };
-        let label = series_label(&rec, &header, metric, s_col, metrics.len() > 1);
+        let label = series_label(&rec, &header, metric, &s_col, metrics.len() > 1);
         let point = (x, num(mean), num(lo), num(hi));
         match series.iter_mut().find(|s| s.label == label) {
             Some(s) => s.points.push(point),
@@ -177,25 +180,27 @@ fn x_value(xs: &str, x_unit: &mut Option<String>, column: &str) -> Result<f64, S
     })
 }
 
-/// The line a summary row belongs to: its value of the series column `s_col` (prefixed with the
-/// metric when several metrics share the plot), else its metric.
+/// The line a summary row belongs to: its values of the series columns `s_col` (prefixed with
+/// the metric when several metrics share the plot), else its metric.
 fn series_label(
     rec: &csv::StringRecord,
     header: &[String],
     metric: &str,
-    s_col: Option<usize>,
+    s_col: &[usize],
     several_metrics: bool,
 ) -> String {
-    match s_col {
-        Some(c) if several_metrics => {
-            format!(
-                "{metric}, {} = {}",
-                header[c],
-                rec.get(c).unwrap_or_default()
-            )
-        }
-        Some(c) => format!("{} = {}", header[c], rec.get(c).unwrap_or_default()),
-        None => metric.to_string(),
+    if s_col.is_empty() {
+        return metric.to_string();
+    }
+    let values = s_col
+        .iter()
+        .map(|&c| format!("{} = {}", header[c], rec.get(c).unwrap_or_default()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if several_metrics {
+        format!("{metric}, {values}")
+    } else {
+        values
     }
 }
 

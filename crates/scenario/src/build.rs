@@ -49,6 +49,10 @@ pub fn build_topology(cfg: &Config) -> BuiltTopology {
                 attach(&mut t, sw, &mut servers);
             }
             attach(&mut t, sw, &mut clients);
+            for _ in 0..l.extra_hosts {
+                let (node, _) = t.add_host();
+                t.connect(node, sw, rate, delay, loss);
+            }
         }
         TopologyConfig::Dumbbell(d) => {
             let left = t.add_switch();

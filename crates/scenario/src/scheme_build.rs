@@ -2,15 +2,15 @@
 //! and, per receiving host, the receiver-side state.
 
 use incastsim_config::scheme::{
-    DsrParams, FineRtoParams, FsaParams, MaaParams, PrTargetName, ProbRetxParams, RMinConfig,
-    RtoStaticParams, SchemeConfig, TcprandParams, TdaParams,
+    DsrParams, FineRtoParams, FsaParams, MaaParams, PlatoParams, PlatoRetxLabelName, PrSegmentName,
+    ProbRetxParams, RMinConfig, RtoStaticParams, SchemeConfig, TcprandParams, TdaParams,
 };
 use incastsim_core::SimRng;
 use incastsim_core::rng::Stream;
 use incastsim_schemes::{
     AdaptiveRMin, Dsr, FineGrainedRto, IctcpHost, IctcpParams, IctcpReceiver, PlatoReceiver,
-    PlatoSender, PrTarget, ProbRetxReceiver, ProbRetxSender, RMin, ReceiverScheme, RtoRandMode,
-    RtoRandomization, SenderScheme, TcpRand,
+    PlatoSender, PrTarget, ProbRetxReceiver, ProbRetxSender, RMin, ReceiverScheme, RetxLabel,
+    RtoRandMode, RtoRandomization, SenderScheme, TcpRand,
 };
 use incastsim_tcp::StandardTcp;
 use std::cell::RefCell;
@@ -25,15 +25,22 @@ pub fn sender_scheme(scheme: &SchemeConfig, run_seed: u64, flow: u32) -> SenderS
         SchemeConfig::RtoStatic(RtoStaticParams { delta }) => SenderScheme::RtoRand(
             RtoRandomization::new(RtoRandMode::Static { delta: delta.0 }, rng()),
         ),
-        SchemeConfig::Tda(TdaParams { delta, omega }) => {
-            SenderScheme::RtoRand(RtoRandomization::new(
-                RtoRandMode::Tda {
-                    delta: delta.0,
-                    omega: *omega,
-                },
-                rng(),
-            ))
-        }
+        SchemeConfig::Tda(TdaParams {
+            delta,
+            omega,
+            keep_backoff,
+            s_max,
+            lower_bound,
+        }) => SenderScheme::RtoRand(RtoRandomization::new(
+            RtoRandMode::Tda {
+                delta: delta.0,
+                omega: *omega,
+                keep_backoff: *keep_backoff,
+                s_max: *s_max,
+                lower_bound: lower_bound.map(|d| d.0),
+            },
+            rng(),
+        )),
         SchemeConfig::Maa(MaaParams { sigma, unit }) => {
             SenderScheme::RtoRand(RtoRandomization::new(
                 RtoRandMode::Maa {
@@ -61,9 +68,18 @@ pub fn sender_scheme(scheme: &SchemeConfig, run_seed: u64, flow: u32) -> SenderS
             SenderScheme::FineRto(FineGrainedRto::new(*max_extra, rng()))
         }
         SchemeConfig::Tcprand(p) => SenderScheme::TcpRand(TcpRand::new(tcprand_r_min(p), rng())),
-        SchemeConfig::ProbRetx(ProbRetxParams { period, p, target }) => {
-            SenderScheme::ProbRetx(ProbRetxSender::new(period.0, *p, pr_target(*target), rng()))
-        }
+        SchemeConfig::ProbRetx(ProbRetxParams {
+            period,
+            p,
+            segment,
+            suspend_in_recovery,
+        }) => SenderScheme::ProbRetx(ProbRetxSender::new(
+            period.0,
+            *p,
+            pr_target(*segment),
+            *suspend_in_recovery,
+            rng(),
+        )),
         SchemeConfig::Dsr(DsrParams {
             mss_dsr,
             cwnd_dsr,
@@ -74,7 +90,7 @@ pub fn sender_scheme(scheme: &SchemeConfig, run_seed: u64, flow: u32) -> SenderS
             cwnd_dsr: *cwnd_dsr,
             per_transfer: *per_transfer,
         }),
-        SchemeConfig::Plato => SenderScheme::Plato(PlatoSender::default()),
+        SchemeConfig::Plato(_) => SenderScheme::Plato(PlatoSender::default()),
         SchemeConfig::Ictcp(_) => SenderScheme::None(StandardTcp),
     }
 }
@@ -102,10 +118,10 @@ fn tcprand_r_min(p: &TcprandParams) -> RMin {
 }
 
 /// The segment probabilistic retransmission resends, by its config name.
-fn pr_target(target: PrTargetName) -> PrTarget {
-    match target {
-        PrTargetName::Highest => PrTarget::Highest,
-        PrTargetName::Oldest => PrTarget::Oldest,
+fn pr_target(segment: PrSegmentName) -> PrTarget {
+    match segment {
+        PrSegmentName::SndUna => PrTarget::SndUna,
+        PrSegmentName::LastSent => PrTarget::LastSent,
     }
 }
 
@@ -131,7 +147,14 @@ impl ReceiverFactory<'_> {
     pub fn make(&mut self, dst: u32, mss: u32) -> ReceiverScheme {
         match self.scheme {
             SchemeConfig::ProbRetx(_) => ReceiverScheme::ProbRetx(ProbRetxReceiver),
-            SchemeConfig::Plato => ReceiverScheme::Plato(PlatoReceiver),
+            SchemeConfig::Plato(PlatoParams {
+                retransmission_label,
+            }) => ReceiverScheme::Plato(PlatoReceiver {
+                retransmission_label: match retransmission_label {
+                    PlatoRetxLabelName::Separate => RetxLabel::Separate,
+                    PlatoRetxLabelName::Heartbeat => RetxLabel::Heartbeat,
+                },
+            }),
             SchemeConfig::Ictcp(p) => {
                 let host = match self.hosts.iter().find(|(h, _)| *h == dst) {
                     Some((_, host)) => host.clone(),

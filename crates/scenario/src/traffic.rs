@@ -95,8 +95,7 @@ pub struct Placement<'a> {
     pub clients: &'a [HostId],
 }
 
-const HOST_FORMS: &str =
-    "all, senders, receiver, sender:I, sender:I-J, receiver:I, host:I or host:I-J";
+const HOST_FORMS: &str = "all, senders, receiver, sender:I, sender:I-J, receiver:I, host:I, host:I-J, other:I or other:I-J (hosts neither sender nor receiver, e.g. a star's extra_hosts)";
 
 fn range(spec: &str, len: u32) -> Option<std::ops::Range<u32>> {
     let (a, b) = match spec.split_once('-') {
@@ -132,6 +131,16 @@ impl Placement<'_> {
                     .collect(),
             ),
             "host" => Some(range(spec, self.host_count)?.collect()),
+            "other" => {
+                let others: Vec<HostId> = (0..self.host_count)
+                    .filter(|h| !self.servers.contains(h) && !self.clients.contains(h))
+                    .collect();
+                Some(
+                    range(spec, others.len() as u32)?
+                        .map(|i| others[i as usize])
+                        .collect(),
+                )
+            }
             _ => None,
         }
     }

@@ -570,3 +570,51 @@ traffic:
         "traffic = 10000000: at most 2000000 flows in all",
     );
 }
+
+#[test]
+fn background_flows_on_extra_hosts_and_a_warmup() {
+    // Hafeez et al.'s background flows done right (issue 16): two long-lived flows from two
+    // hosts of their own (the star's extra hosts 5 and 6, after the 4 senders and the receiver
+    // 4), running 20 ms before the task's first request; goodput is measured from then.
+    let yaml = r#"
+senders: 4
+topology: {kind: star, switch_buffer: 100KB, extra_hosts: 2}
+tcp: {mss: 1460B, header: 40B, rto_min: 10ms, delayed_ack: {enabled: false}}
+workload: {kind: synchronized_reads, sru: 64KB, blocks: 1, warmup: 20ms}
+traffic:
+  - {kind: long_lived, from: "other:0-1", to: receiver}
+"#;
+    let cfg = from_yaml_checked(yaml, &[]).unwrap();
+    let r = run(&cfg, 1);
+    assert!(r.run.completed);
+    let bg: Vec<_> = r.flows.iter().filter(|f| f.kind == "long_lived").collect();
+    assert_eq!(
+        bg.iter()
+            .map(|f| (f.src_host, f.dst_host))
+            .collect::<Vec<_>>(),
+        [(5, 4), (6, 4)]
+    );
+    let task: Vec<_> = r.flows.iter().filter(|f| f.kind == "workload").collect();
+    assert!(task.iter().all(|f| f.src_host < 4));
+    // The block starts at 20 ms and its goodput is over [20 ms, end].
+    assert!(r.run.sim_time_s > 0.02);
+    let expected = r.run.app_bytes as f64 * 8.0 / (r.run.sim_time_s - 0.02) / 1e6;
+    assert!((r.run.goodput_mbps - expected).abs() < 1e-9 * expected);
+    assert!((r.run.bct_mean_ms / 1e3 - (r.run.sim_time_s - 0.02)).abs() < 1e-6);
+    // A host list naming more extra hosts than exist is refused with the key.
+    let yaml = r#"
+senders: 4
+topology: {kind: star, extra_hosts: 1}
+workload: {kind: synchronized_reads, sru: 64KB}
+traffic:
+  - {kind: long_lived, from: "other:0-1", to: receiver}
+"#;
+    let err = match from_yaml_checked(yaml, &[]) {
+        Err(e) => e.to_string(),
+        Ok(c) => incastsim_scenario::Simulation::new(&c, 1)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default(),
+    };
+    assert!(err.contains("other:0-1"), "{err}");
+}

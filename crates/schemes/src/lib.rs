@@ -19,7 +19,7 @@ use incastsim_tcp::{Segment, StandardTcp};
 
 pub use dsr::Dsr;
 pub use ictcp::{IctcpHost, IctcpParams, IctcpReceiver};
-pub use plato::{PlatoReceiver, PlatoSender, PlatoState};
+pub use plato::{PlatoReceiver, PlatoSender, PlatoState, RetxLabel};
 pub use prob_retx::{PrTarget, ProbRetxReceiver, ProbRetxSender};
 pub use rto::{FineGrainedRto, RtoRandMode, RtoRandomization};
 pub use tcprand::{AdaptiveRMin, RMin, TcpRand};

@@ -13,8 +13,20 @@ pub enum RtoRandMode {
     /// Eq. 3: RTO = U(RTO_min − Δ/2, RTO_min + Δ/2), then Eq. 2's backoff × 2^b.
     Static { delta: Duration },
     /// TDA, Eq. 8: RTO = U(RTO_min − ω^s Δ/2, RTO_min + ω^s Δ/2), s = successive timeouts of
-    /// the segment (0 before any timeout). The growing interval replaces Eq. 2's doubling.
-    Tda { delta: Duration, omega: f64 },
+    /// the segment (0 before any timeout). Three readings of §III-C are parameters:
+    /// - `keep_backoff`: whether Eq. 2's ×2^b still multiplies the draw. Default no: the paper
+    ///   likens TDA to 802.11's randomized backoff, where the growing contention window *is* the
+    ///   backoff, and says "TDA increases the backoff interval exponentially" (§IV-B1).
+    /// - `s_max`: Eq. 8's s ∈ {1, …, M} caps s at M, whose value is not given: `None` = no cap.
+    /// - `lower_bound`: the lowest RTO a draw may take once Eq. 8's interval reaches below it
+    ///   (ω^s Δ/2 > RTO_min); `None` = the clock granularity (a timer cannot fire sooner).
+    Tda {
+        delta: Duration,
+        omega: f64,
+        keep_backoff: bool,
+        s_max: Option<u32>,
+        lower_bound: Option<Duration>,
+    },
     /// MAA: Eq. 3 with Δ = f(N, σ) = ⌊N / (σ log₂ N)⌋ units, N = active senders of the task;
     /// Eq. 2's backoff on top.
     Maa { sigma: f64, unit: Duration },
@@ -77,7 +89,16 @@ impl RtoRandomization {
         let s = view.successive_timeouts as i32;
         match self.mode {
             RtoRandMode::Static { delta } => (delta.as_ps() as f64, true),
-            RtoRandMode::Tda { delta, omega } => (omega.powi(s) * delta.as_ps() as f64, false),
+            RtoRandMode::Tda {
+                delta,
+                omega,
+                keep_backoff,
+                s_max,
+                ..
+            } => {
+                let s = s_max.map_or(s, |m| s.min(m as i32));
+                (omega.powi(s) * delta.as_ps() as f64, keep_backoff)
+            }
             RtoRandMode::Maa { sigma, unit } => (
                 maa_interval_units(self.active_senders, sigma) as f64 * unit.as_ps() as f64,
                 true,
@@ -108,7 +129,14 @@ impl SenderPolicy for RtoRandomization {
         // RTO_min in the paper's formulas is the RFC 6298 RTO before backoff (Eq. 1, "almost
         // always RTO_min" in a data center).
         let (len, backoff) = self.interval(view);
-        let rto = uniform_around(&mut self.rng, view.base_rto, len, view.granularity);
+        let floor = match self.mode {
+            RtoRandMode::Tda {
+                lower_bound: Some(b),
+                ..
+            } => b.max(view.granularity),
+            _ => view.granularity,
+        };
+        let rto = uniform_around(&mut self.rng, view.base_rto, len, floor);
         let factor = if backoff {
             // Eq. 2: timeout = RTO × 2^b, b = successive timeouts (reset by an ACK).
             2f64.powi(view.successive_timeouts.min(62) as i32)

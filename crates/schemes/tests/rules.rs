@@ -5,7 +5,7 @@ use incastsim_core::packet::flags;
 use incastsim_core::rng::Stream;
 use incastsim_core::{Duration, SimRng, Time};
 use incastsim_schemes::*;
-use incastsim_tcp::policy::{AckInfo, SenderPolicy};
+use incastsim_tcp::policy::{AckInfo, ReceiverPolicy, SenderPolicy};
 use incastsim_tcp::*;
 
 fn config(initial_cwnd: u32) -> SenderConfig {
@@ -66,10 +66,7 @@ fn tda_interval_after_three_successive_timeouts() {
     // U(10 ± 2^s/2) ms (Eq. 8), with no ×2^b doubling on top.
     let (mut lo, mut hi) = ([f64::MAX; 4], [f64::MIN; 4]);
     for seed in 0..400 {
-        let mode = RtoRandMode::Tda {
-            delta: Duration::from_ms(1),
-            omega: 2.0,
-        };
+        let mode = tda(None, false, None);
         let mut s = sender(2, RtoRandomization::new(mode, rng(seed)));
         s.write(us(0), 10_000, &mut Vec::new());
         let mut armed = vec![s.armed_rto().as_ms_f64()];
@@ -95,6 +92,52 @@ fn tda_interval_after_three_successive_timeouts() {
     }
     // s = 3: the interval is 2³ Δ = 8 ms: [6, 14] ms.
     assert!(lo[3] >= 6.0 && hi[3] <= 14.0 && hi[3] - lo[3] > 7.0);
+}
+
+/// TDA with Δ = 1 ms, ω = 2 and the given readings.
+fn tda(s_max: Option<u32>, keep_backoff: bool, lower_bound: Option<Duration>) -> RtoRandMode {
+    RtoRandMode::Tda {
+        delta: Duration::from_ms(1),
+        omega: 2.0,
+        keep_backoff,
+        s_max,
+        lower_bound,
+    }
+}
+
+/// The RTO armed after `n` successive timeouts, over 300 seeds: (min, max) in ms.
+fn tda_range(mode: RtoRandMode, n: usize) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::MAX, f64::MIN);
+    for seed in 0..300 {
+        let mut s = sender(2, RtoRandomization::new(mode, rng(seed)));
+        s.write(us(0), 10_000, &mut Vec::new());
+        let a = *timeouts(&mut s, n).last().unwrap();
+        lo = lo.min(a);
+        hi = hi.max(a);
+    }
+    (lo, hi)
+}
+
+#[test]
+fn tda_readings_backoff_cap_and_lower_bound() {
+    // keep_backoff: after 2 timeouts U(10 ± 2) ms × 2² = [32, 48] ms.
+    let (lo, hi) = tda_range(tda(None, true, None), 2);
+    assert!(lo >= 32.0 && hi <= 48.0 && hi - lo > 14.0, "[{lo}, {hi}]");
+    // s_max = 1: after 3 timeouts still U(10 ± 1) ms.
+    let (lo, hi) = tda_range(tda(Some(1), false, None), 3);
+    assert!(lo >= 9.0 && hi <= 11.0 && hi - lo > 1.8, "[{lo}, {hi}]");
+    // Without a cap, 5 timeouts: U(10 ± 16) ms, clamped below at the 1 µs granularity.
+    let (lo, hi) = tda_range(tda(None, false, None), 5);
+    assert!(
+        (0.001..1.0).contains(&lo) && hi > 24.0 && hi <= 26.0,
+        "[{lo}, {hi}]"
+    );
+    // lower_bound = 5 ms: draws from [5, 26] ms.
+    let (lo, hi) = tda_range(tda(None, false, Some(Duration::from_ms(5))), 5);
+    assert!(
+        (5.0..5.5).contains(&lo) && hi > 24.0 && hi <= 26.0,
+        "[{lo}, {hi}]"
+    );
 }
 
 #[test]
@@ -251,7 +294,7 @@ fn receiver<R: ReceiverPolicy>(policy: R) -> TcpReceiver<R> {
 fn probabilistic_retransmission_triggers_fast_retransmit() {
     // Four segments; 1000 and the tail 3000 are lost. The receiver gets 0 and 2000: one
     // duplicate ACK, not enough for fast retransmit; without the scheme only the RTO helps.
-    let pr = ProbRetxSender::new(Duration::from_us(20), 1.0, PrTarget::Highest, rng(1));
+    let pr = ProbRetxSender::new(Duration::from_us(20), 1.0, PrTarget::LastSent, true, rng(1));
     let mut s = sender(4, pr);
     let mut r = receiver(ProbRetxReceiver);
     let mut first = Vec::new();
@@ -292,6 +335,55 @@ fn probabilistic_retransmission_triggers_fast_retransmit() {
     let mut acks = Vec::new();
     r.on_segment(us(300), 0, 1000, 0, dup.flags, false, &mut acks);
     assert_eq!(r.stats().acks_sent, before + 1);
+}
+
+#[test]
+fn probabilistic_retransmission_at_snd_una_fills_the_hole() {
+    // The same losses (1000 and the tail 3000), reading `segment: snd_una`: the thread resends
+    // 1000, the receiver has not seen it, answers with the new cumulative ACK (3000) and three
+    // duplicates of it, and the sender fast-retransmits 3000.
+    let pr = ProbRetxSender::new(Duration::from_us(20), 1.0, PrTarget::SndUna, true, rng(1));
+    let mut s = sender(4, pr);
+    let mut r = receiver(ProbRetxReceiver);
+    let mut first = Vec::new();
+    s.write(us(0), 4000, &mut first);
+    let sent = deliver(&mut s, &mut r, us(50), &first, &[1000, 3000]);
+    assert!(sent.is_empty());
+    let mut marked = Vec::new();
+    s.on_scheme_timer(us(120), &mut marked);
+    assert_eq!(marked.len(), 1);
+    assert_eq!((marked[0].seq, marked[0].cause), (1000, SendCause::Scheme));
+    assert_ne!(marked[0].flags & flags::MARK, 0);
+    let sent = deliver(&mut s, &mut r, us(170), &marked, &[]);
+    assert_eq!(s.snd_una(), 3000);
+    assert_eq!(sent[0].seq, 3000);
+    assert_eq!(sent[0].cause, SendCause::FastRetransmit);
+    assert!(s.policy.suspended);
+}
+
+#[test]
+fn probabilistic_retransmission_without_suspension_keeps_running_in_recovery() {
+    let pr = ProbRetxSender::new(
+        Duration::from_us(20),
+        1.0,
+        PrTarget::LastSent,
+        false,
+        rng(1),
+    );
+    assert_eq!(pr.hooks(), 0, "no ACK hook is needed without suspension");
+    let mut s = sender(4, pr);
+    let mut r = receiver(ProbRetxReceiver);
+    let mut first = Vec::new();
+    s.write(us(0), 4000, &mut first);
+    deliver(&mut s, &mut r, us(50), &first, &[1000, 3000]);
+    let mut marked = Vec::new();
+    s.on_scheme_timer(us(120), &mut marked);
+    let sent = deliver(&mut s, &mut r, us(170), &marked, &[]);
+    assert_eq!(sent[0].cause, SendCause::FastRetransmit);
+    assert!(!s.policy.suspended);
+    let mut again = Vec::new();
+    s.on_scheme_timer(us(200), &mut again);
+    assert_eq!(again.len(), 1, "the thread runs on during fast recovery");
 }
 
 #[test]
@@ -351,7 +443,7 @@ fn dsr_starts_small_and_resizes_keeping_the_byte_window() {
 #[test]
 fn plato_labels_one_segment_per_round_trip() {
     let mut s = sender(4, PlatoSender::default());
-    let mut r = receiver(PlatoReceiver);
+    let mut r = receiver(PlatoReceiver::default());
     let mut segs = Vec::new();
     s.write(us(0), 100_000, &mut segs);
     // LABEL → first segment labelled → DON'T LABEL.
@@ -371,11 +463,39 @@ fn plato_labels_one_segment_per_round_trip() {
 }
 
 #[test]
+fn plato_retransmission_label_readings() {
+    // A retransmission carries the switch's admission bit either way; only with `heartbeat`
+    // does its ACK come back labelled (and move the sender's state machine).
+    let retx = flags::RETX | flags::LABEL;
+    let mut separate = PlatoReceiver::default();
+    assert_eq!(separate.retransmission_label, RetxLabel::Separate);
+    assert_eq!(separate.ack_flags(retx), 0);
+    assert_eq!(separate.ack_flags(flags::LABEL), flags::LABEL);
+    assert_eq!(
+        separate.ack_flags(flags::DUMMY | flags::LABEL),
+        flags::LABEL
+    );
+    let mut heartbeat = PlatoReceiver {
+        retransmission_label: RetxLabel::Heartbeat,
+    };
+    assert_eq!(heartbeat.ack_flags(retx), flags::LABEL);
+    // The sender labels every retransmission (for the switch) in both readings.
+    let mut s = sender(4, PlatoSender::default());
+    let mut segs = Vec::new();
+    s.write(us(0), 4000, &mut segs);
+    let mut out = Vec::new();
+    let at = s.rto_deadline().unwrap();
+    s.on_timeout(at, &mut out);
+    assert_ne!(out[0].flags & flags::RETX, 0);
+    assert_ne!(out[0].flags & flags::LABEL, 0);
+}
+
+#[test]
 fn plato_arrested_sends_three_dummies_then_fires_the_rto() {
     // Window of 4; everything after the labelled segment 0 is lost, so its labelled ACK
     // arrives with cwnd full (no new data) outside recovery: ARRESTED, dummy probes.
     let mut s = sender(2, PlatoSender::default());
-    let mut r = receiver(PlatoReceiver);
+    let mut r = receiver(PlatoReceiver::default());
     let mut segs = Vec::new();
     s.write(us(0), 2000, &mut segs);
     s.write(us(0), 100_000, &mut Vec::new()); // more data, but cwnd is full
@@ -472,7 +592,7 @@ fn packet_counted_cwnd_limits_segments_not_bytes() {
 #[test]
 fn plato_waits_in_fast_recovery_and_labels_the_next_new_segment() {
     let mut s = sender(4, PlatoSender::default());
-    let mut r = receiver(PlatoReceiver);
+    let mut r = receiver(PlatoReceiver::default());
     let mut segs = Vec::new();
     s.write(us(0), 100_000, &mut segs);
     // Segment 0 (labelled) is acknowledged: TRANSIENT → LABEL: segment 4000 goes out labelled.

@@ -362,13 +362,15 @@ fn check_plots(plots: &[PlotSpec], keys: &[String]) -> Result<(), SweepError> {
                 format!("{} is not a swept key (swept: {})", p.x, keys.join(", ")),
             ));
         }
-        if let Some(s) = &p.series
-            && !known(s)
-        {
-            return Err(spec_err(
-                "sweep.plots.series",
-                format!("{s} is not a swept key (swept: {})", keys.join(", ")),
-            ));
+        if let Some(series) = &p.series {
+            for s in series.split(',').map(str::trim) {
+                if !known(s) {
+                    return Err(spec_err(
+                        "sweep.plots.series",
+                        format!("{s} is not a swept key (swept: {})", keys.join(", ")),
+                    ));
+                }
+            }
         }
     }
     Ok(())

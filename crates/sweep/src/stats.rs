@@ -72,9 +72,121 @@ pub fn summarize(values: &[f64]) -> Summary {
     }
 }
 
+/// A 95 % confidence interval of the ratio of two means, mean(a) / mean(b), from independent
+/// samples: Fieller's theorem with Student's t at min(n_a, n_b) − 1 degrees of freedom (a
+/// conservative choice for unequal variances). `None` when the interval is unbounded (the
+/// denominator's mean is not significantly different from zero: g = t² s_b²/(n_b b̄²) ≥ 1) or a
+/// sample has fewer than two values. The point estimate is mean(a) / mean(b).
+pub fn fieller_ratio_ci95(a: &[f64], b: &[f64]) -> Option<(f64, f64)> {
+    let (sa, sb) = (summarize(a), summarize(b));
+    if sa.count < 2 || sb.count < 2 || sb.mean == 0.0 {
+        return None;
+    }
+    let t = t_critical_95(sa.count.min(sb.count) - 1);
+    let va = sa.std * sa.std / sa.count as f64;
+    let vb = sb.std * sb.std / sb.count as f64;
+    let g = t * t * vb / (sb.mean * sb.mean);
+    if g >= 1.0 {
+        return None;
+    }
+    let r = sa.mean / sb.mean;
+    let half = t / sb.mean.abs() * (va * (1.0 - g) + r * r * vb).sqrt();
+    Some(((r - half) / (1.0 - g), (r + half) / (1.0 - g)))
+}
+
+/// The 1-based ranks (l, u) of a distribution-free 95 % confidence interval [x(l), x(u)] of the
+/// q-quantile from n sorted values: l is the largest rank with P(B < l) ≤ 0.025 and u the
+/// smallest with P(B ≥ u) ≤ 0.025, B ~ Binomial(n, q) (the number of values below the
+/// quantile). A rank outside 1..=n means that side is unbounded with this many values.
+pub fn quantile_ci95_ranks(n: usize, q: f64) -> (usize, usize) {
+    // The binomial pmf, computed in log space (n up to millions).
+    let ln_pmf = |k: usize| {
+        use statrs::function::gamma::ln_gamma;
+        ln_gamma(n as f64 + 1.0) - ln_gamma(k as f64 + 1.0) - ln_gamma((n - k) as f64 + 1.0)
+            + k as f64 * q.ln()
+            + (n - k) as f64 * (1.0 - q).ln()
+    };
+    let pmf: Vec<f64> = (0..=n).map(|k| ln_pmf(k).exp()).collect();
+    // P(B < l) = sum_{k < l} pmf(k).
+    let mut below = 0.0;
+    let mut l = 0;
+    for (k, p) in pmf.iter().enumerate() {
+        if below + p > 0.025 {
+            break;
+        }
+        below += p;
+        l = k + 1;
+    }
+    let mut above = 0.0;
+    let mut u = n + 1;
+    for k in (0..=n).rev() {
+        if above + pmf[k] > 0.025 {
+            break;
+        }
+        above += pmf[k];
+        u = k;
+    }
+    (l, u)
+}
+
+/// The q-quantile of `values` (linear interpolation) with its distribution-free 95 % confidence
+/// interval ([`quantile_ci95_ranks`]; an unbounded side is ±infinity). Non-finite values are
+/// left out; `None` without values.
+pub fn quantile_with_ci95(values: &[f64], q: f64) -> Option<(f64, f64, f64)> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let (l, u) = quantile_ci95_ranks(n, q);
+    let lo = if l >= 1 { v[l - 1] } else { f64::NEG_INFINITY };
+    let hi = if u <= n { v[u - 1] } else { f64::INFINITY };
+    Some((quantile(&v, q), lo, hi))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fieller_interval_of_a_ratio() {
+        // a: mean 10, s² = 2.5 (n 5); b: mean 5, s² = 2.5 (n 5). t(4) = 2.776445,
+        // va = vb = 0.5, g = t²·0.5/25 = 0.154173, R = 2,
+        // half = t/5 · sqrt(0.5·(1 − g) + 4·0.5) = 0.555289 · 1.556567 = 0.864347,
+        // CI = (2 ∓ 0.864347)/(1 − g) = [1.342654, 3.386445].
+        let a = [8.0, 9.0, 10.0, 11.0, 12.0];
+        let b = [3.0, 4.0, 5.0, 6.0, 7.0];
+        let (lo, hi) = fieller_ratio_ci95(&a, &b).unwrap();
+        assert!(
+            close(lo, 1.342654, 1e-5) && close(hi, 3.386445, 1e-5),
+            "{lo} {hi}"
+        );
+        // A denominator not distinguishable from zero: unbounded.
+        assert!(fieller_ratio_ci95(&a, &[-1.0, 1.0, 0.5]).is_none());
+        // No spread: the interval is the ratio.
+        assert_eq!(
+            fieller_ratio_ci95(&[4.0, 4.0], &[2.0, 2.0]),
+            Some((2.0, 2.0))
+        );
+    }
+
+    #[test]
+    fn quantile_interval_ranks() {
+        // Median of 10 values: the classic ranks 2 and 9 (coverage 97.9 %).
+        assert_eq!(quantile_ci95_ranks(10, 0.5), (2, 9));
+        // 95th percentile of 100 values, B ~ Binomial(100, 0.95): P(B < 90) = 0.0115 and
+        // P(B < 91) = 0.0282, so l = 90; P(B ≥ 100) = 0.0059 and P(B ≥ 99) = 0.0371, so u = 100.
+        let (l, u) = quantile_ci95_ranks(100, 0.95);
+        assert_eq!((l, u), (90, 100));
+        // Too few values for an upper bound of p95.
+        let (_, u) = quantile_ci95_ranks(20, 0.95);
+        assert_eq!(u, 21);
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        let (p95, lo, hi) = quantile_with_ci95(&v, 0.95).unwrap();
+        assert!(close(p95, 95.05, 1e-9));
+        assert_eq!((lo, hi), (90.0, 100.0));
+    }
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol

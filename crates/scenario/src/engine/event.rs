@@ -49,6 +49,8 @@ pub enum Event {
     Sample,
     /// The end of a fixed-duration workload.
     End,
+    /// The first block of synchronized reads after `workload.warmup`.
+    FirstBlock,
     /// A scheme's periodic per-connection timer (only for schemes that ask for one).
     SchemeTimer {
         flow: u32,

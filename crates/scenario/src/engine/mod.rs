@@ -166,6 +166,10 @@ impl Simulation {
         let now = Time::ZERO;
         self.generated.schedule_first_starts(&mut self.events);
         match &mut self.workload {
+            Workload::SyncReads(w) if w.warmup > incastsim_core::Duration::ZERO => {
+                let at = now + w.warmup;
+                self.events.schedule(at, Event::FirstBlock);
+            }
             Workload::SyncReads(_) => self.start_block(now),
             Workload::Traffic { duration, .. } => {
                 self.events.schedule(now + *duration, Event::End);
@@ -257,6 +261,7 @@ impl Simulation {
                     .sample(now, &mut self.network, &self.transport, &mut self.events)
             }
             Event::End => self.on_end(now),
+            Event::FirstBlock => self.start_block(now),
             Event::SchemeTimer { flow } => self.on_scheme_timer(now, flow as usize),
         }
     }

@@ -36,6 +36,8 @@ pub struct SyncReadsPlan {
     pub request_bytes: u32,
     /// Re-request from silent servers after this long.
     pub request_timeout: Duration,
+    /// When the first block is requested.
+    pub warmup: Duration,
 }
 
 /// A constant-bit-rate UDP source (`background: udp_cbr`).
@@ -85,6 +87,7 @@ pub(super) fn workload(
             request_size,
             start_jitter,
             request_timeout,
+            warmup,
         } => {
             let n = workload_flows as u64;
             let per_flow_bytes: Vec<u64> = match (sru, block) {
@@ -103,6 +106,7 @@ pub(super) fn workload(
                 start_jitter: start_jitter.0,
                 request_bytes: request_size.0 as u32,
                 request_timeout: request_timeout.map_or(rto_initial, |d| d.0),
+                warmup: warmup.0,
             })
         }
         WorkloadConfig::Bulk {

@@ -78,7 +78,18 @@ fn workload_outcome(sim: &Simulation, e: &RunEnd, fs: &FlowStats, run: &mut RunR
     run.completed = sim.outcome == Some(Outcome::Completed);
     run.sim_time_s = e.secs;
     run.app_bytes = app_bytes;
-    run.goodput_mbps = e.mbps(app_bytes);
+    run.goodput_mbps = match &sim.workload {
+        // Measured from the first request (`workload.warmup`), not from time 0.
+        Workload::SyncReads(w) if w.warmup > incastsim_core::Duration::ZERO => {
+            let secs = e.secs - w.warmup.as_secs_f64();
+            if secs > 0.0 {
+                app_bytes as f64 * 8.0 / secs / 1e6
+            } else {
+                0.0
+            }
+        }
+        _ => e.mbps(app_bytes),
+    };
     run.total_goodput_mbps = e.mbps(all_bytes);
     run.jain_fairness = fs.jain;
     run.flows_finite = sim

@@ -28,6 +28,8 @@ pub struct SyncReads {
     start_jitter: Duration,
     request_bytes: u32,
     request_timeout: Duration,
+    /// When the first block is requested (`workload.warmup`).
+    pub warmup: Duration,
     pub block_times: Vec<Duration>,
 }
 
@@ -62,6 +64,7 @@ impl SyncReads {
             start_jitter: p.start_jitter,
             request_bytes: p.request_bytes,
             request_timeout: p.request_timeout,
+            warmup: p.warmup,
             // Grown as blocks complete: `blocks` may be far more than a run reaches.
             block_times: Vec::with_capacity((p.blocks as usize).min(1 << 16)),
         }
