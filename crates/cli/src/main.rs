@@ -1,8 +1,10 @@
 //! The `incastsim` command-line tool.
 
 mod experiment_cmd;
-mod model_cmd;
+mod slurm_cmd;
 mod sweep_cmd;
+
+use incastsim_cli::model_cmd;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -40,6 +42,9 @@ enum Command {
     Model(model_cmd::ModelArgs),
     /// Run a micro-experiment on a switch port (TCPRand's enqueue probability, its Fig. 5).
     Experiment(experiment_cmd::ExperimentArgs),
+    /// Write the Slurm batch scripts of a sweep: a job array of shards and a merge job that
+    /// waits for them (docs/cluster.md).
+    Slurm(slurm_cmd::SlurmArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -95,6 +100,7 @@ fn main() -> ExitCode {
         }
         Command::Model(args) => model_cmd::model(args),
         Command::Experiment(args) => experiment_cmd::experiment(args),
+        Command::Slurm(args) => slurm_cmd::slurm(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

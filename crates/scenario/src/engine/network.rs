@@ -2,6 +2,7 @@
 //! end of a link either arrives at a switch, which forwards it (ECMP per flow) to its next output
 //! port, or at a host, which is news handed back to the engine. Admission drops are news too.
 
+use super::capture::Capture;
 use super::event::Event;
 use crate::diagnostics::{Diagnostics, LOCAL_INPUT};
 use crate::fabric::Fabric;
@@ -42,13 +43,16 @@ pub struct Arrival {
 pub struct Network {
     pub fabric: Fabric,
     pub counters: PacketCounters,
+    /// Packets copied for pcap traces (off unless the config has `pcap:`).
+    pub capture: Capture,
 }
 
 impl Network {
-    pub fn new(fabric: Fabric) -> Network {
+    pub fn new(fabric: Fabric, capture: Capture) -> Network {
         Network {
             fabric,
             counters: PacketCounters::default(),
+            capture,
         }
     }
 
@@ -68,6 +72,11 @@ impl Network {
             events.schedule(at, Event::PortHead { port });
         }
         let at_switch = matches!(self.fabric.nodes[to as usize], NodeKind::Switch(_));
+        if self.capture.on
+            && let Some(packet) = &arrival.packet
+        {
+            self.capture.on_arrival(now, port, packet, !at_switch);
+        }
         if at_switch && let Some(packet) = arrival.packet {
             return Arrival {
                 at_host: None,
@@ -111,6 +120,9 @@ impl Network {
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         self.counters.sent += 1;
+        if self.capture.on {
+            self.capture.on_host_send(now, host, &packet);
+        }
         let port = self.fabric.host_port[host as usize];
         self.enqueue(now, port, packet, LOCAL_INPUT, events, diag)
     }
