@@ -56,8 +56,10 @@ impl Network {
         }
     }
 
-    /// The head packet of `port` reaches the node at the far end of the link.
-    #[inline]
+    /// The head packet of `port` reaches the node at the far end of the link. Always inlined,
+    /// as `send_from_host`: with the capture test in them the compiler stopped inlining them
+    /// (S3: +3.4 % instructions; forced: +2.0 %).
+    #[inline(always)]
     pub fn on_head_arrival(
         &mut self,
         now: Time,
@@ -110,7 +112,7 @@ impl Network {
     }
 
     /// A host hands a packet to its NIC.
-    #[inline]
+    #[inline(always)]
     pub fn send_from_host(
         &mut self,
         now: Time,
