@@ -1,11 +1,13 @@
 //! The `incastsim` command-line tool.
 
 mod experiment_cmd;
-mod model_cmd;
 mod progress;
 mod reproduce;
+mod slurm_cmd;
 mod stop;
 mod sweep_cmd;
+
+use incastsim_cli::model_cmd;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -46,6 +48,9 @@ enum Command {
     /// Run a paper's sweeps without and with randomness and write its reproduction report
     /// (docs/reproductions/<paper>.md) from configs/papers/claims/<paper>.yaml.
     Reproduce(reproduce::ReproduceArgs),
+    /// Write the Slurm batch scripts of a sweep: a job array of shards and a merge job that
+    /// waits for them (docs/cluster.md).
+    Slurm(slurm_cmd::SlurmArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -109,6 +114,7 @@ fn main() -> ExitCode {
         Command::Model(args) => model_cmd::model(args),
         Command::Experiment(args) => experiment_cmd::experiment(args),
         Command::Reproduce(args) => reproduce::reproduce(args),
+        Command::Slurm(args) => slurm_cmd::slurm(args),
     };
     match result {
         Ok(()) => stop::exit_status().map_or(ExitCode::SUCCESS, ExitCode::from),

@@ -188,14 +188,44 @@ fn non_negative(s: &str) -> Result<f64, String> {
 }
 
 pub fn model(args: ModelArgs) -> Result<()> {
-    match args.command {
+    print!("{}", model_csv(args)?);
+    Ok(())
+}
+
+/// The CSV table `incastsim model` prints (header and one row per parameter combination).
+pub fn model_csv(args: ModelArgs) -> Result<String> {
+    let rows = match args.command {
         ModelCommand::RtoMax(a) => rto_max(a),
         ModelCommand::Nmax(a) => nmax(a),
         ModelCommand::Book(a) => book(a),
+    }?;
+    let mut out = String::new();
+    for r in rows {
+        out.push_str(&r);
+        out.push('\n');
     }
+    Ok(out)
 }
 
-fn rto_max(a: RtoMaxArgs) -> Result<()> {
+/// `incastsim model ARGS...` as a library call (the Python package's `incastsim.model`):
+/// `argv` is what follows `model` on the command line, e.g. `["rto-max", "--delta", "4ms"]`.
+/// Errors carry clap's message for bad arguments, or the model's.
+pub fn model_from_args(argv: &[String]) -> Result<String> {
+    use clap::Parser;
+    #[derive(Parser)]
+    #[command(name = "incastsim model")]
+    struct ModelCli {
+        #[command(flatten)]
+        args: ModelArgs,
+    }
+    let cli = ModelCli::try_parse_from(
+        std::iter::once("incastsim model".to_string()).chain(argv.iter().cloned()),
+    )
+    .map_err(|e| anyhow::anyhow!("{}", e.render().to_string().trim_end()))?;
+    model_csv(cli.args)
+}
+
+fn rto_max(a: RtoMaxArgs) -> Result<Vec<String>> {
     if a.delta.value > 2.0 * a.rto_min.value {
         bail!(
             "invalid --delta {}: must be at most 2 x --rto-min ({} here), so that the RTO \
@@ -223,11 +253,10 @@ fn rto_max(a: RtoMaxArgs) -> Result<()> {
         }
         rows.push(row.join(","));
     }
-    print_rows(&rows);
-    Ok(())
+    Ok(rows)
 }
 
-fn nmax(a: NmaxArgs) -> Result<()> {
+fn nmax(a: NmaxArgs) -> Result<Vec<String>> {
     let mut rows = vec![
         "buffer_bytes,link_rate_bps,one_way_delay_s,packet_bytes,pipe_bytes,m_packets,bound,n_max"
             .to_string(),
@@ -259,8 +288,7 @@ fn nmax(a: NmaxArgs) -> Result<()> {
             rows.push(row.join(","));
         }
     }
-    print_rows(&rows);
-    Ok(())
+    Ok(rows)
 }
 
 /// The i-th value of a per-n list: a single value applies to every n.
@@ -281,7 +309,7 @@ fn per_n<'a, T>(flag: &str, values: &'a [T], senders: usize) -> Result<impl Fn(u
     })
 }
 
-fn book(a: BookArgs) -> Result<()> {
+fn book(a: BookArgs) -> Result<Vec<String>> {
     let count = a.senders.len();
     let pc = per_n("--pc", &a.pc, count)?;
     let pr = per_n("--pr", &a.pr, count)?;
@@ -358,8 +386,7 @@ fn book(a: BookArgs) -> Result<()> {
         ];
         rows.push(row.join(","));
     }
-    print_rows(&rows);
-    Ok(())
+    Ok(rows)
 }
 
 /// A CSV number: shortest round-trip decimal, in exponent form below 1e-4 (e.g. `4.2667e-7`).
@@ -369,13 +396,4 @@ fn num(x: f64) -> String {
     } else {
         format!("{x}")
     }
-}
-
-fn print_rows(rows: &[String]) {
-    let mut out = String::new();
-    for r in rows {
-        out.push_str(r);
-        out.push('\n');
-    }
-    print!("{out}");
 }

@@ -10,7 +10,9 @@ use crate::error::{ConfigError, invalid};
 use crate::tcp::TcpConfig;
 use crate::topology::{LinkDefaults, LossModel, QueueConfig, TopologyConfig, WredProfile};
 use crate::units::{Buffer, Rate};
-use crate::workload::{BackgroundConfig, HostSelector, WorkloadConfig};
+use crate::workload::{
+    BackgroundConfig, HostSelector, PCAP_MAX_SNAPLEN, PCAP_MIN_SNAPLEN, WorkloadConfig,
+};
 use incastsim_core::Duration;
 
 /// Most bytes a workload may move in total (2^60: a run's byte counters, sequence numbers and
@@ -79,6 +81,15 @@ pub fn check_config(cfg: &Config) -> Result<(), ConfigError> {
             "time_series.interval",
             ts.interval.0,
             "a positive duration",
+        ));
+    }
+    if let Some(p) = &cfg.pcap
+        && !(PCAP_MIN_SNAPLEN..=PCAP_MAX_SNAPLEN).contains(&p.snaplen.0)
+    {
+        return Err(invalid(
+            "pcap.snaplen",
+            format!("{} B", p.snaplen.0),
+            format!("a size from {PCAP_MIN_SNAPLEN} B (the headers) to {PCAP_MAX_SNAPLEN} B"),
         ));
     }
     cfg.scheme.validate(t)?;

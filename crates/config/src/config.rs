@@ -11,7 +11,9 @@ use crate::tcp::{CongestionControlName, TcpConfig};
 use crate::topology::TopologyConfig;
 use crate::traffic::TrafficConfig;
 use crate::units::Dur;
-use crate::workload::{BackgroundConfig, MetricsConfig, TimeSeriesConfig, WorkloadConfig};
+use crate::workload::{
+    BackgroundConfig, MetricsConfig, PcapConfig, TimeSeriesConfig, WorkloadConfig,
+};
 use incastsim_core::Duration;
 use serde::{Deserialize, Serialize};
 
@@ -45,6 +47,9 @@ pub struct Config {
     /// Opt-in sampled time series (off by default, and free when off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_series: Option<TimeSeriesConfig>,
+    /// Opt-in packet traces (pcap files; off by default, and free when off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcap: Option<PcapConfig>,
     #[serde(default)]
     pub scheme: SchemeConfig,
     #[serde(default)]

@@ -1,5 +1,5 @@
-//! The workload and what else shares the network: `workload:`, `background:`, `metrics:` and
-//! `time_series:`.
+//! The workload and what else shares the network: `workload:`, `background:`, `metrics:`,
+//! `time_series:` and `pcap:`.
 
 use crate::defaults::{default_one, default_true, default_zero_dur};
 use crate::units::{Bytes, Dur, Rate};
@@ -160,6 +160,35 @@ pub struct TimeSeriesConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_change_port: Option<String>,
 }
+
+/// Packet traces Wireshark reads (`pcap:`): one nanosecond-resolution pcap file per capture
+/// point, with Ethernet/IPv4/TCP headers built from the simulated packets. Off by default, and
+/// free when off (one branch per packet).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PcapConfig {
+    /// Flow indices: each flow's connection as its sending host sees it (data segments as they
+    /// are handed to the NIC, ACKs and requests as they arrive): `pcap/flow-<i>.pcap`.
+    #[serde(default)]
+    pub flows: Vec<u32>,
+    /// Output ports as "from->to" node names: every packet as it reaches the far end of the
+    /// port's link: `pcap/port-<from>-<to>.pcap`.
+    #[serde(default)]
+    pub ports: Vec<String>,
+    /// Bytes kept of each frame (the payload is not simulated, so the default keeps the headers
+    /// with three SACK blocks: 14 Ethernet + 20 IPv4 + 60 TCP).
+    #[serde(default = "default_snaplen")]
+    pub snaplen: Bytes,
+}
+
+fn default_snaplen() -> Bytes {
+    Bytes(128)
+}
+
+/// The smallest `pcap.snaplen` allowed: a frame's Ethernet, IPv4 and TCP headers without options.
+pub const PCAP_MIN_SNAPLEN: u64 = 54;
+/// The largest `pcap.snaplen` allowed (libpcap's limit).
+pub const PCAP_MAX_SNAPLEN: u64 = 262_144;
 
 /// Background traffic sources.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -22,6 +22,7 @@ pub use incastsim_switch as switch;
 pub use incastsim_tcp as tcp;
 
 pub mod output;
+pub mod pcap;
 
 /// The incastsim version, written into every manifest.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

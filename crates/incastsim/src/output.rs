@@ -31,27 +31,127 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
 /// so every CSV reads into a table with the documented columns (the header comes from a
 /// default row, which is not written).
 pub fn write_csv<T: Serialize + Default>(path: &Path, rows: &[T]) -> Result<(), OutputError> {
-    let csv_err = |source| OutputError::Csv {
-        path: path.display().to_string(),
-        source,
-    };
-    let mut file = BufWriter::new(File::create(path).map_err(io_err(path))?);
+    let file = BufWriter::new(File::create(path).map_err(io_err(path))?);
+    write_csv_to(file, rows).map_err(|e| match e {
+        CsvOrIo::Csv(source) => OutputError::Csv {
+            path: path.display().to_string(),
+            source,
+        },
+        CsvOrIo::Io(source) => io_err(path)(source),
+    })
+}
+
+/// [`write_csv`] into memory: the same bytes as the file.
+pub fn csv_bytes<T: Serialize + Default>(rows: &[T]) -> Result<Vec<u8>, csv::Error> {
+    let mut out = Vec::new();
+    write_csv_to(&mut out, rows).map_err(|e| match e {
+        CsvOrIo::Csv(e) => e,
+        CsvOrIo::Io(e) => e.into(),
+    })?;
+    Ok(out)
+}
+
+enum CsvOrIo {
+    Csv(csv::Error),
+    Io(std::io::Error),
+}
+
+fn write_csv_to<W: Write, T: Serialize + Default>(mut out: W, rows: &[T]) -> Result<(), CsvOrIo> {
     if rows.is_empty() {
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.serialize(T::default()).map_err(csv_err)?;
-        let text = w.into_inner().map_err(|e| io_err(path)(e.into_error()))?;
+        w.serialize(T::default()).map_err(CsvOrIo::Csv)?;
+        let text = w.into_inner().map_err(|e| CsvOrIo::Io(e.into_error()))?;
         let header_end = text
             .iter()
             .position(|&b| b == b'\n')
             .map_or(text.len(), |i| i + 1);
-        file.write_all(&text[..header_end]).map_err(io_err(path))?;
-        return file.flush().map_err(io_err(path));
+        out.write_all(&text[..header_end]).map_err(CsvOrIo::Io)?;
+        return out.flush().map_err(CsvOrIo::Io);
     }
-    let mut w = csv::Writer::from_writer(file);
+    let mut w = csv::Writer::from_writer(out);
     for r in rows {
-        w.serialize(r).map_err(csv_err)?;
+        w.serialize(r).map_err(CsvOrIo::Csv)?;
     }
-    w.flush().map_err(io_err(path))
+    w.flush().map_err(CsvOrIo::Io)
+}
+
+/// Receives the CSV tables of a run's results, one call per file ([`emit_tables`]).
+pub trait TableSink {
+    fn table<T: Serialize + Default>(&mut self, file: &str, rows: &[T]) -> Result<(), OutputError>;
+}
+
+/// Each CSV file of `results` (runs, flows, senders, ports, port classes, drop runs, time
+/// series, blocks) as rows, in the order `incastsim run` writes them. The files and the Python
+/// package's tables both come from here.
+pub fn emit_tables(results: &[RunResult], sink: &mut impl TableSink) -> Result<(), OutputError> {
+    let runs: Vec<_> = results.iter().map(|r| r.run.clone()).collect();
+    sink.table("runs.csv", &runs)?;
+    let flows: Vec<_> = results
+        .iter()
+        .flat_map(|r| r.flows.iter().cloned())
+        .collect();
+    sink.table("flows.csv", &flows)?;
+    let senders: Vec<_> = results
+        .iter()
+        .flat_map(|r| incastsim_scenario::metrics::sender_records(&r.flows))
+        .collect();
+    sink.table("senders.csv", &senders)?;
+    let ports: Vec<_> = results
+        .iter()
+        .flat_map(|r| r.ports.iter().cloned())
+        .collect();
+    sink.table("ports.csv", &ports)?;
+    let classes: Vec<_> = results
+        .iter()
+        .flat_map(|r| r.port_classes.iter().cloned())
+        .collect();
+    sink.table("port_classes.csv", &classes)?;
+    let drop_runs: Vec<_> = results
+        .iter()
+        .flat_map(|r| r.drop_runs.iter().cloned())
+        .collect();
+    sink.table("drop_runs.csv", &drop_runs)?;
+    let series: Vec<_> = results
+        .iter()
+        .flat_map(|r| r.time_series.iter().cloned())
+        .collect();
+    sink.table("timeseries.csv", &series)?;
+    let blocks: Vec<BlockRow> = results
+        .iter()
+        .flat_map(|r| {
+            r.block_times_ms.iter().enumerate().map(|(i, ms)| BlockRow {
+                scenario: r.run.scenario.clone(),
+                seed: r.run.seed,
+                senders: r.run.senders,
+                block: i,
+                completion_ms: *ms,
+            })
+        })
+        .collect();
+    sink.table("blocks.csv", &blocks)
+}
+
+/// The CSV files of `results` in memory, by file name (`timeseries.csv` always, with only its
+/// header when the config has no `time_series`): the bytes `incastsim run` writes.
+pub fn csv_tables(results: &[RunResult]) -> Result<Vec<(String, Vec<u8>)>, OutputError> {
+    struct Memory(Vec<(String, Vec<u8>)>);
+    impl TableSink for Memory {
+        fn table<T: Serialize + Default>(
+            &mut self,
+            file: &str,
+            rows: &[T],
+        ) -> Result<(), OutputError> {
+            let bytes = csv_bytes(rows).map_err(|source| OutputError::Csv {
+                path: file.to_string(),
+                source,
+            })?;
+            self.0.push((file.to_string(), bytes));
+            Ok(())
+        }
+    }
+    let mut memory = Memory(Vec::new());
+    emit_tables(results, &mut memory)?;
+    Ok(memory.0)
 }
 
 #[derive(Default, Serialize)]
@@ -90,57 +190,36 @@ pub fn write_run_outputs(
     manifest: &Manifest,
 ) -> Result<(), OutputError> {
     std::fs::create_dir_all(dir).map_err(io_err(dir))?;
-    let runs: Vec<_> = results.iter().map(|r| r.run.clone()).collect();
-    write_csv(&dir.join("runs.csv"), &runs)?;
-    let flows: Vec<_> = results
-        .iter()
-        .flat_map(|r| r.flows.iter().cloned())
-        .collect();
-    write_csv(&dir.join("flows.csv"), &flows)?;
-    let senders: Vec<_> = results
-        .iter()
-        .flat_map(|r| incastsim_scenario::metrics::sender_records(&r.flows))
-        .collect();
-    write_csv(&dir.join("senders.csv"), &senders)?;
-    let ports: Vec<_> = results
-        .iter()
-        .flat_map(|r| r.ports.iter().cloned())
-        .collect();
-    write_csv(&dir.join("ports.csv"), &ports)?;
-    let classes: Vec<_> = results
-        .iter()
-        .flat_map(|r| r.port_classes.iter().cloned())
-        .collect();
-    write_csv(&dir.join("port_classes.csv"), &classes)?;
-    let drop_runs: Vec<_> = results
-        .iter()
-        .flat_map(|r| r.drop_runs.iter().cloned())
-        .collect();
-    write_csv(&dir.join("drop_runs.csv"), &drop_runs)?;
-    let series: Vec<_> = results
-        .iter()
-        .flat_map(|r| r.time_series.iter().cloned())
-        .collect();
-    let series_path = dir.join("timeseries.csv");
-    if !series.is_empty() {
-        write_csv(&series_path, &series)?;
-    } else if series_path.exists() {
-        // A reused folder must not keep an earlier run's series next to this run's results.
-        std::fs::remove_file(&series_path).map_err(io_err(&series_path))?;
+    /// Files in `dir`; no timeseries.csv without series (and none left from an earlier run).
+    struct Files<'a>(&'a Path);
+    impl TableSink for Files<'_> {
+        fn table<T: Serialize + Default>(
+            &mut self,
+            file: &str,
+            rows: &[T],
+        ) -> Result<(), OutputError> {
+            let path = self.0.join(file);
+            if file == "timeseries.csv" && rows.is_empty() {
+                if path.exists() {
+                    // A reused folder must not keep an earlier run's series next to this run's
+                    // results.
+                    std::fs::remove_file(&path).map_err(io_err(&path))?;
+                }
+                return Ok(());
+            }
+            write_csv(&path, rows)
+        }
     }
-    let blocks: Vec<BlockRow> = results
-        .iter()
-        .flat_map(|r| {
-            r.block_times_ms.iter().enumerate().map(|(i, ms)| BlockRow {
-                scenario: r.run.scenario.clone(),
-                seed: r.run.seed,
-                senders: r.run.senders,
-                block: i,
-                completion_ms: *ms,
-            })
-        })
-        .collect();
-    write_csv(&dir.join("blocks.csv"), &blocks)?;
+    emit_tables(results, &mut Files(dir))?;
+    for r in results.iter().filter(|r| r.capture.is_some()) {
+        // One run: pcap/; several (seeds): pcap/seed-<seed>/.
+        let pcap_dir = if results.len() == 1 {
+            dir.join("pcap")
+        } else {
+            dir.join("pcap").join(format!("seed-{}", r.run.seed))
+        };
+        crate::pcap::write_pcaps(&pcap_dir, r)?;
+    }
     let resolved = dir.join("config.resolved.yaml");
     let header = "# The fully resolved configuration of these results: every default filled in.\n";
     std::fs::write(&resolved, format!("{header}{}", cfg.to_yaml())).map_err(io_err(&resolved))?;

@@ -623,6 +623,8 @@ pub struct RunResult {
     pub block_times_ms: Vec<f64>,
     /// Drop runs per (output port, input port) (drop_runs.csv).
     pub drop_runs: Vec<DropRunRecord>,
+    /// The captured packets, if the config asked for pcap traces (`pcap:`).
+    pub capture: Option<crate::engine::capture::CaptureResult>,
 }
 
 #[cfg(test)]

@@ -47,6 +47,13 @@ pub trait Progress {
     fn note(&self, _message: &str) {}
     fn advance(&self, _done: u64) {}
     fn end(&self) {}
+    /// Polled after each stored run and about every 100 ms while runs are in progress: true
+    /// stops the sweep. No new run
+    /// starts, the runs in progress finish and are stored, and `run_sweep` returns
+    /// [`SweepError::Interrupted`] (running the same sweep again resumes).
+    fn should_stop(&self) -> bool {
+        false
+    }
 }
 
 /// No progress output.
@@ -136,6 +143,12 @@ pub fn run_sweep_until(
     if let Some(e) = failure {
         return Err(e);
     }
+    if already + computed < mine.len() as u64 {
+        return Err(SweepError::Interrupted {
+            done: already + computed,
+            total: mine.len() as u64,
+        });
+    }
     drop(store);
     let interrupted = stop.load(Ordering::Relaxed) && already + computed < mine.len() as u64;
     if !interrupted {
@@ -218,7 +231,18 @@ fn run_pending(
                 })
             })
         });
-        for (p, r, seed, outcome) in rx {
+        loop {
+            let (p, r, seed, outcome) = match rx.recv_timeout(std::time::Duration::from_millis(100))
+            {
+                Ok(message) => message,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    if progress.should_stop() {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    continue;
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            };
             let point = &sweep.points[p as usize];
             let written = match outcome {
                 Ok(result) => store.append(point, r, &result),
@@ -235,6 +259,9 @@ fn run_pending(
                 Ok(()) => {
                     computed += 1;
                     progress.advance(already + computed);
+                    if progress.should_stop() {
+                        stop.store(true, Ordering::Relaxed);
+                    }
                 }
                 Err(e) => {
                     stop.store(true, Ordering::Relaxed);
@@ -257,6 +284,36 @@ mod tests {
         assert!("0/2".parse::<Shard>().is_err());
         assert!("1/0".parse::<Shard>().is_err());
         assert!("x".parse::<Shard>().is_err());
+    }
+
+    /// Stops after the first stored run.
+    struct StopAfterFirst(std::cell::Cell<u64>);
+    impl Progress for StopAfterFirst {
+        fn advance(&self, done: u64) {
+            self.0.set(done);
+        }
+        fn should_stop(&self) -> bool {
+            self.0.get() >= 1
+        }
+    }
+
+    #[test]
+    fn a_stopped_sweep_keeps_its_runs_and_resumes() {
+        let yaml = "senders: 2\ntopology: {kind: star}\n\
+                    workload: {kind: synchronized_reads, sru: 20KB, blocks: 2}\n\
+                    sweep: {seeds: 6, grid: {senders: [2, 3]}}\n";
+        let sweep = Sweep::from_yaml(yaml, &[]).unwrap();
+        let dir = std::env::temp_dir().join(format!("incastsim-stop-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let stop = StopAfterFirst(std::cell::Cell::new(0));
+        match run_sweep(&sweep, &dir, 1, None, &stop) {
+            Err(SweepError::Interrupted { done, total }) => assert!(done >= 1 && done < total),
+            other => panic!("expected an interruption, got {other:?}"),
+        }
+        let report = run_sweep(&sweep, &dir, 2, None, &Silent).unwrap();
+        assert!(report.runs_already_done >= 1);
+        assert_eq!(report.runs_already_done + report.runs_computed, 12);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

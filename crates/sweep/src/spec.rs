@@ -35,6 +35,10 @@ pub enum SweepError {
         seed: u64,
         message: String,
     },
+    /// [`crate::Progress::should_stop`] asked to stop (e.g. Ctrl-C in Python): the runs that
+    /// finished are stored, and running the sweep again resumes.
+    #[error("sweep interrupted after {done} of {total} runs; run it again to resume")]
+    Interrupted { done: u64, total: u64 },
 }
 
 fn spec_err(key: impl Into<String>, message: impl Into<String>) -> SweepError {

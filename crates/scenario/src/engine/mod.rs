@@ -12,6 +12,7 @@
 //! scheduled, so reordering two calls here can change results (the golden tests notice).
 
 pub mod apps;
+pub mod capture;
 pub mod event;
 mod invariants;
 pub mod network;
@@ -28,6 +29,7 @@ use apps::Workload;
 use apps::generated::GeneratedFlows;
 use apps::sync_reads::Delivery;
 use apps::udp::UdpSource;
+use capture::{Capture, CaptureFlow};
 use incastsim_core::{EventQueue, HostId, Packet, PacketKind, Time};
 use network::{AdmissionDrop, Network};
 use probes::Sampler;
@@ -108,6 +110,7 @@ impl Simulation {
     /// Builds the run: cannot fail, the plan has checked everything.
     pub fn from_plan(mut plan: Plan) -> Simulation {
         let transport = Transport::new(&mut plan);
+        let capture = Simulation::capture_for(&plan);
         let flow_profile = plan.flows.iter().map(|f| f.profile).collect();
         let Plan {
             cfg,
@@ -128,7 +131,7 @@ impl Simulation {
             cfg,
             seed,
             events: EventQueue::new(),
-            network: Network::new(fabric),
+            network: Network::new(fabric, capture),
             transport,
             workload: Workload::new(workload),
             workload_flows,
@@ -155,6 +158,33 @@ impl Simulation {
         }
         sim.start();
         sim
+    }
+
+    /// The pcap capture state of `plan` (off without `pcap:`).
+    fn capture_for(plan: &Plan) -> Capture {
+        let Some(pcap) = &plan.observe.pcap else {
+            return Capture::default();
+        };
+        let flows = plan
+            .flows
+            .iter()
+            .map(|f| CaptureFlow {
+                src: f.src,
+                dst: f.dst,
+                window_bytes: plan.profiles[f.profile as usize].receiver.window_bytes,
+            })
+            .collect();
+        let udp = plan.udp.iter().map(|u| (u.src, u.dst)).collect();
+        let fabric = &plan.fabric;
+        Capture::new(
+            &pcap.flows,
+            &pcap.ports,
+            pcap.snaplen,
+            flows,
+            udp,
+            fabric.ports.len(),
+            |p| fabric.port_name(p),
+        )
     }
 
     /// Plans and builds the run of `cfg` with `seed`.

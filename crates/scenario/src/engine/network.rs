@@ -2,6 +2,7 @@
 //! end of a link either arrives at a switch, which forwards it (ECMP per flow) to its next output
 //! port, or at a host, which is news handed back to the engine. Admission drops are news too.
 
+use super::capture::Capture;
 use super::event::Event;
 use crate::diagnostics::{Diagnostics, LOCAL_INPUT};
 use crate::fabric::Fabric;
@@ -42,18 +43,23 @@ pub struct Arrival {
 pub struct Network {
     pub fabric: Fabric,
     pub counters: PacketCounters,
+    /// Packets copied for pcap traces (off unless the config has `pcap:`).
+    pub capture: Capture,
 }
 
 impl Network {
-    pub fn new(fabric: Fabric) -> Network {
+    pub fn new(fabric: Fabric, capture: Capture) -> Network {
         Network {
             fabric,
             counters: PacketCounters::default(),
+            capture,
         }
     }
 
-    /// The head packet of `port` reaches the node at the far end of the link.
-    #[inline]
+    /// The head packet of `port` reaches the node at the far end of the link. Always inlined,
+    /// as `send_from_host`: with the capture test in them the compiler stopped inlining them
+    /// (S3: +3.4 % instructions; forced: +2.0 %).
+    #[inline(always)]
     pub fn on_head_arrival(
         &mut self,
         now: Time,
@@ -68,6 +74,11 @@ impl Network {
             events.schedule(at, Event::PortHead { port });
         }
         let at_switch = matches!(self.fabric.nodes[to as usize], NodeKind::Switch(_));
+        if self.capture.on
+            && let Some(packet) = &arrival.packet
+        {
+            self.capture.on_arrival(now, port, packet, !at_switch);
+        }
         if at_switch && let Some(packet) = arrival.packet {
             return Arrival {
                 at_host: None,
@@ -101,7 +112,7 @@ impl Network {
     }
 
     /// A host hands a packet to its NIC.
-    #[inline]
+    #[inline(always)]
     pub fn send_from_host(
         &mut self,
         now: Time,
@@ -111,6 +122,9 @@ impl Network {
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         self.counters.sent += 1;
+        if self.capture.on {
+            self.capture.on_host_send(now, host, &packet);
+        }
         let port = self.fabric.host_port[host as usize];
         self.enqueue(now, port, packet, LOCAL_INPUT, events, diag)
     }

@@ -66,6 +66,16 @@ pub struct ObservePlan {
     pub flows: Vec<u32>,
     /// The port whose every queue change is traced (`time_series.on_change_port`).
     pub traced_port: Option<u32>,
+    /// Packet capture points (`pcap:`), if any.
+    pub pcap: Option<CapturePlan>,
+}
+
+/// Where packets are captured for pcap files (`pcap:`), as flow and port indices.
+#[derive(Clone, Debug, Default)]
+pub struct CapturePlan {
+    pub flows: Vec<u32>,
+    pub ports: Vec<u32>,
+    pub snaplen: u32,
 }
 
 pub(super) fn workload(
@@ -180,9 +190,9 @@ pub(super) fn send_overhead(
 }
 
 pub(super) fn observe(cfg: &Config, built: &BuiltTopology) -> Result<ObservePlan, ConfigError> {
-    let Some(ts) = &cfg.time_series else {
+    if cfg.time_series.is_none() && cfg.pcap.is_none() {
         return Ok(ObservePlan::default());
-    };
+    }
     let names = port_names(&built.topology);
     let port = |key: &str, name: &String| {
         names
@@ -198,7 +208,26 @@ pub(super) fn observe(cfg: &Config, built: &BuiltTopology) -> Result<ObservePlan
                 )
             })
     };
+    let pcap = match &cfg.pcap {
+        None => None,
+        Some(p) => Some(CapturePlan {
+            flows: p.flows.clone(),
+            ports: p
+                .ports
+                .iter()
+                .map(|name| port("pcap.ports", name))
+                .collect::<Result<_, _>>()?,
+            snaplen: p.snaplen.0 as u32,
+        }),
+    };
+    let Some(ts) = &cfg.time_series else {
+        return Ok(ObservePlan {
+            pcap,
+            ..ObservePlan::default()
+        });
+    };
     Ok(ObservePlan {
+        pcap,
         interval: Some(ts.interval.0),
         ports: ts
             .ports

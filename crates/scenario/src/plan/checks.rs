@@ -1,6 +1,6 @@
 //! The config checks that need the topology built or the traffic drawn: a custom topology's
 //! graph and routes, the traffic generators (hosts, sizes, loads), that the run has flows, the
-//! flows `metrics.fairness.flows` selects, and the flows and ports `time_series` names.
+//! flows `metrics.fairness.flows` selects, and the flows and ports `time_series` and `pcap` name.
 //!
 //! `Config::load` / `from_yaml` / `from_tree` run only the config-only checks
 //! (`incastsim_config::check`). [`super::Plan::new`] runs these on the topology it builds;
@@ -106,6 +106,37 @@ pub(super) fn check_built(
             }
         }
     }
+    if let Some(p) = &cfg.pcap {
+        check_pcap(p, total_flows, built)?;
+    }
+    Ok(())
+}
+
+/// `pcap.flows` are flows of the run and `pcap.ports` ports of the topology.
+fn check_pcap(
+    p: &crate::config::PcapConfig,
+    total_flows: usize,
+    built: &BuiltTopology,
+) -> Result<(), ConfigError> {
+    if let Some(&f) = p.flows.iter().find(|&&f| f as usize >= total_flows) {
+        return Err(invalid(
+            "pcap.flows",
+            f,
+            format!("flow indices below the number of flows ({total_flows})"),
+        ));
+    }
+    if p.ports.is_empty() {
+        return Ok(());
+    }
+    let names = crate::build::port_names(&built.topology);
+    if let Some(name) = p.ports.iter().find(|n| !names.contains(n)) {
+        let examples: Vec<&String> = names.iter().take(4).collect();
+        return Err(invalid(
+            "pcap.ports",
+            name,
+            format!("an existing port \"from->to\", e.g. {examples:?}"),
+        ));
+    }
     Ok(())
 }
 
@@ -141,5 +172,23 @@ workload: {kind: synchronized_reads, sru: 64KB}
         assert!(e.starts_with("time_series.ports = switch0->host99"), "{e}");
         assert_eq!(from_yaml_checked(BASE, &o).unwrap_err().to_string(), e);
         from_yaml_checked(BASE, &[]).unwrap();
+    }
+
+    #[test]
+    fn pcap_points_must_exist() {
+        let err = |o: &str| {
+            from_yaml_checked(BASE, &[o.to_string()])
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err("pcap={flows: [4]}");
+        assert!(e.starts_with("pcap.flows = 4"), "{e}");
+        let e = err("pcap={ports: [\"switch0->host99\"]}");
+        assert!(e.starts_with("pcap.ports = switch0->host99"), "{e}");
+        let e = err("pcap={flows: [0], snaplen: 20B}");
+        assert!(e.starts_with("pcap.snaplen = 20 B"), "{e}");
+        let o = "pcap={flows: [0, 3], ports: [\"switch0->host4\"]}".to_string();
+        let cfg = from_yaml_checked(BASE, &[o]).unwrap();
+        assert!(cfg.to_yaml().contains("snaplen: 128"), "{}", cfg.to_yaml());
     }
 }

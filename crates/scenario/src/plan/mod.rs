@@ -10,7 +10,7 @@ pub mod memory;
 mod ports;
 mod tcp;
 
-pub use apps::{ObservePlan, SendOverheadPlan, SyncReadsPlan, UdpPlan, WorkloadPlan};
+pub use apps::{CapturePlan, ObservePlan, SendOverheadPlan, SyncReadsPlan, UdpPlan, WorkloadPlan};
 pub use checks::{check_buildable, from_yaml_checked, load_checked};
 pub use tcp::{ControllerFactory, TcpProfile};
 

@@ -64,6 +64,11 @@ impl Simulation {
             port_classes,
             time_series,
             block_times_ms: run::block_times_ms(self),
+            capture: self
+                .network
+                .capture
+                .on
+                .then(|| std::mem::take(&mut self.network.capture.result)),
         }
     }
 
