@@ -74,12 +74,34 @@ pub struct RunConfig {
     /// A run that has not finished by this simulated time stops and is reported incomplete.
     #[serde(default = "default_max_sim_time")]
     pub max_sim_time: Dur,
+    /// The order of events that fall on the same picosecond (shown only when not `fifo`).
+    #[serde(default, skip_serializing_if = "TieOrderConfig::is_fifo")]
+    pub tie_order: TieOrderConfig,
+}
+
+/// The order of simultaneous events (two packets reaching a port in the same picosecond).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TieOrderConfig {
+    /// First scheduled, first run (deterministic; the same sender wins every exact tie).
+    #[default]
+    Fifo,
+    /// A seeded random order among events scheduled ahead for the same picosecond (still
+    /// bit-reproducible for a given seed; `Stream::TieOrder`).
+    Random,
+}
+
+impl TieOrderConfig {
+    pub fn is_fifo(&self) -> bool {
+        *self == TieOrderConfig::Fifo
+    }
 }
 
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
             max_sim_time: default_max_sim_time(),
+            tie_order: TieOrderConfig::Fifo,
         }
     }
 }

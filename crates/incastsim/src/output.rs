@@ -125,6 +125,16 @@ pub fn write_run_outputs(
         // A reused folder must not keep an earlier run's series next to this run's results.
         std::fs::remove_file(&series_path).map_err(io_err(&series_path))?;
     }
+    let shared: Vec<_> = results
+        .iter()
+        .flat_map(|r| r.shared_buffers.iter().cloned())
+        .collect();
+    let shared_path = dir.join("shared_buffers.csv");
+    if !shared.is_empty() {
+        write_csv(&shared_path, &shared)?;
+    } else if shared_path.exists() {
+        std::fs::remove_file(&shared_path).map_err(io_err(&shared_path))?;
+    }
     let blocks: Vec<BlockRow> = results
         .iter()
         .flat_map(|r| {

@@ -35,6 +35,8 @@ pub struct PortStats {
     pub drops_buffer: u64,
     pub drops_aqm: u64,
     pub drops_link_loss: u64,
+    /// Refused by a shared buffer's Dynamic Threshold (shared-buffer switches only).
+    pub drops_threshold: u64,
     pub ecn_marks: u64,
     pub delivered_packets: u64,
     pub max_buffered_bytes: u64,
@@ -54,7 +56,7 @@ pub struct PortStats {
 
 impl PortStats {
     pub fn drops_total(&self) -> u64 {
-        self.drops_buffer + self.drops_aqm + self.drops_link_loss
+        self.drops_buffer + self.drops_aqm + self.drops_link_loss + self.drops_threshold
     }
 }
 
@@ -123,6 +125,8 @@ pub struct OutputPort {
     qdisc_tracks_idle: bool,
     /// Opt-in: (time, bytes, packets) after every admission and departure, in time order.
     trace: Option<Vec<(Time, u64, u32)>>,
+    /// The index of the shared buffer this port draws from (its switch's), if any.
+    shared_buffer: Option<u32>,
     pub stats: PortStats,
 }
 
@@ -153,8 +157,21 @@ impl OutputPort {
             occupancy: Occupancy::default(),
             last_tx_end: Time::ZERO,
             scheduler: Scheduler::Fifo,
+            shared_buffer: None,
             stats: PortStats::default(),
         }
+    }
+
+    /// Makes this port one of the queues of shared buffer `index` (see [`crate::SharedBuffer`]):
+    /// the engine asks that buffer before offering the port a packet.
+    pub fn set_shared_buffer(&mut self, index: u32) {
+        self.shared_buffer = Some(index);
+    }
+
+    /// The shared buffer this port draws from, if any.
+    #[inline(always)]
+    pub fn shared_buffer(&self) -> Option<u32> {
+        self.shared_buffer
     }
 
     /// Records the occupancy after every admission and departure (see [`OutputPort::take_trace`]).
@@ -277,12 +294,7 @@ impl OutputPort {
                 self.stats.class_marks[class] += 1;
             }
             Verdict::Drop(reason) => {
-                match reason {
-                    DropReason::BufferFull => self.stats.drops_buffer += 1,
-                    DropReason::Aqm => self.stats.drops_aqm += 1,
-                    DropReason::LinkLoss => self.stats.drops_link_loss += 1,
-                }
-                self.stats.class_drops[class] += 1;
+                self.count_drop(class, reason);
                 return Enqueued::Dropped(reason);
             }
         }
@@ -325,6 +337,23 @@ impl OutputPort {
             schedule_head_at: self.start_transmission(now, now, packet),
             schedule_tx_done_at: None,
         }
+    }
+
+    #[inline]
+    fn count_drop(&mut self, class: usize, reason: DropReason) {
+        match reason {
+            DropReason::BufferFull => self.stats.drops_buffer += 1,
+            DropReason::Aqm => self.stats.drops_aqm += 1,
+            DropReason::LinkLoss => self.stats.drops_link_loss += 1,
+            DropReason::Threshold => self.stats.drops_threshold += 1,
+        }
+        self.stats.class_drops[class] += 1;
+    }
+
+    /// Counts `packet` as refused for `reason` before it reached the port's discipline (a
+    /// shared buffer's admission, [`crate::SharedBuffer::admit`]).
+    pub fn refuse(&mut self, packet: &Packet, reason: DropReason) {
+        self.count_drop((packet.dscp as usize).min(STAT_CLASSES - 1), reason);
     }
 
     /// Puts a packet on the transmitter at `max(now, last departure)`; returns the head-arrival

@@ -1,12 +1,30 @@
 //! The network part of the engine: packets move between output ports. A packet reaching the far
-//! end of a link either arrives at a switch, which forwards it (ECMP per flow) to its next output
-//! port, or at a host, which is news handed back to the engine. Admission drops are news too.
+//! end of a link either arrives at a switch, which forwards it (ECMP per flow, or sprayed per
+//! packet) to its next output port, or at a host, which is news handed back to the engine.
+//! Admission drops are news too. A port of a shared-buffer switch asks its switch's buffer
+//! (`Fabric::shared_buffers`, by the index the port holds) before its own discipline.
 
 use super::event::Event;
 use crate::diagnostics::{Diagnostics, LOCAL_INPUT};
 use crate::fabric::Fabric;
-use incastsim_core::{EventQueue, HostId, NodeId, NodeKind, Packet, PacketKind, Time};
+use incastsim_core::{
+    EventQueue, HostId, NodeId, NodeKind, Packet, PacketKind, Routes, SimRng, Time,
+};
 use incastsim_switch::Enqueued;
+
+/// Random packet spraying (Dixit et al., "On the impact of packet spraying in data center
+/// networks", INFOCOM 2013): each packet picks one of the equal-cost next hops uniformly at
+/// random, from the switch's own stream, whatever its flow.
+#[cold]
+fn spray(routes: &Routes, rng: &mut SimRng, node: NodeId, dst: HostId) -> u32 {
+    let hops = routes.next_hops(node, dst);
+    debug_assert!(!hops.is_empty(), "no route from node {node} to host {dst}");
+    if hops.len() == 1 {
+        hops[0]
+    } else {
+        hops[rng.below(hops.len() as u64) as usize]
+    }
+}
 
 /// Counters for the conservation invariant: sent = delivered + dropped + in flight.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -127,9 +145,11 @@ impl Network {
         events: &mut EventQueue<Event>,
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
-        let f = &self.fabric;
+        let f = &mut self.fabric;
         let port = if f.static_routing {
             f.routes.next_hop_static(node, packet.dst)
+        } else if !f.spray.is_empty() {
+            spray(&f.routes, &mut f.spray[node as usize], node, packet.dst)
         } else {
             f.routes
                 .next_hop(node, packet.dst, packet.flow, f.ecmp_salt)
@@ -150,6 +170,16 @@ impl Network {
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         let (flow, kind) = (packet.flow, packet.kind);
+        if let Some(pool) = self.fabric.ports[port as usize].shared_buffer()
+            && !self.admit_shared(now, pool, port, &packet)
+        {
+            return Some(AdmissionDrop {
+                port,
+                input,
+                flow,
+                kind,
+            });
+        }
         if let Enqueued::Admitted {
             schedule_head_at,
             schedule_tx_done_at,
@@ -170,6 +200,21 @@ impl Network {
                 flow,
                 kind,
             })
+        }
+    }
+
+    /// Asks shared buffer `pool` whether `packet` may enter `port` at `now` (Dynamic
+    /// Threshold); a refusal is counted at the port and in the buffer, by cause.
+    #[cold]
+    fn admit_shared(&mut self, now: Time, pool: u32, port: u32, packet: &Packet) -> bool {
+        let f = &mut self.fabric;
+        let wire = packet.wire_bytes() as u64;
+        match f.shared_buffers[pool as usize].admit(&mut f.ports, port, now, wire) {
+            Ok(()) => true,
+            Err(reason) => {
+                f.ports[port as usize].refuse(packet, reason);
+                false
+            }
         }
     }
 

@@ -1,0 +1,286 @@
+//! A switch's shared buffer: one pool of B bytes for all the switch's output queues, admitted
+//! by the Dynamic Threshold of Choudhury and Hahne ("Dynamic queue length thresholds for
+//! shared-memory packet switches", IEEE/ACM ToN 6(2), 1998), as Broadcom Trident/Tomahawk
+//! switches do.
+//!
+//! DT (§III of the paper): a queue may take a packet while its length is below
+//! T(t) = α·(B − Q(t)), Q(t) being the total occupancy of the buffer. With N queues congested at
+//! once each settles where q = α·(B − N·q), i.e. q = α·B / (1 + N·α), and B / (1 + N·α) of the
+//! buffer stays free for queues that become active. A full buffer means T = 0, so a packet
+//! meeting it is refused by the threshold; "buffer full" is the rarer case of a queue below its
+//! threshold whose packet is larger than the free space.
+//!
+//! Optional static reservation (the "guaranteed minimum" of vendors' MMUs): each queue owns
+//! `reserved` bytes that only it uses; the shared pool is what remains, S = B − n·reserved, and
+//! DT applies to a queue's bytes above its reservation against the pool's free space:
+//! admitted into the shared part while max(0, q − R) < α·(S − Σ max(0, qᵢ − R)).
+//!
+//! The pool's occupancy is not stored: it is the sum of its ports' occupancies, each recovered
+//! exactly by the port at the instant of the admission (departures are fixed at admission, see
+//! [`crate::port`]). So the admission sweeps the switch's ports (O(ports of the switch), and
+//! only on shared-buffer switches); nothing can drift out of step with the ports.
+
+use crate::port::OutputPort;
+use crate::qdisc::DropReason;
+use incastsim_core::Time;
+
+/// The configuration of one shared buffer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SharedBufferParams {
+    /// B: the whole buffer, bytes.
+    pub size_bytes: u64,
+    /// α of the Dynamic Threshold (> 0).
+    pub alpha: f64,
+    /// Bytes each queue owns outside the shared pool.
+    pub reserved_per_queue_bytes: u64,
+}
+
+/// Drops a shared buffer refused, by cause.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SharedBufferStats {
+    /// The queue was at or above its dynamic threshold.
+    pub drops_threshold: u64,
+    /// Below its threshold, but the packet did not fit the free space.
+    pub drops_buffer_full: u64,
+    /// Highest total occupancy reached, bytes.
+    pub max_occupancy_bytes: u64,
+}
+
+/// One switch's shared buffer and the output queues that draw from it.
+#[derive(Clone, Debug)]
+pub struct SharedBuffer {
+    pub params: SharedBufferParams,
+    /// The switch's output ports (indices into the run's port vector).
+    pub ports: Vec<u32>,
+    /// S = B − n·reserved: the pool DT shares.
+    shared_size: u64,
+    pub stats: SharedBufferStats,
+}
+
+impl SharedBuffer {
+    /// `n·reserved ≤ B` is checked by the plan; here it is a precondition.
+    pub fn new(params: SharedBufferParams, ports: Vec<u32>) -> SharedBuffer {
+        let reserved = params.reserved_per_queue_bytes * ports.len() as u64;
+        assert!(
+            reserved <= params.size_bytes,
+            "reservations exceed the buffer"
+        );
+        assert!(params.alpha > 0.0, "α must be positive");
+        SharedBuffer {
+            params,
+            shared_size: params.size_bytes - reserved,
+            ports,
+            stats: SharedBufferStats::default(),
+        }
+    }
+
+    /// The pool DT shares (B minus the reservations).
+    pub fn shared_size(&self) -> u64 {
+        self.shared_size
+    }
+
+    /// Total occupancy at `now`, bytes: the sum of the ports' occupancies.
+    pub fn occupancy(&self, ports: &mut [OutputPort], now: Time) -> u64 {
+        self.ports
+            .iter()
+            .map(|&p| ports[p as usize].occupancy(now).bytes)
+            .sum()
+    }
+
+    /// Whether `wire` bytes arriving at `now` for port `port` (one of this buffer's) may enter
+    /// the buffer; a refusal is counted here, by cause. The port's own discipline (ECN marking,
+    /// RED) then decides as usual on the port's own queue.
+    #[inline]
+    pub fn admit(
+        &mut self,
+        ports: &mut [OutputPort],
+        port: u32,
+        now: Time,
+        wire: u64,
+    ) -> Result<(), DropReason> {
+        let reserved = self.params.reserved_per_queue_bytes;
+        let (mut shared_used, mut total, mut queue) = (0u64, 0u64, 0u64);
+        for &p in &self.ports {
+            let q = ports[p as usize].occupancy(now).bytes;
+            shared_used += q.saturating_sub(reserved);
+            total += q;
+            if p == port {
+                queue = q;
+            }
+        }
+        debug_assert!(
+            total <= self.params.size_bytes,
+            "shared buffer over its size"
+        );
+        let verdict = decide(
+            self.params.alpha,
+            self.shared_size,
+            reserved,
+            queue,
+            shared_used,
+            wire,
+        );
+        match verdict {
+            Ok(()) => {
+                self.stats.max_occupancy_bytes = self.stats.max_occupancy_bytes.max(total + wire);
+            }
+            Err(DropReason::Threshold) => self.stats.drops_threshold += 1,
+            Err(_) => self.stats.drops_buffer_full += 1,
+        }
+        verdict
+    }
+}
+
+/// The DT admission rule for `wire` bytes on a queue of `queue` bytes, with `shared_used` bytes
+/// of the pool of `shared_size` in use (every queue's bytes above its reservation).
+#[inline]
+pub fn decide(
+    alpha: f64,
+    shared_size: u64,
+    reserved: u64,
+    queue: u64,
+    shared_used: u64,
+    wire: u64,
+) -> Result<(), DropReason> {
+    if queue + wire <= reserved {
+        return Ok(()); // within the queue's own reservation
+    }
+    // The part of the packet that lands in the shared pool.
+    let own_shared = queue.saturating_sub(reserved);
+    let extra = queue + wire - reserved.max(queue);
+    let free = shared_size - shared_used;
+    // Choudhury-Hahne §III: admit while q < T = α·(B − Q).
+    if own_shared as f64 >= alpha * free as f64 {
+        return Err(DropReason::Threshold);
+    }
+    if extra > free {
+        return Err(DropReason::BufferFull);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qdisc::tests::pkt;
+    use crate::qdisc::{BufferLimit, QueueDisc};
+    use crate::{Enqueued, OutputPort};
+    use incastsim_core::{BitsPerSec, Duration, SerializationRate, SimRng};
+
+    #[test]
+    fn dt_rule_by_hand() {
+        // B = 10 000, α = 1, empty: q = 0 < 10 000 → admit.
+        assert_eq!(decide(1.0, 10_000, 0, 0, 0, 1000), Ok(()));
+        // One queue of 5 000 alone: T = 1·(10 000 − 5 000) = 5 000, q = 5 000 ≥ T → threshold.
+        assert_eq!(
+            decide(1.0, 10_000, 0, 5000, 5000, 1000),
+            Err(DropReason::Threshold)
+        );
+        // α = 2: T = 10 000 → admitted.
+        assert_eq!(decide(2.0, 10_000, 0, 5000, 5000, 1000), Ok(()));
+        // Below the threshold but no room: buffer full.
+        assert_eq!(
+            decide(64.0, 10_000, 0, 500, 9500, 1000),
+            Err(DropReason::BufferFull)
+        );
+        // Inside the reservation, whatever the pool: admit.
+        assert_eq!(decide(1.0 / 128.0, 0, 3000, 2000, 0, 1000), Ok(()));
+        // Straddling the reservation: only 500 B go to the pool (free 400) → full.
+        assert_eq!(
+            decide(1.0, 10_000, 3000, 2500, 9600, 1000),
+            Err(DropReason::BufferFull)
+        );
+    }
+
+    fn port() -> OutputPort {
+        OutputPort::new(
+            1,
+            SerializationRate::new(BitsPerSec::gbps(1)),
+            Duration::from_us(1),
+            0.0,
+            SimRng::new(1),
+            QueueDisc::drop_tail(BufferLimit::Unlimited),
+        )
+    }
+
+    /// Offers one 1000 B packet (1040 B on the wire) to `p` through the pool.
+    fn offer(pool: &mut SharedBuffer, ports: &mut [OutputPort], p: u32, now: Time) -> bool {
+        let packet = pkt(1000);
+        match pool.admit(ports, p, now, packet.wire_bytes() as u64) {
+            Ok(()) => matches!(
+                ports[p as usize].enqueue(now, packet),
+                Enqueued::Admitted { .. }
+            ),
+            Err(reason) => {
+                ports[p as usize].refuse(&packet, reason);
+                false
+            }
+        }
+    }
+
+    /// Choudhury-Hahne's fixed point: N queues overloaded at once settle at α·B / (1 + N·α)
+    /// each, within a packet, for several α and N.
+    #[test]
+    fn congested_queues_settle_at_the_closed_form_fixed_point() {
+        let b = 200 * 1040u64;
+        for &alpha in &[0.25, 0.5, 1.0, 2.0, 4.0] {
+            for n in 1..=4usize {
+                let mut ports: Vec<OutputPort> = (0..n + 1).map(|_| port()).collect();
+                let params = SharedBufferParams {
+                    size_bytes: b,
+                    alpha,
+                    reserved_per_queue_bytes: 0,
+                };
+                let mut pool = SharedBuffer::new(params, (0..=n as u32).collect());
+                // Each congested queue is offered packets at twice its line rate (one every
+                // 4.16 us, round robin) for 10 ms; port n stays idle.
+                let mut t = Time::ZERO;
+                loop {
+                    for p in 0..n as u32 {
+                        offer(&mut pool, &mut ports, p, t);
+                    }
+                    if t >= Time(10_000_000_000) {
+                        break; // read the queues at the instant of the last offers
+                    }
+                    t += Duration::from_ps(4_160_000);
+                }
+                let expect = alpha * b as f64 / (1.0 + n as f64 * alpha);
+                for (p, port) in ports.iter_mut().enumerate().take(n) {
+                    let q = port.occupancy(t).bytes as f64;
+                    assert!(
+                        (q - expect).abs() <= 1040.0,
+                        "α = {alpha}, N = {n}, queue {p}: {q} B, closed form {expect:.0} B"
+                    );
+                }
+                assert_eq!(pool.stats.drops_buffer_full, 0, "DT keeps free space");
+                assert!(pool.stats.drops_threshold > 0);
+                assert_eq!(ports[n].occupancy(t).bytes, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn a_reservation_is_kept_for_its_queue() {
+        // B = 10 packets, 2 reserved for each of 2 queues; α large: queue 0 takes the pool.
+        let params = SharedBufferParams {
+            size_bytes: 10 * 1040,
+            alpha: 64.0,
+            reserved_per_queue_bytes: 2 * 1040,
+        };
+        let mut ports = vec![port(), port()];
+        let mut pool = SharedBuffer::new(params, vec![0, 1]);
+        let admitted = (0..20)
+            .filter(|_| offer(&mut pool, &mut ports, 0, Time::ZERO))
+            .count();
+        assert_eq!(admitted, 8, "its reservation + the whole pool of 6");
+        // A full pool means T = α·0 = 0: the threshold refuses.
+        assert_eq!(pool.stats.drops_threshold, 12);
+        assert!(offer(&mut pool, &mut ports, 1, Time::ZERO));
+        assert!(offer(&mut pool, &mut ports, 1, Time::ZERO));
+        assert!(!offer(&mut pool, &mut ports, 1, Time::ZERO));
+        assert_eq!(pool.occupancy(&mut ports, Time::ZERO), 10 * 1040);
+        assert_eq!(ports[0].stats.drops_threshold, 12);
+        assert_eq!(ports[1].stats.drops_threshold, 1);
+        assert_eq!(pool.stats.drops_buffer_full, 0);
+    }
+}
