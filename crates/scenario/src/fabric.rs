@@ -15,8 +15,8 @@ pub struct Fabric {
     pub routes: Routes,
     /// Per-run salt of the ECMP hash (`Stream::Ecmp`).
     pub ecmp_salt: u64,
-    /// `topology.routing: static`: the first equal-cost port, no hashing.
-    pub static_routing: bool,
+    /// How a switch picks among equal-cost ports (`topology.routing`).
+    pub routing: crate::config::RoutingConfig,
     /// `topology.routing: packet_spray`: one random stream per node (`Stream::Spray`, instance
     /// = node id) picks each packet's next hop; empty otherwise.
     pub spray: Vec<SimRng>,

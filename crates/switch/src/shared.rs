@@ -283,4 +283,34 @@ mod tests {
         assert_eq!(ports[1].stats.drops_threshold, 1);
         assert_eq!(pool.stats.drops_buffer_full, 0);
     }
+
+    /// The incast effect at one switch: with the same buffer, a burst arriving at one port is
+    /// absorbed up to α·B / (1 + α) while the other ports are idle, but only up to
+    /// α·(B − 2q) / (1 + α) ≈ α·B / (1 + 3α) while two other ports hold their DT share q.
+    #[test]
+    fn a_burst_is_absorbed_less_when_other_ports_are_busy() {
+        let b = 120 * 1040u64;
+        let burst = |busy: usize| {
+            let params = SharedBufferParams {
+                size_bytes: b,
+                alpha: 1.0,
+                reserved_per_queue_bytes: 0,
+            };
+            let mut ports: Vec<OutputPort> = (0..4).map(|_| port()).collect();
+            let mut pool = SharedBuffer::new(params, vec![0, 1, 2, 3]);
+            // Fill the busy ports to their fixed point (all at one instant: nothing leaves).
+            for _ in 0..200 {
+                for p in 1..=busy as u32 {
+                    offer(&mut pool, &mut ports, p, Time::ZERO);
+                }
+            }
+            // Then 100 packets arrive at port 0 at once.
+            (0..100)
+                .filter(|_| offer(&mut pool, &mut ports, 0, Time::ZERO))
+                .count()
+        };
+        // Idle: q < 120 − q → 60 packets. Two busy ports at 40 each: q < 40 − q → 20 packets.
+        assert_eq!(burst(0), 60);
+        assert_eq!(burst(2), 20);
+    }
 }

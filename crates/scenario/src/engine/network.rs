@@ -5,6 +5,7 @@
 //! (`Fabric::shared_buffers`, by the index the port holds) before its own discipline.
 
 use super::event::Event;
+use crate::config::RoutingConfig;
 use crate::diagnostics::{Diagnostics, LOCAL_INPUT};
 use crate::fabric::Fabric;
 use incastsim_core::{
@@ -146,13 +147,14 @@ impl Network {
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         let f = &mut self.fabric;
-        let port = if f.static_routing {
-            f.routes.next_hop_static(node, packet.dst)
-        } else if !f.spray.is_empty() {
-            spray(&f.routes, &mut f.spray[node as usize], node, packet.dst)
-        } else {
-            f.routes
-                .next_hop(node, packet.dst, packet.flow, f.ecmp_salt)
+        let port = match f.routing {
+            RoutingConfig::Ecmp => f
+                .routes
+                .next_hop(node, packet.dst, packet.flow, f.ecmp_salt),
+            RoutingConfig::Static => f.routes.next_hop_static(node, packet.dst),
+            RoutingConfig::PacketSpray => {
+                spray(&f.routes, &mut f.spray[node as usize], node, packet.dst)
+            }
         };
         self.counters.forwarded += 1;
         self.enqueue(now, port, packet, input, events, diag)
@@ -170,20 +172,15 @@ impl Network {
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         let (flow, kind) = (packet.flow, packet.kind);
-        if let Some(pool) = self.fabric.ports[port as usize].shared_buffer()
-            && !self.admit_shared(now, pool, port, &packet)
-        {
-            return Some(AdmissionDrop {
-                port,
-                input,
-                flow,
-                kind,
-            });
-        }
+        let p = &mut self.fabric.ports[port as usize];
+        let offered = match p.shared_buffer() {
+            None => p.enqueue(now, packet),
+            Some(pool) => self.enqueue_shared(now, pool, port, packet),
+        };
         if let Enqueued::Admitted {
             schedule_head_at,
             schedule_tx_done_at,
-        } = self.fabric.ports[port as usize].enqueue(now, packet)
+        } = offered
         {
             diag.on_admitted(port, input, flow, kind);
             if let Some(at) = schedule_head_at {
@@ -203,17 +200,17 @@ impl Network {
         }
     }
 
-    /// Asks shared buffer `pool` whether `packet` may enter `port` at `now` (Dynamic
-    /// Threshold); a refusal is counted at the port and in the buffer, by cause.
+    /// Offers `packet` to `port` of shared buffer `pool`: the buffer's Dynamic Threshold first
+    /// (a refusal is counted at the port and in the buffer, by cause), then the port itself.
     #[cold]
-    fn admit_shared(&mut self, now: Time, pool: u32, port: u32, packet: &Packet) -> bool {
+    fn enqueue_shared(&mut self, now: Time, pool: u32, port: u32, packet: Packet) -> Enqueued {
         let f = &mut self.fabric;
         let wire = packet.wire_bytes() as u64;
         match f.shared_buffers[pool as usize].admit(&mut f.ports, port, now, wire) {
-            Ok(()) => true,
+            Ok(()) => f.ports[port as usize].enqueue(now, packet),
             Err(reason) => {
-                f.ports[port as usize].refuse(packet, reason);
-                false
+                f.ports[port as usize].refuse(&packet, reason);
+                Enqueued::Dropped(reason)
             }
         }
     }

@@ -177,7 +177,7 @@ fn fabric(
             .collect::<Vec<NodeId>>(),
         routes,
         ecmp_salt: derive_seed(seed, Stream::Ecmp, 0),
-        static_routing: cfg.topology.routing() == RoutingConfig::Static,
+        routing: cfg.topology.routing(),
         spray,
         shared_buffers,
         shared_buffer_switch,
