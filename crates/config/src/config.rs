@@ -110,6 +110,30 @@ fn default_max_sim_time() -> Dur {
 }
 
 impl Config {
+    /// Keys the resolved YAML leaves out while they hold their default (so that configs from
+    /// before they existed resolve to the same bytes), as `key: value  # meaning` lines for
+    /// `incastsim check` to print.
+    pub fn unprinted_defaults(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.run.tie_order.is_fifo() {
+            out.push(
+                "run.tie_order: fifo  # or random: seeded order of same-picosecond events".into(),
+            );
+        }
+        if self.topology.links().shared_buffer.is_none() {
+            out.push(
+                "topology.shared_buffer: none  # static per-port buffers (switch_buffer); or {size, alpha, reserved_per_queue, switches}"
+                    .into(),
+            );
+        }
+        if let TopologyConfig::Custom(c) = &self.topology
+            && c.routing.is_ecmp()
+        {
+            out.push("topology.routing: ecmp  # or static, packet_spray".into());
+        }
+        out
+    }
+
     /// Fills in defaults that depend on other keys, so the config says exactly what runs.
     pub fn resolved(mut self) -> Config {
         for t in

@@ -125,8 +125,9 @@ pub struct OutputPort {
     qdisc_tracks_idle: bool,
     /// Opt-in: (time, bytes, packets) after every admission and departure, in time order.
     trace: Option<Vec<(Time, u64, u32)>>,
-    /// The index of the shared buffer this port draws from (its switch's), if any.
-    shared_buffer: Option<u32>,
+    /// The shared buffer this port draws from (its switch's), if any: (buffer index, this
+    /// port's slot in the buffer).
+    shared_buffer: Option<(u32, u32)>,
     pub stats: PortStats,
 }
 
@@ -162,15 +163,15 @@ impl OutputPort {
         }
     }
 
-    /// Makes this port one of the queues of shared buffer `index` (see [`crate::SharedBuffer`]):
+    /// Makes this port queue `slot` of shared buffer `index` (see [`crate::SharedBuffer`]):
     /// the engine asks that buffer before offering the port a packet.
-    pub fn set_shared_buffer(&mut self, index: u32) {
-        self.shared_buffer = Some(index);
+    pub fn set_shared_buffer(&mut self, index: u32, slot: u32) {
+        self.shared_buffer = Some((index, slot));
     }
 
-    /// The shared buffer this port draws from, if any.
+    /// The shared buffer this port draws from and its slot there, if any.
     #[inline(always)]
-    pub fn shared_buffer(&self) -> Option<u32> {
+    pub fn shared_buffer(&self) -> Option<(u32, u32)> {
         self.shared_buffer
     }
 
@@ -240,6 +241,19 @@ impl OutputPort {
             if let Some(trace) = &mut self.trace {
                 trace.push((tx_end, self.occupancy.bytes, self.occupancy.packets));
             }
+        }
+    }
+
+    /// When this port's occupancy next falls by itself (the last bit of its oldest buffered
+    /// packet leaves): `Time::MAX` if it holds nothing, `Time::ZERO` ("now, check again") if a
+    /// priority port holds packets whose departure is not fixed yet. A shared buffer keeps its
+    /// occupancy incrementally with it ([`crate::SharedBuffer`]).
+    #[inline]
+    pub fn next_release(&self) -> Time {
+        match self.fifo.get(self.on_wire) {
+            Some(q) => q.tx_end,
+            None if self.packets_in_port() > self.fifo.len() => Time::ZERO,
+            None => Time::MAX,
         }
     }
 
@@ -358,7 +372,7 @@ impl OutputPort {
 
     /// Puts a packet on the transmitter at `max(now, last departure)`; returns the head-arrival
     /// time to schedule if the link was empty.
-    #[inline]
+    #[inline(always)] // on the per-packet path; keep it inlined however many callers it has
     fn start_transmission(&mut self, now: Time, admitted: Time, packet: Packet) -> Option<Time> {
         let wire = packet.wire_bytes() as u64;
         let tx_time = self.serialization.time_for(wire);

@@ -15,10 +15,12 @@
 //! DT applies to a queue's bytes above its reservation against the pool's free space:
 //! admitted into the shared part while max(0, q − R) < α·(S − Σ max(0, qᵢ − R)).
 //!
-//! The pool's occupancy is not stored: it is the sum of its ports' occupancies, each recovered
-//! exactly by the port at the instant of the admission (departures are fixed at admission, see
-//! [`crate::port`]). So the admission sweeps the switch's ports (O(ports of the switch), and
-//! only on shared-buffer switches); nothing can drift out of step with the ports.
+//! The pool's occupancy is kept incrementally: a copy of each queue's occupancy, refreshed only
+//! for the queues whose oldest packet has finished transmission since (each port knows when
+//! that happens, [`OutputPort::next_release`]; departures are fixed at admission, see
+//! [`crate::port`]), and after every admission through the buffer. So an admission costs a
+//! scan of one `Time` per queue plus the queues that changed; debug builds check the totals
+//! against a full recount.
 
 use crate::port::OutputPort;
 use crate::qdisc::DropReason;
@@ -50,15 +52,27 @@ pub struct SharedBufferStats {
 #[derive(Clone, Debug)]
 pub struct SharedBuffer {
     pub params: SharedBufferParams,
-    /// The switch's output ports (indices into the run's port vector).
+    /// The switch's output ports (indices into the run's port vector), by slot.
     pub ports: Vec<u32>,
     /// S = B − n·reserved: the pool DT shares.
     shared_size: u64,
+    /// Per slot: the queue's bytes when last looked at, and when they next fall by themselves.
+    queue_bytes: Vec<u64>,
+    next_release: Vec<Time>,
+    /// The earliest of `next_release`: before it, no queue has changed but by admission.
+    earliest_release: Time,
+    /// Bit per slot: its queue holds something (`next_release` is finite), so a catch-up visits
+    /// only those (most of a switch's queues are empty most of the time).
+    busy: Vec<u64>,
+    /// Σ queue_bytes, and Σ max(0, queue_bytes − reserved).
+    total: u64,
+    shared_used: u64,
     pub stats: SharedBufferStats,
 }
 
 impl SharedBuffer {
-    /// `n·reserved ≤ B` is checked by the plan; here it is a precondition.
+    /// `n·reserved ≤ B` is checked by the plan; here it is a precondition. The ports must be
+    /// empty (a new run) and each must be told its slot ([`OutputPort::set_shared_buffer`]).
     pub fn new(params: SharedBufferParams, ports: Vec<u32>) -> SharedBuffer {
         let reserved = params.reserved_per_queue_bytes * ports.len() as u64;
         assert!(
@@ -69,6 +83,12 @@ impl SharedBuffer {
         SharedBuffer {
             params,
             shared_size: params.size_bytes - reserved,
+            queue_bytes: vec![0; ports.len()],
+            next_release: vec![Time::MAX; ports.len()],
+            earliest_release: Time::MAX,
+            busy: vec![0; ports.len().div_ceil(64)],
+            total: 0,
+            shared_used: 0,
             ports,
             stats: SharedBufferStats::default(),
         }
@@ -79,7 +99,7 @@ impl SharedBuffer {
         self.shared_size
     }
 
-    /// Total occupancy at `now`, bytes: the sum of the ports' occupancies.
+    /// Total occupancy at `now`, bytes, counted afresh from the ports (for sampling).
     pub fn occupancy(&self, ports: &mut [OutputPort], now: Time) -> u64 {
         self.ports
             .iter()
@@ -87,47 +107,110 @@ impl SharedBuffer {
             .sum()
     }
 
-    /// Whether `wire` bytes arriving at `now` for port `port` (one of this buffer's) may enter
-    /// the buffer; a refusal is counted here, by cause. The port's own discipline (ECN marking,
-    /// RED) then decides as usual on the port's own queue.
+    /// Brings slot `slot`'s copy of its queue up to date at `now`.
+    #[inline]
+    fn refresh_slot(&mut self, ports: &mut [OutputPort], slot: usize, now: Time) {
+        let port = &mut ports[self.ports[slot] as usize];
+        let bytes = port.occupancy(now).bytes;
+        let reserved = self.params.reserved_per_queue_bytes;
+        let old = self.queue_bytes[slot];
+        self.total = self.total - old + bytes;
+        self.shared_used =
+            self.shared_used - old.saturating_sub(reserved) + bytes.saturating_sub(reserved);
+        self.queue_bytes[slot] = bytes;
+        let next = port.next_release();
+        self.next_release[slot] = next;
+        let (word, bit) = (slot / 64, 1u64 << (slot % 64));
+        if next == Time::MAX {
+            self.busy[word] &= !bit;
+        } else {
+            self.busy[word] |= bit;
+        }
+    }
+
+    /// Refreshes every queue whose oldest packet may have left by `now`.
+    #[inline]
+    fn catch_up(&mut self, ports: &mut [OutputPort], now: Time) {
+        if now < self.earliest_release {
+            return;
+        }
+        let mut earliest = Time::MAX;
+        for word in 0..self.busy.len() {
+            let mut bits = self.busy[word];
+            while bits != 0 {
+                let slot = word * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if self.next_release[slot] <= now {
+                    self.refresh_slot(ports, slot, now);
+                }
+                earliest = earliest.min(self.next_release[slot]);
+            }
+        }
+        self.earliest_release = earliest;
+    }
+
+    /// Whether `wire` bytes arriving at `now` for the queue in `slot` may enter the buffer; a
+    /// refusal is counted here, by cause. The port's own discipline (ECN marking, RED) then
+    /// decides as usual on the port's own queue; call [`SharedBuffer::after_offer`] after it.
     #[inline]
     pub fn admit(
         &mut self,
         ports: &mut [OutputPort],
-        port: u32,
+        slot: u32,
         now: Time,
         wire: u64,
     ) -> Result<(), DropReason> {
-        let reserved = self.params.reserved_per_queue_bytes;
-        let (mut shared_used, mut total, mut queue) = (0u64, 0u64, 0u64);
-        for &p in &self.ports {
-            let q = ports[p as usize].occupancy(now).bytes;
-            shared_used += q.saturating_sub(reserved);
-            total += q;
-            if p == port {
-                queue = q;
-            }
-        }
+        self.catch_up(ports, now);
+        debug_assert_eq!(
+            self.total,
+            self.occupancy(ports, now),
+            "shared buffer's running total"
+        );
         debug_assert!(
-            total <= self.params.size_bytes,
+            self.total <= self.params.size_bytes,
             "shared buffer over its size"
         );
         let verdict = decide(
             self.params.alpha,
             self.shared_size,
-            reserved,
-            queue,
-            shared_used,
+            self.params.reserved_per_queue_bytes,
+            self.queue_bytes[slot as usize],
+            self.shared_used,
             wire,
         );
         match verdict {
             Ok(()) => {
-                self.stats.max_occupancy_bytes = self.stats.max_occupancy_bytes.max(total + wire);
+                self.stats.max_occupancy_bytes =
+                    self.stats.max_occupancy_bytes.max(self.total + wire);
             }
             Err(DropReason::Threshold) => self.stats.drops_threshold += 1,
             Err(_) => self.stats.drops_buffer_full += 1,
         }
         verdict
+    }
+
+    /// The port in `slot` was offered `wire` bytes the buffer admitted, and took them
+    /// (`taken`) or its own discipline refused them.
+    #[inline]
+    pub fn after_offer(&mut self, ports: &mut [OutputPort], slot: u32, wire: u64, taken: bool) {
+        let slot = slot as usize;
+        if !taken {
+            return;
+        }
+        let reserved = self.params.reserved_per_queue_bytes;
+        let old = self.queue_bytes[slot];
+        let bytes = old + wire;
+        self.total += wire;
+        self.shared_used += bytes.saturating_sub(reserved) - old.saturating_sub(reserved);
+        self.queue_bytes[slot] = bytes;
+        if self.next_release[slot] == Time::MAX {
+            // The queue was empty: its next departure is this packet's (or, on a priority
+            // port, not fixed yet).
+            let next = ports[self.ports[slot] as usize].next_release();
+            self.next_release[slot] = next;
+            self.busy[slot / 64] |= 1u64 << (slot % 64);
+            self.earliest_release = self.earliest_release.min(next);
+        }
     }
 }
 
@@ -207,10 +290,14 @@ mod tests {
     fn offer(pool: &mut SharedBuffer, ports: &mut [OutputPort], p: u32, now: Time) -> bool {
         let packet = pkt(1000);
         match pool.admit(ports, p, now, packet.wire_bytes() as u64) {
-            Ok(()) => matches!(
-                ports[p as usize].enqueue(now, packet),
-                Enqueued::Admitted { .. }
-            ),
+            Ok(()) => {
+                let taken = matches!(
+                    ports[p as usize].enqueue(now, packet),
+                    Enqueued::Admitted { .. }
+                );
+                pool.after_offer(ports, p, packet.wire_bytes() as u64, taken);
+                taken
+            }
             Err(reason) => {
                 ports[p as usize].refuse(&packet, reason);
                 false

@@ -175,7 +175,7 @@ impl Network {
         let p = &mut self.fabric.ports[port as usize];
         let offered = match p.shared_buffer() {
             None => p.enqueue(now, packet),
-            Some(pool) => self.enqueue_shared(now, pool, port, packet),
+            Some(buffer) => self.enqueue_shared(now, buffer, port, packet),
         };
         if let Enqueued::Admitted {
             schedule_head_at,
@@ -200,14 +200,27 @@ impl Network {
         }
     }
 
-    /// Offers `packet` to `port` of shared buffer `pool`: the buffer's Dynamic Threshold first
-    /// (a refusal is counted at the port and in the buffer, by cause), then the port itself.
+    /// Offers `packet` to `port`, queue `slot` of shared buffer `pool`: the buffer's Dynamic
+    /// Threshold first (a refusal is counted at the port and in the buffer, by cause), then
+    /// the port itself.
     #[cold]
-    fn enqueue_shared(&mut self, now: Time, pool: u32, port: u32, packet: Packet) -> Enqueued {
+    fn enqueue_shared(
+        &mut self,
+        now: Time,
+        (pool, slot): (u32, u32),
+        port: u32,
+        packet: Packet,
+    ) -> Enqueued {
         let f = &mut self.fabric;
         let wire = packet.wire_bytes() as u64;
-        match f.shared_buffers[pool as usize].admit(&mut f.ports, port, now, wire) {
-            Ok(()) => f.ports[port as usize].enqueue(now, packet),
+        let buffer = &mut f.shared_buffers[pool as usize];
+        match buffer.admit(&mut f.ports, slot, now, wire) {
+            Ok(()) => {
+                let offered = f.ports[port as usize].enqueue(now, packet);
+                let taken = matches!(offered, Enqueued::Admitted { .. });
+                buffer.after_offer(&mut f.ports, slot, wire, taken);
+                offered
+            }
             Err(reason) => {
                 f.ports[port as usize].refuse(&packet, reason);
                 Enqueued::Dropped(reason)

@@ -97,8 +97,8 @@ pub fn build_shared_buffers(
         .into_iter()
         .enumerate()
         .map(|(i, (_, switch_ports))| {
-            for &p in &switch_ports {
-                ports[p as usize].set_shared_buffer(i as u32);
+            for (slot, &p) in switch_ports.iter().enumerate() {
+                ports[p as usize].set_shared_buffer(i as u32, slot as u32);
             }
             SharedBuffer::new(params, switch_ports)
         })
