@@ -153,6 +153,9 @@ fn check(args: CheckArgs) -> Result<()> {
             let sweep = incastsim::sweep::Sweep::load(&args.config, &args.overrides)
                 .with_context(|| format!("invalid config {}", args.config.display()))?;
             print!("{}", sweep.input_yaml());
+            if let Some(point) = sweep.points.first() {
+                print_unprinted_defaults(&point.config);
+            }
             println!(
                 "# {} points x {} seeds = {} runs; swept keys: {}",
                 sweep.points.len(),
@@ -165,8 +168,16 @@ fn check(args: CheckArgs) -> Result<()> {
         other => {
             let cfg = other.with_context(|| format!("invalid config {}", args.config.display()))?;
             print!("{}", cfg.to_yaml());
+            print_unprinted_defaults(&cfg);
             Ok(())
         }
+    }
+}
+
+/// The defaults the resolved YAML leaves out, as comments (so every knob shows in `check`).
+fn print_unprinted_defaults(cfg: &Config) {
+    for line in cfg.unprinted_defaults() {
+        println!("# default, not printed above: {line}");
     }
 }
 

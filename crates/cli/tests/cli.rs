@@ -177,6 +177,13 @@ fn check_prints_the_resolved_config() {
         s.contains("rto_min: 10ms") && s.contains("link_rate: 10Gbps"),
         "{s}"
     );
+    // Knobs left out of the resolved YAML at their defaults still show (issue 15).
+    for knob in ["run.tie_order: fifo", "topology.shared_buffer: none"] {
+        assert!(
+            s.contains(&format!("# default, not printed above: {knob}")),
+            "{s}"
+        );
+    }
 }
 
 #[test]

@@ -79,6 +79,11 @@ const CASES: &[Case] = &[
         overrides: &["workload.duration=0.05s", "sweep.seeds=2"],
     },
     Case {
+        command: "sweep",
+        config: "shared-buffer-incast",
+        overrides: &["workload.blocks=2", "sweep.seeds=2"],
+    },
+    Case {
         command: "run",
         config: "tcprand-testbed",
         overrides: &["workload.duration=0.2s"],
@@ -311,6 +316,7 @@ golden_tests! {
     incast_linux => "incast-linux",
     incast_ns2 => "incast-ns2",
     outcast_fattree => "outcast-fattree",
+    shared_buffer_incast => "shared-buffer-incast",
     rto_nonincast => "rto-nonincast",
     tcprand_testbed => "tcprand-testbed",
     websearch_fattree => "websearch-fattree",

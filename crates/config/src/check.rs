@@ -8,7 +8,10 @@
 use crate::config::Config;
 use crate::error::{ConfigError, invalid};
 use crate::tcp::TcpConfig;
-use crate::topology::{LinkDefaults, LossModel, QueueConfig, TopologyConfig, WredProfile};
+use crate::topology::{
+    ALPHA_HELP, Alpha, LinkDefaults, LossModel, QueueConfig, SharedBufferConfig, TopologyConfig,
+    WredProfile,
+};
 use crate::units::{Buffer, Rate};
 use crate::workload::{
     BackgroundConfig, HostSelector, PCAP_MAX_SNAPLEN, PCAP_MIN_SNAPLEN, WorkloadConfig,
@@ -454,11 +457,55 @@ fn check_topology(cfg: &Config, l: &LinkDefaults) -> Result<(), ConfigError> {
         ));
     }
     check_queue(&l.switch_queue)?;
+    if let Some(sb) = &l.shared_buffer {
+        check_shared_buffer(sb, cfg.tcp.mss.0 + cfg.tcp.header.0)?;
+    }
     if l.priority_classes == 0 || l.priority_classes > 64 {
         return Err(invalid(
             "topology.priority_classes",
             l.priority_classes,
             "1 (FIFO) to 64",
+        ));
+    }
+    Ok(())
+}
+
+/// A shared buffer: room for a full packet, α in range, the reservation within the buffer.
+/// (That the reservations of all a switch's queues fit, and the switch names, need the
+/// topology built: the scenario crate's `check_buildable`.)
+fn check_shared_buffer(sb: &SharedBufferConfig, full_packet: u64) -> Result<(), ConfigError> {
+    let key = |k: &str| format!("topology.shared_buffer.{k}");
+    if sb.size.0 < full_packet {
+        return Err(invalid(
+            &key("size"),
+            Buffer::Bytes(sb.size.0),
+            format!(
+                "room for at least one full packet: tcp.mss + tcp.header = {full_packet} B (a size in bytes)"
+            ),
+        ));
+    }
+    let ok = match sb.alpha {
+        Alpha::Number(a) => a.is_finite() && a > 0.0,
+        Alpha::PowerOfTwo(k) => (-7..=6).contains(&k),
+    };
+    if !ok {
+        return Err(invalid(&key("alpha"), sb.alpha, ALPHA_HELP));
+    }
+    if sb.reserved_per_queue.0 > sb.size.0 {
+        return Err(invalid(
+            &key("reserved_per_queue"),
+            Buffer::Bytes(sb.reserved_per_queue.0),
+            format!(
+                "at most the buffer (topology.shared_buffer.size = {})",
+                Buffer::Bytes(sb.size.0)
+            ),
+        ));
+    }
+    if sb.switches.as_ref().is_some_and(|s| s.is_empty()) {
+        return Err(invalid(
+            &key("switches"),
+            "[]",
+            "a list of switch names (\"switch0\", ...), or absent for every switch",
         ));
     }
     Ok(())
@@ -821,6 +868,50 @@ workload: {kind: synchronized_reads, sru: 64KB}
     fn err(overrides: &[&str]) -> String {
         let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
         Config::from_yaml(BASE, &o).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn shared_buffer_values_are_refused_with_key_value_and_what_is_allowed() {
+        for (set, want) in [
+            (
+                "{size: 64KB, alpha: 0}",
+                "topology.shared_buffer.alpha = 0: a positive number",
+            ),
+            (
+                "{size: 64KB, alpha: -1}",
+                "topology.shared_buffer.alpha = -1: a positive number",
+            ),
+            (
+                "{size: 64KB, alpha: '2^7'}",
+                "topology.shared_buffer.alpha = 2^7: a positive number, or \"2^k\" with k an integer from -7 to 6",
+            ),
+            (
+                "{size: 64KB, reserved_per_queue: 65KB}",
+                "topology.shared_buffer.reserved_per_queue = 65KB: at most the buffer (topology.shared_buffer.size = 64KB)",
+            ),
+            (
+                "{size: 1000B}",
+                "topology.shared_buffer.size = 1000B: room for at least one full packet: tcp.mss + tcp.header = 1040 B",
+            ),
+            (
+                "{size: 64KB, switches: []}",
+                "topology.shared_buffer.switches = []",
+            ),
+        ] {
+            let e = err(&[&format!("topology.shared_buffer={set}")]);
+            assert!(e.starts_with(want), "{set}: {e}");
+        }
+        let e = err(&["topology.shared_buffer={size: 64KB, alpha: '2^x'}"]);
+        assert!(e.contains("invalid alpha \"2^x\""), "{e}");
+        // Accepted forms, printed back as given.
+        for (alpha, printed) in [("'2^-7'", "2^-7"), ("0.25", "0.25"), ("3", "3")] {
+            let o = vec![format!(
+                "topology.shared_buffer={{size: 64KB, alpha: {alpha}}}"
+            )];
+            let cfg = Config::from_yaml(BASE, &o).unwrap();
+            let sb = cfg.topology.links().shared_buffer.unwrap();
+            assert_eq!(sb.alpha.to_string(), printed);
+        }
     }
 
     #[test]

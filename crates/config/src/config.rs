@@ -88,6 +88,27 @@ pub struct RunConfig {
     /// no limit). Where it stops depends on the machine: use it as a safety net, not to size runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_wall_time: Option<Dur>,
+    /// The order of events that fall on the same picosecond (shown only when not `fifo`).
+    #[serde(default, skip_serializing_if = "TieOrderConfig::is_fifo")]
+    pub tie_order: TieOrderConfig,
+}
+
+/// The order of simultaneous events (two packets reaching a port in the same picosecond).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TieOrderConfig {
+    /// First scheduled, first run (deterministic; the same sender wins every exact tie).
+    #[default]
+    Fifo,
+    /// A seeded random order among events scheduled ahead for the same picosecond (still
+    /// bit-reproducible for a given seed; `Stream::TieOrder`).
+    Random,
+}
+
+impl TieOrderConfig {
+    pub fn is_fifo(&self) -> bool {
+        *self == TieOrderConfig::Fifo
+    }
 }
 
 impl Default for RunConfig {
@@ -96,6 +117,7 @@ impl Default for RunConfig {
             max_sim_time: default_max_sim_time(),
             max_events: None,
             max_wall_time: None,
+            tie_order: TieOrderConfig::Fifo,
         }
     }
 }
@@ -104,6 +126,30 @@ fn default_max_sim_time() -> Dur {
 }
 
 impl Config {
+    /// Keys the resolved YAML leaves out while they hold their default (so that configs from
+    /// before they existed resolve to the same bytes), as `key: value  # meaning` lines for
+    /// `incastsim check` to print.
+    pub fn unprinted_defaults(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.run.tie_order.is_fifo() {
+            out.push(
+                "run.tie_order: fifo  # or random: seeded order of same-picosecond events".into(),
+            );
+        }
+        if self.topology.links().shared_buffer.is_none() {
+            out.push(
+                "topology.shared_buffer: none  # static per-port buffers (switch_buffer); or {size, alpha, reserved_per_queue, switches}"
+                    .into(),
+            );
+        }
+        if let TopologyConfig::Custom(c) = &self.topology
+            && c.routing.is_ecmp()
+        {
+            out.push("topology.routing: ecmp  # or static, packet_spray".into());
+        }
+        out
+    }
+
     /// Fills in defaults that depend on other keys, so the config says exactly what runs.
     pub fn resolved(mut self) -> Config {
         for t in

@@ -24,7 +24,7 @@ pub mod units;
 pub mod workload;
 
 pub use check::{check_config, check_name, check_tcp};
-pub use config::{Config, FlowOverride, RunConfig};
+pub use config::{Config, FlowOverride, RunConfig, TieOrderConfig};
 pub use error::{ConfigError, invalid};
 pub use load::{MAX_CONFIG_BYTES, read_bounded};
 pub use scheme::SchemeConfig;

@@ -1,7 +1,7 @@
 //! The `topology:` section: built-in topologies, custom graphs, links, buffers and queues.
 
 use crate::defaults::{default_one, default_true, default_zero_dur};
-use crate::units::{Buffer, Dur, Rate};
+use crate::units::{Buffer, Bytes, Dur, Rate};
 use incastsim_core::{BitsPerSec, Duration};
 use serde::{Deserialize, Serialize};
 
@@ -94,6 +94,9 @@ pub struct CustomTopologyConfig {
     /// Explicit next hops; every other (node, host) pair uses shortest paths with ECMP.
     #[serde(default)]
     pub routes: Vec<CustomRoute>,
+    /// How switches pick among equal-cost next hops (shown only when not `ecmp`).
+    #[serde(default, skip_serializing_if = "RoutingConfig::is_ecmp")]
+    pub routing: RoutingConfig,
     #[serde(default = "default_link_rate")]
     pub link_rate: Rate,
     #[serde(default = "default_link_delay")]
@@ -102,6 +105,10 @@ pub struct CustomTopologyConfig {
     pub switch_buffer: Buffer,
     #[serde(default)]
     pub switch_queue: QueueConfig,
+    /// One shared buffer per switch with Dynamic Threshold admission instead of a static
+    /// buffer per output port (absent: static per-port buffers, `switch_buffer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_buffer: Option<SharedBufferConfig>,
     #[serde(default = "default_one")]
     pub priority_classes: u32,
     #[serde(default = "default_host_buffer")]
@@ -138,6 +145,117 @@ pub enum RoutingConfig {
     /// By destination host: next hop index = destination mod number of next hops (the fat-tree
     /// paper's static two-level routing; every flow to one host shares its uplinks).
     Static,
+    /// Random packet spraying (Dixit et al., INFOCOM 2013): every packet independently picks a
+    /// uniformly random equal-cost next hop, from a seeded stream per switch. Packets of one
+    /// flow take different paths and may arrive out of order; TCP's `dupack_threshold` (and
+    /// SACK) absorb the reordering.
+    PacketSpray,
+}
+
+impl RoutingConfig {
+    pub fn is_ecmp(&self) -> bool {
+        *self == RoutingConfig::Ecmp
+    }
+}
+
+/// α of the Dynamic Threshold: any positive number, or a power of two as switch vendors expose
+/// it ("2^-3"; Broadcom's settings are 2^k, k from −7 to 6).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Alpha {
+    Number(f64),
+    PowerOfTwo(i32),
+}
+
+impl Alpha {
+    pub fn value(&self) -> f64 {
+        match *self {
+            Alpha::Number(a) => a,
+            Alpha::PowerOfTwo(k) => 2f64.powi(k),
+        }
+    }
+}
+
+impl std::fmt::Display for Alpha {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Alpha::Number(a) => write!(f, "{a}"),
+            Alpha::PowerOfTwo(k) => write!(f, "2^{k}"),
+        }
+    }
+}
+
+/// What `alpha` may be (also the check's message).
+pub const ALPHA_HELP: &str = "a positive number, or \"2^k\" with k an integer from -7 to 6";
+
+impl<'de> Deserialize<'de> for Alpha {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Alpha;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(ALPHA_HELP)
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Alpha, E> {
+                Ok(Alpha::Number(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Alpha, E> {
+                Ok(Alpha::Number(v as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Alpha, E> {
+                Ok(Alpha::Number(v as f64))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Alpha, E> {
+                let bad = || E::custom(format!("invalid alpha {v:?}: expected {ALPHA_HELP}"));
+                let t = v.trim();
+                if let Some(k) = t.strip_prefix("2^") {
+                    let k = k.trim().trim_start_matches('(').trim_end_matches(')');
+                    return k
+                        .trim()
+                        .parse::<i32>()
+                        .map(Alpha::PowerOfTwo)
+                        .map_err(|_| bad());
+                }
+                t.parse::<f64>().map(Alpha::Number).map_err(|_| bad())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Serialize for Alpha {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Alpha::Number(a) => s.serialize_f64(a),
+            Alpha::PowerOfTwo(k) => s.serialize_str(&format!("2^{k}")),
+        }
+    }
+}
+
+/// A shared-buffer switch (Choudhury & Hahne, IEEE/ACM ToN 1998): one buffer of `size` bytes
+/// for all the switch's output queues; a queue may grow while its length (above its
+/// reservation) is below α × (free shared space).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedBufferConfig {
+    /// B: the whole buffer of one switch, in bytes.
+    pub size: Bytes,
+    /// The Dynamic Threshold's α.
+    #[serde(default = "default_alpha")]
+    pub alpha: Alpha,
+    /// Bytes each output queue owns outside the shared pool (the pool is the rest).
+    #[serde(default = "default_zero_bytes")]
+    pub reserved_per_queue: Bytes,
+    /// The switches that share their buffer, by name ("switch1"); default: every switch. The
+    /// others keep static per-port buffers (`switch_buffer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switches: Option<Vec<String>>,
+}
+
+fn default_alpha() -> Alpha {
+    Alpha::Number(1.0)
+}
+fn default_zero_bytes() -> Bytes {
+    Bytes(0)
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -152,6 +270,10 @@ pub struct FatTreeConfig {
     pub switch_buffer: Buffer,
     #[serde(default)]
     pub switch_queue: QueueConfig,
+    /// One shared buffer per switch with Dynamic Threshold admission instead of a static
+    /// buffer per output port (absent: static per-port buffers, `switch_buffer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_buffer: Option<SharedBufferConfig>,
     #[serde(default = "default_one")]
     pub priority_classes: u32,
     #[serde(default = "default_host_buffer")]
@@ -198,6 +320,10 @@ pub struct TreeConfig {
     pub switch_buffer: Buffer,
     #[serde(default)]
     pub switch_queue: QueueConfig,
+    /// One shared buffer per switch with Dynamic Threshold admission instead of a static
+    /// buffer per output port (absent: static per-port buffers, `switch_buffer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_buffer: Option<SharedBufferConfig>,
     #[serde(default = "default_one")]
     pub priority_classes: u32,
     #[serde(default = "default_host_buffer")]
@@ -235,6 +361,10 @@ pub struct DumbbellConfig {
     pub switch_buffer: Buffer,
     #[serde(default)]
     pub switch_queue: QueueConfig,
+    /// One shared buffer per switch with Dynamic Threshold admission instead of a static
+    /// buffer per output port (absent: static per-port buffers, `switch_buffer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_buffer: Option<SharedBufferConfig>,
     #[serde(default = "default_one")]
     pub priority_classes: u32,
     #[serde(default = "default_host_buffer")]
@@ -334,6 +464,10 @@ pub struct LinkDefaults {
     /// Queue discipline of every switch port.
     #[serde(default)]
     pub switch_queue: QueueConfig,
+    /// One shared buffer per switch with Dynamic Threshold admission instead of a static
+    /// buffer per output port (absent: static per-port buffers, `switch_buffer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_buffer: Option<SharedBufferConfig>,
     /// Strict-priority classes per switch port (class = min(DSCP, classes − 1), highest first);
     /// 1 means one FIFO.
     #[serde(default = "default_one")]
@@ -417,6 +551,7 @@ impl TopologyConfig {
     pub fn routing(&self) -> RoutingConfig {
         match self {
             TopologyConfig::FatTree(f) => f.routing,
+            TopologyConfig::Custom(c) => c.routing,
             _ => RoutingConfig::Ecmp,
         }
     }
@@ -428,6 +563,7 @@ impl TopologyConfig {
                 link_delay: d.link_delay,
                 switch_buffer: d.switch_buffer,
                 switch_queue: d.switch_queue.clone(),
+                shared_buffer: d.shared_buffer.clone(),
                 priority_classes: d.priority_classes,
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
@@ -442,6 +578,7 @@ impl TopologyConfig {
                 link_delay: d.link_delay,
                 switch_buffer: d.switch_buffer,
                 switch_queue: d.switch_queue.clone(),
+                shared_buffer: d.shared_buffer.clone(),
                 priority_classes: d.priority_classes,
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
@@ -456,6 +593,7 @@ impl TopologyConfig {
                 link_delay: d.link_delay,
                 switch_buffer: d.switch_buffer,
                 switch_queue: d.switch_queue.clone(),
+                shared_buffer: d.shared_buffer.clone(),
                 priority_classes: d.priority_classes,
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
@@ -470,6 +608,7 @@ impl TopologyConfig {
                 link_delay: d.link_delay,
                 switch_buffer: d.switch_buffer,
                 switch_queue: d.switch_queue.clone(),
+                shared_buffer: d.shared_buffer.clone(),
                 priority_classes: d.priority_classes,
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,

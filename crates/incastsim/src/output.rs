@@ -220,6 +220,17 @@ pub fn write_run_outputs(
         };
         crate::pcap::write_pcaps(&pcap_dir, r)?;
     }
+    // Single runs only (sweeps do not write it): one row per queue of each shared buffer.
+    let shared: Vec<_> = results
+        .iter()
+        .flat_map(|r| r.shared_buffers.iter().cloned())
+        .collect();
+    let shared_path = dir.join("shared_buffers.csv");
+    if !shared.is_empty() {
+        write_csv(&shared_path, &shared)?;
+    } else if shared_path.exists() {
+        std::fs::remove_file(&shared_path).map_err(io_err(&shared_path))?;
+    }
     let resolved = dir.join("config.resolved.yaml");
     let header = "# The fully resolved configuration of these results: every default filled in.\n";
     std::fs::write(&resolved, format!("{header}{}", cfg.to_yaml())).map_err(io_err(&resolved))?;

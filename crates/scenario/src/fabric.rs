@@ -2,8 +2,8 @@
 //! the [`crate::plan`], owned by the engine's network part, read by results (paths, names).
 
 use crate::traffic::Hop;
-use incastsim_core::{HostId, NodeId, NodeKind, Routes};
-use incastsim_switch::OutputPort;
+use incastsim_core::{HostId, NodeId, NodeKind, Routes, SimRng};
+use incastsim_switch::{OutputPort, SharedBuffer};
 
 pub struct Fabric {
     pub nodes: Vec<NodeKind>,
@@ -15,8 +15,16 @@ pub struct Fabric {
     pub routes: Routes,
     /// Per-run salt of the ECMP hash (`Stream::Ecmp`).
     pub ecmp_salt: u64,
-    /// `topology.routing: static`: the first equal-cost port, no hashing.
-    pub static_routing: bool,
+    /// How a switch picks among equal-cost ports (`topology.routing`).
+    pub routing: crate::config::RoutingConfig,
+    /// `topology.routing: packet_spray`: one random stream per node (`Stream::Spray`, instance
+    /// = node id) picks each packet's next hop; empty otherwise.
+    pub spray: Vec<SimRng>,
+    /// The shared buffers (`topology.shared_buffer`), one per shared-buffer switch in node
+    /// order; each of their ports holds its buffer's index.
+    pub shared_buffers: Vec<SharedBuffer>,
+    /// The switch of each shared buffer.
+    pub shared_buffer_switch: Vec<NodeId>,
     /// Each host's NIC port.
     pub host_port: Vec<u32>,
 }

@@ -598,6 +598,33 @@ pub struct PortClassRecord {
     pub ecn_marks: u64,
 }
 
+/// One row of shared_buffers.csv (written only by runs with shared-buffer switches): one output
+/// queue of a shared buffer, with the buffer's own figures repeated on each of its rows.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SharedBufferRecord {
+    pub scenario: String,
+    pub seed: u64,
+    pub senders: u32,
+    /// The switch whose buffer it is ("switch1").
+    pub switch: String,
+    pub size_bytes: u64,
+    pub alpha: f64,
+    pub reserved_per_queue_bytes: u64,
+    /// Highest total occupancy of the buffer, and its time average over the run.
+    pub buffer_max_occupancy_bytes: u64,
+    pub buffer_mean_occupancy_bytes: f64,
+    /// The buffer's drops by cause (all its queues).
+    pub buffer_drops_threshold: u64,
+    pub buffer_drops_full: u64,
+    /// The queue (output port, as in ports.csv) and its drops by cause.
+    pub port: u32,
+    pub to_node: String,
+    pub drops_threshold: u64,
+    pub drops_full: u64,
+    pub max_queue_bytes: u64,
+    pub mean_queue_bytes: f64,
+}
+
 /// One row of timeseries.csv (long format).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TimeSeriesRecord {
@@ -625,6 +652,8 @@ pub struct RunResult {
     pub drop_runs: Vec<DropRunRecord>,
     /// The captured packets, if the config asked for pcap traces (`pcap:`).
     pub capture: Option<crate::engine::capture::CaptureResult>,
+    /// The queues of the shared buffers (shared_buffers.csv; empty without shared buffers).
+    pub shared_buffers: Vec<SharedBufferRecord>,
 }
 
 #[cfg(test)]

@@ -4,8 +4,30 @@
 //! Ties between events scheduled for the same picosecond are broken by the order in which they
 //! were scheduled (first scheduled, first popped). This rule is part of the model's definition:
 //! it makes every run reproducible and is documented in ARCHITECTURE.md.
+//!
+//! [`TieOrder::Random`] instead breaks ties among events scheduled *ahead* (for a later time) by
+//! a seeded random key: see [`EventQueue::with_random_ties`] for why only those.
 
+use crate::rng::SimRng;
 use crate::time::Time;
+
+/// How events of the same picosecond are ordered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TieOrder {
+    /// First scheduled, first popped.
+    #[default]
+    Fifo,
+    /// A seeded random order among events scheduled ahead for the same picosecond.
+    Random,
+}
+
+/// Random-tie keys: bits of the sequence number kept below the random key (2^40 ≈ 1.1e12
+/// events per run, far above any run here; only ties need them to be unique).
+const SEQ_BITS: u32 = 40;
+const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
+/// Random keys are drawn from [0, 2^23); events scheduled for the current instant get 2^23.
+const RANDOM_KEY_BITS: u32 = 23;
+const NOW_KEY: u64 = 1 << RANDOM_KEY_BITS;
 
 /// Branching factor of the heap: a 4-ary heap is half as deep as a binary one, and the four
 /// children of a node sit in one or two cache lines.
@@ -31,6 +53,8 @@ pub struct EventQueue<E> {
     root_is_hole: bool,
     next_seq: u64,
     now: Time,
+    /// `Some` for [`TieOrder::Random`]: draws the tie keys.
+    tie_rng: Option<SimRng>,
 }
 
 impl<E: Copy> Default for EventQueue<E> {
@@ -46,6 +70,35 @@ impl<E: Copy> EventQueue<E> {
             root_is_hole: false,
             next_seq: 0,
             now: Time::ZERO,
+            tie_rng: None,
+        }
+    }
+
+    /// A queue that orders events of the same picosecond by a random key drawn from `rng`
+    /// (bit-reproducible for a given stream), as `(time, random key, sequence)`.
+    ///
+    /// Why only events scheduled for a *later* time get a random key: an event scheduled during
+    /// instant t for t itself (a zero-delay hand-off) must still run after the event that
+    /// scheduled it, and after everything that was already due at t, or a random draw could
+    /// reorder a cause and its same-instant consequences relative to other events of t (e.g. a
+    /// flow's stop scheduled behind its start). So those get the largest key (after every
+    /// random key) and keep FIFO among themselves, exactly as with [`TieOrder::Fifo`]. Events
+    /// scheduled ahead, which are the ones that collide by coincidence (two packets reaching a
+    /// port in the same picosecond), are ordered by an independent uniform key, so no source
+    /// systematically wins a tie. Causality holds: no event ever runs before the one that
+    /// scheduled it, since a key is only compared among events not yet popped.
+    pub fn with_random_ties(rng: SimRng) -> Self {
+        EventQueue {
+            tie_rng: Some(rng),
+            ..Self::new()
+        }
+    }
+
+    /// An event queue with the given tie order (`rng` is used only by [`TieOrder::Random`]).
+    pub fn with_tie_order(order: TieOrder, rng: SimRng) -> Self {
+        match order {
+            TieOrder::Fifo => Self::new(),
+            TieOrder::Random => Self::with_random_ties(rng),
         }
     }
 
@@ -63,7 +116,11 @@ impl<E: Copy> EventQueue<E> {
             "event scheduled in the past: {time} < {}",
             self.now
         );
-        let key = ((time.0 as u128) << 64) | self.next_seq as u128;
+        let tie = match &mut self.tie_rng {
+            None => self.next_seq,
+            Some(rng) => Self::random_tie(rng, time > self.now, self.next_seq),
+        };
+        let key = ((time.0 as u128) << 64) | tie as u128;
         self.next_seq += 1;
         let entry = Entry { key, payload };
         if self.root_is_hole {
@@ -73,6 +130,17 @@ impl<E: Copy> EventQueue<E> {
             self.heap.push(entry);
             self.sift_up(self.heap.len() - 1);
         }
+    }
+
+    /// The low 64 bits of a random-order key: (random key or `NOW_KEY`, sequence).
+    #[cold]
+    fn random_tie(rng: &mut SimRng, ahead: bool, seq: u64) -> u64 {
+        let key = if ahead {
+            rng.next_u64() >> (64 - RANDOM_KEY_BITS)
+        } else {
+            NOW_KEY
+        };
+        (key << SEQ_BITS) | (seq & SEQ_MASK)
     }
 
     /// Pops the earliest event and advances the clock to it.
@@ -195,6 +263,47 @@ mod tests {
         q.schedule(Time(10), 'd');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['a', 'b', 'c', 'd']);
+    }
+
+    #[test]
+    fn random_ties_are_seeded_and_keep_same_instant_events_after_their_cause() {
+        let order = |seed| {
+            let mut q = EventQueue::with_random_ties(SimRng::new(seed));
+            for i in 0..20 {
+                q.schedule(Time(10), i);
+            }
+            let mut out = Vec::new();
+            while let Some((t, e)) = q.pop() {
+                out.push(e);
+                // A zero-delay consequence of the first event popped at t = 10.
+                if e < 100 && out.len() == 1 {
+                    q.schedule(t, 100 + e);
+                }
+            }
+            out
+        };
+        let a = order(1);
+        assert_eq!(a, order(1), "same seed, same order");
+        assert_ne!(a, order(2), "another seed, another order");
+        assert_ne!(&a[..20], &(0..20).collect::<Vec<_>>()[..], "not FIFO");
+        // The consequence runs after every event that was already due at t = 10.
+        assert_eq!(a[20], 100 + a[0]);
+        let mut sorted = a[..20].to_vec();
+        sorted.sort();
+        assert_eq!(sorted, (0..20).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn random_ties_never_reorder_different_times() {
+        let mut q = EventQueue::with_random_ties(SimRng::new(3));
+        for i in 0..200u64 {
+            q.schedule(Time(i % 7), i);
+        }
+        let mut last = Time::ZERO;
+        while let Some((t, _)) = q.pop() {
+            assert!(t >= last);
+            last = t;
+        }
     }
 
     proptest! {

@@ -15,7 +15,7 @@ pub mod timer;
 pub mod topology;
 pub mod units;
 
-pub use event::EventQueue;
+pub use event::{EventQueue, TieOrder};
 pub use packet::{Ecn, FlowId, HostId, Packet, PacketKind, SackBlock};
 pub use rng::{SimRng, Stream};
 pub use time::{Duration, Time};

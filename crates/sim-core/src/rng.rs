@@ -35,6 +35,10 @@ pub enum Stream {
     SwitchJitter = 8,
     /// Per-node clock offset (`clock_tolerance_ppm`).
     Clock = 9,
+    /// Random order of simultaneous events (`run.tie_order: random`).
+    TieOrder = 10,
+    /// Per-switch choice of next hop for packet spraying (`routing: packet_spray`).
+    Spray = 11,
 }
 
 /// Derives the seed of stream `stream`, instance `index`, of the run seeded with `run_seed`.

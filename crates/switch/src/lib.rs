@@ -1,13 +1,16 @@
 //! incastsim-switch: output-queued ports and their queue disciplines.
 //!
 //! "A packet reaches a switch port" is [`OutputPort::enqueue`]: the discipline ([`QueueDisc`])
-//! admits, marks or drops it, and the port fixes its departure time.
+//! admits, marks or drops it, and the port fixes its departure time. On a shared-buffer switch
+//! ([`SharedBuffer`]) the buffer's Dynamic Threshold admits first.
 
 pub mod port;
 pub mod qdisc;
+pub mod shared;
 
 pub use port::{Arrival, Enqueued, LinkLoss, OutputPort, PortStats, STAT_CLASSES, TxDone};
 pub use qdisc::{
     BufferLimit, DropReason, DropTail, Occupancy, QueueDisc, QueueDiscipline, Red, RedParams,
     RedProfile, Threshold, ThresholdAdmit, ThresholdMark, Verdict,
 };
+pub use shared::{SharedBuffer, SharedBufferParams, SharedBufferStats};

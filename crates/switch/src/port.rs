@@ -35,6 +35,8 @@ pub struct PortStats {
     pub drops_buffer: u64,
     pub drops_aqm: u64,
     pub drops_link_loss: u64,
+    /// Refused by a shared buffer's Dynamic Threshold (shared-buffer switches only).
+    pub drops_threshold: u64,
     pub ecn_marks: u64,
     pub delivered_packets: u64,
     pub max_buffered_bytes: u64,
@@ -54,7 +56,7 @@ pub struct PortStats {
 
 impl PortStats {
     pub fn drops_total(&self) -> u64 {
-        self.drops_buffer + self.drops_aqm + self.drops_link_loss
+        self.drops_buffer + self.drops_aqm + self.drops_link_loss + self.drops_threshold
     }
 }
 
@@ -198,6 +200,9 @@ pub struct OutputPort {
     qdisc_tracks_idle: bool,
     /// Opt-in: (time, bytes, packets) after every admission and departure, in time order.
     trace: Option<Vec<(Time, u64, u32)>>,
+    /// The shared buffer this port draws from (its switch's), if any: (buffer index, this
+    /// port's slot in the buffer).
+    shared_buffer: Option<(u32, u32)>,
     pub stats: PortStats,
 }
 
@@ -228,8 +233,21 @@ impl OutputPort {
             occupancy: Occupancy::default(),
             last_tx_end: Time::ZERO,
             scheduler: Scheduler::Fifo,
+            shared_buffer: None,
             stats: PortStats::default(),
         }
+    }
+
+    /// Makes this port queue `slot` of shared buffer `index` (see [`crate::SharedBuffer`]):
+    /// the engine asks that buffer before offering the port a packet.
+    pub fn set_shared_buffer(&mut self, index: u32, slot: u32) {
+        self.shared_buffer = Some((index, slot));
+    }
+
+    /// The shared buffer this port draws from and its slot there, if any.
+    #[inline(always)]
+    pub fn shared_buffer(&self) -> Option<(u32, u32)> {
+        self.shared_buffer
     }
 
     /// Records the occupancy after every admission and departure (see [`OutputPort::take_trace`]).
@@ -301,6 +319,19 @@ impl OutputPort {
         }
     }
 
+    /// When this port's occupancy next falls by itself (the last bit of its oldest buffered
+    /// packet leaves): `Time::MAX` if it holds nothing, `Time::ZERO` ("now, check again") if a
+    /// priority port holds packets whose departure is not fixed yet. A shared buffer keeps its
+    /// occupancy incrementally with it ([`crate::SharedBuffer`]).
+    #[inline]
+    pub fn next_release(&self) -> Time {
+        match self.fifo.get(self.on_wire) {
+            Some(q) => q.tx_end,
+            None if self.packets_in_port() > self.fifo.len() => Time::ZERO,
+            None => Time::MAX,
+        }
+    }
+
     /// Buffer occupancy at `now` (packets waiting or being serialized).
     pub fn occupancy(&mut self, now: Time) -> Occupancy {
         self.release_transmitted(now);
@@ -352,12 +383,7 @@ impl OutputPort {
                 self.stats.class_marks[class] += 1;
             }
             Verdict::Drop(reason) => {
-                match reason {
-                    DropReason::BufferFull => self.stats.drops_buffer += 1,
-                    DropReason::Aqm => self.stats.drops_aqm += 1,
-                    DropReason::LinkLoss => self.stats.drops_link_loss += 1,
-                }
-                self.stats.class_drops[class] += 1;
+                self.count_drop(class, reason);
                 return Enqueued::Dropped(reason);
             }
         }
@@ -402,9 +428,26 @@ impl OutputPort {
         }
     }
 
+    #[inline]
+    fn count_drop(&mut self, class: usize, reason: DropReason) {
+        match reason {
+            DropReason::BufferFull => self.stats.drops_buffer += 1,
+            DropReason::Aqm => self.stats.drops_aqm += 1,
+            DropReason::LinkLoss => self.stats.drops_link_loss += 1,
+            DropReason::Threshold => self.stats.drops_threshold += 1,
+        }
+        self.stats.class_drops[class] += 1;
+    }
+
+    /// Counts `packet` as refused for `reason` before it reached the port's discipline (a
+    /// shared buffer's admission, [`crate::SharedBuffer::admit`]).
+    pub fn refuse(&mut self, packet: &Packet, reason: DropReason) {
+        self.count_drop((packet.dscp as usize).min(STAT_CLASSES - 1), reason);
+    }
+
     /// Puts a packet on the transmitter at `max(now, last departure)`; returns the head-arrival
     /// time to schedule if the link was empty.
-    #[inline]
+    #[inline(always)] // on the per-packet path; keep it inlined however many callers it has
     fn start_transmission(&mut self, now: Time, admitted: Time, packet: Packet) -> Option<Time> {
         let wire = packet.wire_bytes() as u64;
         let tx_time = self.serialization.time_for(wire);

@@ -46,6 +46,8 @@ pub enum DropReason {
     BufferFull,
     /// An active queue management discipline chose to drop.
     Aqm,
+    /// A shared buffer's Dynamic Threshold: the queue was at or above α·(free space).
+    Threshold,
     /// Random loss on the link (Bernoulli, per direction).
     LinkLoss,
 }

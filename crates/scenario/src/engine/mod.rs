@@ -30,7 +30,7 @@ use apps::generated::GeneratedFlows;
 use apps::sync_reads::Delivery;
 use apps::udp::UdpSource;
 use capture::{Capture, CaptureFlow};
-use incastsim_core::{EventQueue, HostId, Packet, PacketKind, Time};
+use incastsim_core::{EventQueue, HostId, Packet, PacketKind, SimRng, Stream, TieOrder, Time};
 use network::{AdmissionDrop, Network};
 use probes::Sampler;
 use transport::Transport;
@@ -126,11 +126,16 @@ impl Simulation {
             profiles,
             ..
         } = plan;
+        let tie_order = match cfg.run.tie_order {
+            crate::config::TieOrderConfig::Fifo => TieOrder::Fifo,
+            crate::config::TieOrderConfig::Random => TieOrder::Random,
+        };
+        let tie_rng = SimRng::for_stream(seed, Stream::TieOrder, 0);
         let mut sim = Simulation {
             sampler: Sampler::new(&observe, &cfg.name, seed),
             cfg,
             seed,
-            events: EventQueue::new(),
+            events: EventQueue::with_tie_order(tie_order, tie_rng),
             network: Network::new(fabric, capture),
             transport,
             workload: Workload::new(workload),

@@ -1,13 +1,32 @@
 //! The network part of the engine: packets move between output ports. A packet reaching the far
-//! end of a link either arrives at a switch, which forwards it (ECMP per flow) to its next output
-//! port, or at a host, which is news handed back to the engine. Admission drops are news too.
+//! end of a link either arrives at a switch, which forwards it (ECMP per flow, or sprayed per
+//! packet) to its next output port, or at a host, which is news handed back to the engine.
+//! Admission drops are news too. A port of a shared-buffer switch asks its switch's buffer
+//! (`Fabric::shared_buffers`, by the index the port holds) before its own discipline.
 
 use super::capture::Capture;
 use super::event::Event;
+use crate::config::RoutingConfig;
 use crate::diagnostics::{Diagnostics, LOCAL_INPUT};
 use crate::fabric::Fabric;
-use incastsim_core::{EventQueue, HostId, NodeId, NodeKind, Packet, PacketKind, Time};
+use incastsim_core::{
+    EventQueue, HostId, NodeId, NodeKind, Packet, PacketKind, Routes, SimRng, Time,
+};
 use incastsim_switch::Enqueued;
+
+/// Random packet spraying (Dixit et al., "On the impact of packet spraying in data center
+/// networks", INFOCOM 2013): each packet picks one of the equal-cost next hops uniformly at
+/// random, from the switch's own stream, whatever its flow.
+#[cold]
+fn spray(routes: &Routes, rng: &mut SimRng, node: NodeId, dst: HostId) -> u32 {
+    let hops = routes.next_hops(node, dst);
+    debug_assert!(!hops.is_empty(), "no route from node {node} to host {dst}");
+    if hops.len() == 1 {
+        hops[0]
+    } else {
+        hops[rng.below(hops.len() as u64) as usize]
+    }
+}
 
 /// Counters for the conservation invariant: sent = delivered + dropped + in flight.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -141,12 +160,15 @@ impl Network {
         events: &mut EventQueue<Event>,
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
-        let f = &self.fabric;
-        let port = if f.static_routing {
-            f.routes.next_hop_static(node, packet.dst)
-        } else {
-            f.routes
-                .next_hop(node, packet.dst, packet.flow, f.ecmp_salt)
+        let f = &mut self.fabric;
+        let port = match f.routing {
+            RoutingConfig::Ecmp => f
+                .routes
+                .next_hop(node, packet.dst, packet.flow, f.ecmp_salt),
+            RoutingConfig::Static => f.routes.next_hop_static(node, packet.dst),
+            RoutingConfig::PacketSpray => {
+                spray(&f.routes, &mut f.spray[node as usize], node, packet.dst)
+            }
         };
         self.counters.forwarded += 1;
         self.enqueue(now, port, packet, input, events, diag)
@@ -164,10 +186,15 @@ impl Network {
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         let (flow, kind) = (packet.flow, packet.kind);
+        let p = &mut self.fabric.ports[port as usize];
+        let offered = match p.shared_buffer() {
+            None => p.enqueue(now, packet),
+            Some(buffer) => self.enqueue_shared(now, buffer, port, packet),
+        };
         if let Enqueued::Admitted {
             schedule_head_at,
             schedule_tx_done_at,
-        } = self.fabric.ports[port as usize].enqueue(now, packet)
+        } = offered
         {
             diag.on_admitted(port, input, flow, kind);
             if let Some(at) = schedule_head_at {
@@ -184,6 +211,34 @@ impl Network {
                 flow,
                 kind,
             })
+        }
+    }
+
+    /// Offers `packet` to `port`, queue `slot` of shared buffer `pool`: the buffer's Dynamic
+    /// Threshold first (a refusal is counted at the port and in the buffer, by cause), then
+    /// the port itself.
+    #[cold]
+    fn enqueue_shared(
+        &mut self,
+        now: Time,
+        (pool, slot): (u32, u32),
+        port: u32,
+        packet: Packet,
+    ) -> Enqueued {
+        let f = &mut self.fabric;
+        let wire = packet.wire_bytes() as u64;
+        let buffer = &mut f.shared_buffers[pool as usize];
+        match buffer.admit(&mut f.ports, slot, now, wire) {
+            Ok(()) => {
+                let offered = f.ports[port as usize].enqueue(now, packet);
+                let taken = matches!(offered, Enqueued::Admitted { .. });
+                buffer.after_offer(&mut f.ports, slot, wire, taken);
+                offered
+            }
+            Err(reason) => {
+                f.ports[port as usize].refuse(&packet, reason);
+                Enqueued::Dropped(reason)
+            }
         }
     }
 

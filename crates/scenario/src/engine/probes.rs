@@ -71,6 +71,16 @@ impl Sampler {
             self.record(t, &object, "queue_packets", occ.packets as f64);
             self.record(t, &object, "utilization", utilization);
         }
+        // Every shared buffer's total occupancy (the sum of its queues).
+        let fabric = &mut network.fabric;
+        for (i, sb) in fabric.shared_buffers.iter().enumerate() {
+            let bytes = sb.occupancy(&mut fabric.ports, now);
+            let object = format!(
+                "shared_buffer {}",
+                fabric.node_names[fabric.shared_buffer_switch[i] as usize]
+            );
+            self.record(t, &object, "occupancy_bytes", bytes as f64);
+        }
         for i in 0..self.flows.len() {
             let f = self.flows[i];
             let s = &transport.senders[f as usize];

@@ -20,7 +20,7 @@ use crate::diagnostics::Diagnostics;
 use crate::fabric::Fabric;
 use crate::traffic::GeneratedFlow;
 use incastsim_core::rng::{Stream, derive_seed};
-use incastsim_core::{Duration, FlowId, HostId, NodeId};
+use incastsim_core::{Duration, FlowId, HostId, NodeId, SimRng};
 use incastsim_schemes::{ReceiverScheme, SenderScheme};
 use incastsim_tcp::{SenderPolicy, TcpReceiver, TcpSender};
 
@@ -103,7 +103,8 @@ impl Plan {
             key: "topology".into(),
             message: e,
         })?;
-        let fabric = fabric(cfg, seed, &built, routes);
+        let shared = ports::shared_switches(cfg, &built)?;
+        let fabric = fabric(cfg, seed, &built, routes, shared);
         let workload_flows = cfg.workload.flow_count(cfg.senders) as usize;
         let flows = plan_flows(cfg, &built, workload_flows, &generated);
 
@@ -173,15 +174,26 @@ fn fabric(
     seed: u64,
     built: &BuiltTopology,
     routes: incastsim_core::Routes,
+    shared: Vec<(NodeId, Vec<u32>)>,
 ) -> Fabric {
     let topology = &built.topology;
+    let shared_buffer_switch: Vec<NodeId> = shared.iter().map(|(n, _)| *n).collect();
+    let mut ports = ports::build_ports(cfg, seed, built, &shared_buffer_switch);
+    let shared_buffers = ports::build_shared_buffers(cfg, shared, &mut ports);
+    let spray = if cfg.topology.routing() == RoutingConfig::PacketSpray {
+        (0..topology.nodes.len() as u64)
+            .map(|n| SimRng::for_stream(seed, Stream::Spray, n))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let host_port = (0..topology.host_count() as u32)
         .map(|h| topology.ports_of[topology.node_of_host(h) as usize][0])
         .collect();
     Fabric {
         nodes: topology.nodes.clone(),
         node_names: crate::build::node_names(topology),
-        ports: ports::build_ports(cfg, seed, built),
+        ports,
         port_from: topology
             .ports
             .iter()
@@ -189,7 +201,10 @@ fn fabric(
             .collect::<Vec<NodeId>>(),
         routes,
         ecmp_salt: derive_seed(seed, Stream::Ecmp, 0),
-        static_routing: cfg.topology.routing() == RoutingConfig::Static,
+        routing: cfg.topology.routing(),
+        spray,
+        shared_buffers,
+        shared_buffer_switch,
         host_port,
     }
 }

@@ -2,13 +2,13 @@
 //! per-node clock offsets, queue disciplines, schedulers and each port's random streams.
 
 use crate::build::{BuiltTopology, buffer_limit};
-use crate::config::{Config, LossModel, QueueConfig};
+use crate::config::{Config, ConfigError, LossModel, QueueConfig, invalid};
 use crate::units::Buffer;
 use incastsim_core::rng::Stream;
 use incastsim_core::{BitsPerSec, Duration, NodeId, NodeKind, SerializationRate, SimRng};
 use incastsim_switch::{
-    BufferLimit, LinkLoss, OutputPort, QueueDisc, Red, RedParams, RedProfile, Threshold,
-    ThresholdAdmit, ThresholdMark,
+    BufferLimit, LinkLoss, OutputPort, QueueDisc, Red, RedParams, RedProfile, SharedBuffer,
+    SharedBufferParams, Threshold, ThresholdAdmit, ThresholdMark,
 };
 
 /// The NIC queue of a host that sends UDP when `topology.host_buffer` is unlimited: Linux's
@@ -16,8 +16,108 @@ use incastsim_switch::{
 /// otherwise grow the queue without bound; with it, the excess is dropped and counted there.
 pub const UDP_HOST_QUEUE_PACKETS: u32 = 1000;
 
-/// Every output port of `built`, indexed like `built.topology.ports`.
-pub fn build_ports(cfg: &Config, seed: u64, built: &BuiltTopology) -> Vec<OutputPort> {
+/// The switches whose output queues share one buffer (`topology.shared_buffer`), with each
+/// one's output ports, in node order; refuses unknown switch names and reservations that do not
+/// fit a switch's buffer.
+pub fn shared_switches(
+    cfg: &Config,
+    built: &BuiltTopology,
+) -> Result<Vec<(NodeId, Vec<u32>)>, ConfigError> {
+    let Some(sb) = cfg.topology.links().shared_buffer else {
+        return Ok(Vec::new());
+    };
+    let topology = &built.topology;
+    let names = crate::build::node_names(topology);
+    let is_switch = |n: usize| matches!(topology.nodes[n], NodeKind::Switch(_));
+    let chosen: Vec<NodeId> = match &sb.switches {
+        None => (0..topology.nodes.len())
+            .filter(|&n| is_switch(n))
+            .map(|n| n as NodeId)
+            .collect(),
+        Some(list) => {
+            let mut chosen = Vec::new();
+            for name in list {
+                match names.iter().position(|n| n == name) {
+                    Some(n) if is_switch(n) && !chosen.contains(&(n as NodeId)) => {
+                        chosen.push(n as NodeId)
+                    }
+                    _ => {
+                        let switches: Vec<&String> = names
+                            .iter()
+                            .enumerate()
+                            .filter(|(n, _)| is_switch(*n))
+                            .map(|(_, s)| s)
+                            .take(4)
+                            .collect();
+                        return Err(invalid(
+                            "topology.shared_buffer.switches",
+                            name,
+                            format!("distinct switch names of this topology, e.g. {switches:?}"),
+                        ));
+                    }
+                }
+            }
+            chosen.sort_unstable();
+            chosen
+        }
+    };
+    chosen
+        .into_iter()
+        .map(|node| {
+            let ports: Vec<u32> = topology.ports_of[node as usize].clone();
+            let reserved = sb.reserved_per_queue.0 * ports.len() as u64;
+            if reserved > sb.size.0 {
+                return Err(invalid(
+                    "topology.shared_buffer.reserved_per_queue",
+                    Buffer::Bytes(sb.reserved_per_queue.0),
+                    format!(
+                        "at most topology.shared_buffer.size / output ports = {} / {} on {}",
+                        Buffer::Bytes(sb.size.0),
+                        ports.len(),
+                        names[node as usize]
+                    ),
+                ));
+            }
+            Ok((node, ports))
+        })
+        .collect()
+}
+
+/// The shared buffers of `switches` (from [`shared_switches`]); marks each of their ports with
+/// its buffer's index and lifts the ports' own limit (the shared buffer is the limit).
+pub fn build_shared_buffers(
+    cfg: &Config,
+    switches: Vec<(NodeId, Vec<u32>)>,
+    ports: &mut [OutputPort],
+) -> Vec<SharedBuffer> {
+    let Some(sb) = cfg.topology.links().shared_buffer else {
+        return Vec::new();
+    };
+    let params = SharedBufferParams {
+        size_bytes: sb.size.0,
+        alpha: sb.alpha.value(),
+        reserved_per_queue_bytes: sb.reserved_per_queue.0,
+    };
+    switches
+        .into_iter()
+        .enumerate()
+        .map(|(i, (_, switch_ports))| {
+            for (slot, &p) in switch_ports.iter().enumerate() {
+                ports[p as usize].set_shared_buffer(i as u32, slot as u32);
+            }
+            SharedBuffer::new(params, switch_ports)
+        })
+        .collect()
+}
+
+/// Every output port of `built`, indexed like `built.topology.ports`. The ports of the
+/// `shared` switches have no limit of their own: their switch's shared buffer admits.
+pub fn build_ports(
+    cfg: &Config,
+    seed: u64,
+    built: &BuiltTopology,
+    shared: &[NodeId],
+) -> Vec<OutputPort> {
     let topology = &built.topology;
     let udp_nodes: Vec<NodeId> = super::apps::udp(cfg, built)
         .iter()
@@ -65,6 +165,8 @@ pub fn build_ports(cfg: &Config, seed: u64, built: &BuiltTopology) -> Vec<Output
             let to_switch = matches!(topology.nodes[spec.to as usize], NodeKind::Switch(_));
             let limit = match buffer_limit(if from_host {
                 links.host_buffer
+            } else if shared.contains(&spec.from) {
+                Buffer::Unlimited
             } else {
                 built.port_buffers[i].unwrap_or(links.switch_buffer)
             }) {

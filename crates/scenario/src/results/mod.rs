@@ -56,7 +56,9 @@ impl Simulation {
         let port_classes = ports::port_class_records(self);
         let drop_runs = self.fill_diagnostics(&mut run, &mut flows, &mut ports);
         let time_series = ports::time_series(self, end);
+        let shared_buffers = ports::shared_buffer_records(self, end);
         RunResult {
+            shared_buffers,
             drop_runs,
             run,
             flows,

@@ -2,7 +2,7 @@
 //! queue trace of `time_series.on_change_port`).
 
 use crate::engine::Simulation;
-use crate::metrics::{PortClassRecord, PortRecord, TimeSeriesRecord};
+use crate::metrics::{PortClassRecord, PortRecord, SharedBufferRecord, TimeSeriesRecord};
 use incastsim_core::Time;
 
 /// The rows of ports.csv (diagnostic columns are filled later).
@@ -27,7 +27,8 @@ pub(crate) fn port_records(sim: &mut Simulation, end: Time) -> Vec<PortRecord> {
             from_node: fabric.node_names[fabric.port_from[i] as usize].clone(),
             to_node: fabric.node_names[p.to as usize].clone(),
             packets_enqueued: p.stats.enqueued_packets,
-            drops_buffer: p.stats.drops_buffer,
+            // Both of a shared buffer's causes (split in shared_buffers.csv).
+            drops_buffer: p.stats.drops_buffer + p.stats.drops_threshold,
             drops_aqm: p.stats.drops_aqm,
             drops_link_loss: p.stats.drops_link_loss,
             ecn_marks: p.stats.ecn_marks,
@@ -61,6 +62,47 @@ pub(crate) fn port_class_records(sim: &Simulation) -> Vec<PortClassRecord> {
                     ecn_marks: st.class_marks[c],
                 });
             }
+        }
+    }
+    out
+}
+
+/// The rows of shared_buffers.csv: every queue of every shared buffer. On a shared-buffer port,
+/// ports.csv's `drops_buffer` counts both causes (threshold + full); this file splits them.
+pub(crate) fn shared_buffer_records(sim: &mut Simulation, end: Time) -> Vec<SharedBufferRecord> {
+    let fabric = &mut sim.network.fabric;
+    let mut out = Vec::new();
+    for (i, sb) in fabric.shared_buffers.iter().enumerate() {
+        let means: Vec<f64> = sb
+            .ports
+            .iter()
+            .map(|&p| fabric.ports[p as usize].mean_queue_bytes(end))
+            .collect();
+        let base = SharedBufferRecord {
+            scenario: sim.cfg.name.clone(),
+            seed: sim.seed,
+            senders: sim.cfg.senders,
+            switch: fabric.node_names[fabric.shared_buffer_switch[i] as usize].clone(),
+            size_bytes: sb.params.size_bytes,
+            alpha: sb.params.alpha,
+            reserved_per_queue_bytes: sb.params.reserved_per_queue_bytes,
+            buffer_max_occupancy_bytes: sb.stats.max_occupancy_bytes,
+            buffer_mean_occupancy_bytes: means.iter().sum(),
+            buffer_drops_threshold: sb.stats.drops_threshold,
+            buffer_drops_full: sb.stats.drops_buffer_full,
+            ..SharedBufferRecord::default()
+        };
+        for (&p, mean) in sb.ports.iter().zip(means) {
+            let port = &fabric.ports[p as usize];
+            out.push(SharedBufferRecord {
+                port: p,
+                to_node: fabric.node_names[port.to as usize].clone(),
+                drops_threshold: port.stats.drops_threshold,
+                drops_full: port.stats.drops_buffer,
+                max_queue_bytes: port.stats.max_buffered_bytes,
+                mean_queue_bytes: mean,
+                ..base.clone()
+            });
         }
     }
     out
