@@ -82,7 +82,16 @@ pub fn run_sweep(
     progress: &dyn Progress,
 ) -> Result<SweepReport, SweepError> {
     let stop = AtomicBool::new(false);
-    run_sweep_until(sweep, dir, jobs, shard, progress, (&stop, None))
+    let report = run_sweep_until(sweep, dir, jobs, shard, progress, (&stop, None))?;
+    if report.interrupted {
+        // Stopped by `Progress::should_stop` (a library caller, e.g. Ctrl-C in Python): an
+        // error, so a caller cannot mistake the partial folder for a finished sweep.
+        return Err(SweepError::Interrupted {
+            done: report.runs_already_done + report.runs_computed,
+            total: report.runs_in_shard,
+        });
+    }
+    Ok(report)
 }
 
 /// [`run_sweep`] that stops between runs once `stop` is set (SIGINT/SIGTERM): runs in progress
@@ -142,12 +151,6 @@ pub fn run_sweep_until(
     progress.end();
     if let Some(e) = failure {
         return Err(e);
-    }
-    if already + computed < mine.len() as u64 {
-        return Err(SweepError::Interrupted {
-            done: already + computed,
-            total: mine.len() as u64,
-        });
     }
     drop(store);
     let interrupted = stop.load(Ordering::Relaxed) && already + computed < mine.len() as u64;
