@@ -80,6 +80,9 @@ pub struct Manifest {
     pub events_per_s: f64,
     pub packets_sent: u64,
     pub packets_per_s: f64,
+    /// The config's warnings (`key = value: why`), as printed on stderr; omitted when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Writes the results of one or more runs of `cfg` into `dir`.
