@@ -48,10 +48,37 @@ pub fn write_csv<T: Serialize + Default>(path: &Path, rows: &[T]) -> Result<(), 
         return file.flush().map_err(io_err(path));
     }
     let mut w = csv::Writer::from_writer(file);
-    for r in rows {
-        w.serialize(r).map_err(csv_err)?;
+    for (i, r) in rows.iter().enumerate() {
+        let fields = csv_fields(r);
+        if i == 0 {
+            w.write_record(fields.iter().map(|(k, _)| k))
+                .map_err(csv_err)?;
+        }
+        w.write_record(fields.iter().map(|(_, v)| v))
+            .map_err(csv_err)?;
     }
     w.flush().map_err(io_err(path))
+}
+
+/// The fields of a row as (column, text), in declaration order. A missing value (NaN, or None)
+/// is an empty field, the one convention of every CSV (runs and sweeps alike): pandas reads it
+/// as NaN and a column stays numeric.
+pub fn csv_fields<T: Serialize>(t: &T) -> Vec<(String, String)> {
+    match serde_json::to_value(t).expect("rows serialize") {
+        serde_json::Value::Object(m) => m
+            .into_iter()
+            .map(|(k, v)| {
+                let text = match v {
+                    serde_json::Value::String(s) => s,
+                    // serde_json turns a non-finite f64 into null.
+                    serde_json::Value::Null => String::new(),
+                    other => other.to_string(),
+                };
+                (k, text)
+            })
+            .collect(),
+        _ => unreachable!("rows are structs"),
+    }
 }
 
 #[derive(Default, Serialize)]
