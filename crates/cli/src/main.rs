@@ -73,6 +73,10 @@ struct RunArgs {
     /// machine's memory (50%).
     #[arg(long, value_name = "SIZE|PERCENT", default_value = "50%")]
     max_memory: String,
+    /// Refuse a config with warnings (values that cannot mean what they say) instead of
+    /// printing them and running.
+    #[arg(long)]
+    strict: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -82,6 +86,29 @@ struct CheckArgs {
     /// Override a config key (repeatable).
     #[arg(long = "set", value_name = "KEY.PATH=VALUE")]
     overrides: Vec<String>,
+    /// Refuse a config with warnings (exit status 2) instead of only printing them.
+    #[arg(long)]
+    strict: bool,
+}
+
+/// Prints `warnings` on stderr (`warning: key = value: why`) and returns them for the manifest;
+/// with `strict` (`--strict`) they are an error with the same lines instead.
+pub(crate) fn report_warnings(
+    warnings: &[incastsim::config::ConfigWarning],
+    strict: bool,
+) -> Result<Vec<String>> {
+    let lines: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    if strict && !lines.is_empty() {
+        bail!(
+            "--strict refuses {} warning(s):\n  {}",
+            lines.len(),
+            lines.join("\n  ")
+        );
+    }
+    for l in &lines {
+        eprintln!("warning: {l}");
+    }
+    Ok(lines)
 }
 
 /// A closed stdout (`incastsim schemes | head -1`) ends the process quietly with the
@@ -152,6 +179,7 @@ fn check(args: CheckArgs) -> Result<()> {
         Err(ConfigError::HasSweep) => {
             let sweep = incastsim::sweep::Sweep::load(&args.config, &args.overrides)
                 .with_context(|| format!("invalid config {}", args.config.display()))?;
+            report_warnings(&sweep.warnings, args.strict)?;
             print!("{}", sweep.input_yaml());
             if let Some(point) = sweep.points.first() {
                 print_unprinted_defaults(&point.config);
@@ -167,6 +195,7 @@ fn check(args: CheckArgs) -> Result<()> {
         }
         other => {
             let cfg = other.with_context(|| format!("invalid config {}", args.config.display()))?;
+            report_warnings(&incastsim::config::config_warnings(&cfg), args.strict)?;
             print!("{}", cfg.to_yaml());
             print_unprinted_defaults(&cfg);
             Ok(())
@@ -203,6 +232,7 @@ fn run(mut args: RunArgs) -> Result<()> {
     if let Some(seed) = args.seed {
         cfg.seed = seed;
     }
+    let warnings = report_warnings(&incastsim::config::config_warnings(&cfg), args.strict)?;
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("out").join(&cfg.name));
@@ -240,6 +270,7 @@ fn run(mut args: RunArgs) -> Result<()> {
         events_per_s: r.events as f64 / wall_s,
         packets_sent: r.packets_sent,
         packets_per_s: r.packets_sent as f64 / wall_s,
+        warnings,
     };
     write_run_outputs(&out, &cfg, std::slice::from_ref(&result), &manifest)?;
     print_run_summary(r, outcome, wall_s, cfg.metrics.models, &out);

@@ -34,6 +34,10 @@ pub struct SweepArgs {
     /// the machine's memory (50%).
     #[arg(long, value_name = "SIZE|PERCENT", default_value = "50%")]
     max_memory: String,
+    /// Refuse a sweep with warnings (duplicate swept values, values that cannot mean what they
+    /// say) instead of printing them and running.
+    #[arg(long)]
+    strict: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -170,6 +174,9 @@ struct SweepManifest {
     finished_unix_s: u64,
     wall_time_s: f64,
     runs_per_s: f64,
+    /// The sweep's warnings (`key = value: why`), as printed on stderr; omitted when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warnings: Vec<String>,
 }
 
 fn unix_now() -> u64 {
@@ -203,6 +210,7 @@ fn draw(dir: &Path, plots: &[incastsim::sweep::PlotSpec]) -> Result<()> {
 pub fn sweep(args: SweepArgs) -> Result<()> {
     let sweep = Sweep::load(&args.config, &args.overrides)
         .with_context(|| format!("invalid sweep config {}", args.config.display()))?;
+    let warnings = crate::report_warnings(&sweep.warnings, args.strict)?;
     let name = sweep.points[0].config.name.clone();
     let out = args.out.unwrap_or_else(|| PathBuf::from("out").join(&name));
     let jobs = args
@@ -254,6 +262,7 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
         finished_unix_s: unix_now(),
         wall_time_s: wall_s,
         runs_per_s: report.runs_computed as f64 / wall_s,
+        warnings,
     };
     write_json(&out.join("manifest.json"), &manifest)?;
     println!(

@@ -366,9 +366,30 @@ fn check_link_losses(cfg: &Config, l: &LinkDefaults) -> Result<(), ConfigError> 
         check_loss_model(&format!("{key}.loss"), &rule.loss)?;
     }
     if let TopologyConfig::Custom(c) = &cfg.topology {
+        let full = cfg.tcp.mss.0 + cfg.tcp.header.0;
         for (i, link) in c.links.iter().enumerate() {
             if let Some(m) = &link.loss {
                 check_loss_model(&format!("topology.links[{i}].loss"), m)?;
+            }
+            // A per-link buffer of 0 would drop every packet: refused like the topology's own.
+            match link.buffer {
+                Some(b @ Buffer::Packets(0)) => {
+                    return Err(invalid(
+                        &format!("topology.links[{i}].buffer"),
+                        b,
+                        "at least 1 packet",
+                    ));
+                }
+                Some(b @ Buffer::Bytes(n)) if n < full => {
+                    return Err(invalid(
+                        &format!("topology.links[{i}].buffer"),
+                        b,
+                        format!(
+                            "room for at least one full packet: tcp.mss + tcp.header = {full} B"
+                        ),
+                    ));
+                }
+                _ => {}
             }
         }
     }

@@ -7,6 +7,8 @@
 //! - [`experiment`]: the `incastsim experiment` file.
 //! - [`check`]: the checks that need only config values (run by [`Config::from_tree`]); the
 //!   checks that need a built topology are the scenario crate's.
+//! - [`warnings`]: valid configs that cannot mean what they say (printed, in the manifest;
+//!   `--strict` refuses them).
 
 pub mod check;
 pub mod config;
@@ -21,6 +23,7 @@ pub mod topology;
 pub mod traffic;
 pub mod tree;
 pub mod units;
+pub mod warnings;
 pub mod workload;
 
 pub use check::{check_config, check_name, check_tcp};
@@ -31,4 +34,5 @@ pub use scheme::SchemeConfig;
 pub use tcp::*;
 pub use topology::*;
 pub use tree::{apply_override, deep_merge, parse_tree, parse_value, set_path};
+pub use warnings::{ConfigWarning, config_warnings};
 pub use workload::*;

@@ -160,6 +160,16 @@ impl Config {
                 message: crate::error::plain_words(&message),
             }
         })?;
+        // serde reads a struct from a list too (its fields by position: `run: [1s]` sets
+        // max_sim_time): refuse a list wherever the typed config has a map.
+        if let Ok(typed_tree) = serde_json::to_value(&cfg)
+            && let Some(key) = list_for_map(&tree, &typed_tree, String::new())
+        {
+            return Err(ConfigError::Key {
+                key,
+                message: "a list where a map of keys is expected: write {key: value, ...}".into(),
+            });
+        }
         let cfg = cfg.resolved();
         cfg.validate()?;
         Ok(cfg)
@@ -170,6 +180,37 @@ impl Config {
     /// naming the key and what is allowed. [`Config::from_tree`] runs it.
     pub fn validate(&self) -> Result<(), ConfigError> {
         crate::check::check_config(self)
+    }
+}
+
+/// The first key path (`run`, `traffic[0].sizes`) where `given` has a list and the typed
+/// config `typed` (serialized back) has a map.
+fn list_for_map(
+    given: &serde_json::Value,
+    typed: &serde_json::Value,
+    path: String,
+) -> Option<String> {
+    use serde_json::Value;
+    match (given, typed) {
+        (Value::Array(_), Value::Object(_)) => Some(if path.is_empty() {
+            "config".into()
+        } else {
+            path
+        }),
+        (Value::Object(g), Value::Object(t)) => g.iter().find_map(|(k, v)| {
+            let sub = if path.is_empty() {
+                k.clone()
+            } else {
+                format!("{path}.{k}")
+            };
+            t.get(k).and_then(|tv| list_for_map(v, tv, sub))
+        }),
+        (Value::Array(g), Value::Array(t)) => g
+            .iter()
+            .zip(t)
+            .enumerate()
+            .find_map(|(i, (v, tv))| list_for_map(v, tv, format!("{path}[{i}]"))),
+        _ => None,
     }
 }
 

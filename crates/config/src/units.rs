@@ -25,7 +25,8 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 /// Multiplies and checks the result is a whole, representable integer.
 fn scaled(value: f64, scale: u64) -> Option<u64> {
     let x = value * scale as f64;
-    if !x.is_finite() || x < 0.0 || x > u64::MAX as f64 {
+    // `u64::MAX as f64` is 2^64, itself too large: `as u64` would saturate it silently.
+    if !x.is_finite() || x < 0.0 || x >= u64::MAX as f64 {
         return None;
     }
     let r = x.round();

@@ -69,8 +69,14 @@ fn write_csv_to<W: Write, T: Serialize + Default>(mut out: W, rows: &[T]) -> Res
         return out.flush().map_err(CsvOrIo::Io);
     }
     let mut w = csv::Writer::from_writer(out);
-    for r in rows {
-        w.serialize(r).map_err(CsvOrIo::Csv)?;
+    for (i, r) in rows.iter().enumerate() {
+        let fields = csv_fields(r);
+        if i == 0 {
+            w.write_record(fields.iter().map(|(k, _)| k))
+                .map_err(CsvOrIo::Csv)?;
+        }
+        w.write_record(fields.iter().map(|(_, v)| v))
+            .map_err(CsvOrIo::Csv)?;
     }
     w.flush().map_err(CsvOrIo::Io)
 }
@@ -154,6 +160,27 @@ pub fn csv_tables(results: &[RunResult]) -> Result<Vec<(String, Vec<u8>)>, Outpu
     Ok(memory.0)
 }
 
+/// The fields of a row as (column, text), in declaration order. A missing value (NaN, or None)
+/// is an empty field, the one convention of every CSV (runs and sweeps alike): pandas reads it
+/// as NaN and a column stays numeric.
+pub fn csv_fields<T: Serialize>(t: &T) -> Vec<(String, String)> {
+    match serde_json::to_value(t).expect("rows serialize") {
+        serde_json::Value::Object(m) => m
+            .into_iter()
+            .map(|(k, v)| {
+                let text = match v {
+                    serde_json::Value::String(s) => s,
+                    // serde_json turns a non-finite f64 into null.
+                    serde_json::Value::Null => String::new(),
+                    other => other.to_string(),
+                };
+                (k, text)
+            })
+            .collect(),
+        _ => unreachable!("rows are structs"),
+    }
+}
+
 #[derive(Default, Serialize)]
 struct BlockRow {
     scenario: String,
@@ -180,6 +207,9 @@ pub struct Manifest {
     pub events_per_s: f64,
     pub packets_sent: u64,
     pub packets_per_s: f64,
+    /// The config's warnings (`key = value: why`), as printed on stderr; omitted when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Writes the results of one or more runs of `cfg` into `dir`.

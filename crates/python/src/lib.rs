@@ -120,6 +120,10 @@ fn run(
             overrides: overrides.clone(),
             seeds: vec![cfg.seed],
             outcome: outcome.as_str().into(),
+            warnings: incastsim::config::config_warnings(&cfg)
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
             started_unix_s,
             wall_time_s: wall_s,
             events: r.events,

@@ -92,8 +92,18 @@ pub fn lock_folder(dir: &Path) -> Result<FolderLock, SweepError> {
         .open(&path)
         .map_err(err)?;
     if !try_lock(&file).map_err(err)? {
+        // The holder writes who it is just after taking the lock: a sweep started at the
+        // same moment can read before that, so wait a little for the line.
         let mut holder = String::new();
-        let _ = file.read_to_string(&mut holder);
+        for _ in 0..20 {
+            holder.clear();
+            let _ = file.seek(SeekFrom::Start(0));
+            let _ = file.read_to_string(&mut holder);
+            if holder.ends_with('\n') {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         let holder = holder.trim();
         return Err(SweepError::Store(format!(
             "{} is in use by another sweep or merge ({}); wait for it to finish, or use another --out folder",

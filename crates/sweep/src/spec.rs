@@ -14,7 +14,9 @@
 //! ```
 
 use incastsim_core::rng::mix64;
-use incastsim_scenario::config::{Config, ConfigError, apply_override, parse_tree, set_path};
+use incastsim_scenario::config::{
+    Config, ConfigError, ConfigWarning, apply_override, config_warnings, parse_tree, set_path,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -107,6 +109,9 @@ pub struct Sweep {
     /// What must match for results in an output folder to be reused: the input with the seed
     /// count and plots removed (adding seeds keeps earlier results), plus the version.
     pub fingerprint: String,
+    /// Suspect values (issue 17 finding 7): duplicate swept values, and each point's config
+    /// warnings (one per key and value, however many points share it).
+    pub warnings: Vec<ConfigWarning>,
 }
 
 /// Writes a YAML value the way outputs show it ("1ms", "32", "true").
@@ -152,6 +157,7 @@ impl Sweep {
         let points = dims.expand(&tree)?;
         check_plots(&section.plots, &dims.keys)?;
         let fingerprint = fingerprint(&input);
+        let warnings = sweep_warnings(&section, &points);
         Ok(Sweep {
             seeds: section.seeds as u32,
             keys: dims.keys,
@@ -159,6 +165,7 @@ impl Sweep {
             plots: section.plots,
             input,
             fingerprint,
+            warnings,
         })
     }
 
@@ -197,6 +204,59 @@ fn take_section(tree: &mut Value) -> Result<SweepSection, SweepError> {
         ));
     }
     Ok(section)
+}
+
+/// A value listed twice for one grid key (or one zip step repeated) runs the same points twice,
+/// with seeds drawn from different labels: replicates that look like separate points. Then each
+/// point's config warnings, each key and value once.
+fn sweep_warnings(section: &SweepSection, points: &[Point]) -> Vec<ConfigWarning> {
+    let mut w = Vec::new();
+    let duplicate = |values: &[Value]| {
+        values
+            .iter()
+            .enumerate()
+            .find(|(i, v)| values[..*i].contains(v))
+            .map(|(_, v)| display_value(v))
+    };
+    for (key, v) in &section.grid {
+        if let Value::Array(a) = v
+            && let Some(d) = duplicate(a)
+        {
+            w.push(ConfigWarning::new(
+                format!("sweep.grid.{key}"),
+                d,
+                "listed more than once: the same points run twice",
+            ));
+        }
+    }
+    let columns: Vec<&Vec<Value>> = section
+        .zip
+        .values()
+        .filter_map(|v| match v {
+            Value::Array(a) => Some(a),
+            _ => None,
+        })
+        .collect();
+    if let Some(first) = columns.first() {
+        let steps: Vec<Value> = (0..first.len())
+            .map(|i| Value::Array(columns.iter().map(|c| c[i].clone()).collect()))
+            .collect();
+        if let Some(d) = duplicate(&steps) {
+            w.push(ConfigWarning::new(
+                "sweep.zip",
+                d,
+                "this step is listed more than once: the same points run twice",
+            ));
+        }
+    }
+    for p in points {
+        for x in config_warnings(&p.config) {
+            if !w.iter().any(|y| y.key == x.key && y.value == x.value) {
+                w.push(x);
+            }
+        }
+    }
+    w
 }
 
 /// The values a sweep's list gives a key (`sweep.<section>.<key>`): a non-empty list.

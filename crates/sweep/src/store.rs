@@ -148,7 +148,8 @@ fn store_err(path: &Path, e: impl std::fmt::Display) -> SweepError {
     SweepError::Store(format!("{}: {e}", path.display()))
 }
 
-/// The fields of a record as (column, text), in declaration order. NaN is written "NaN".
+/// The fields of a record as (column, text), in declaration order. A missing value (NaN) is
+/// an empty field, as in every CSV of a run.
 fn record_fields<T: Serialize>(t: &T) -> Vec<(String, String)> {
     match serde_json::to_value(t).expect("records serialize") {
         serde_json::Value::Object(m) => m
@@ -156,7 +157,7 @@ fn record_fields<T: Serialize>(t: &T) -> Vec<(String, String)> {
             .map(|(k, v)| {
                 let text = match v {
                     serde_json::Value::String(s) => s,
-                    serde_json::Value::Null => "NaN".into(),
+                    serde_json::Value::Null => String::new(),
                     other => other.to_string(),
                 };
                 (k, text)
@@ -674,7 +675,12 @@ fn write_summary(
                 s.min,
                 s.max,
             ] {
-                row.push(format!("{x}"));
+                // Missing (NaN: no values, or fewer than two for std and CI): empty.
+                row.push(if x.is_nan() {
+                    String::new()
+                } else {
+                    format!("{x}")
+                });
             }
             w.write_record(&row).map_err(|e| store_err(&tmp, e))?;
             v.clear();

@@ -69,6 +69,8 @@ pub struct Plan {
     pub scheme_timer_period: Option<Duration>,
     /// The scheme reads the number of active senders (MAA).
     pub active_senders_oracle: bool,
+    /// The run's [`memory::estimate`] in bytes (the fuzz test holds runs to it).
+    pub memory_estimate: u64,
 }
 
 impl Plan {
@@ -86,19 +88,20 @@ impl Plan {
     ) -> Result<Plan, ConfigError> {
         let (built, generated) = checks::build_and_draw(cfg, seed)?;
         checks::check_built(cfg, &built, &generated)?;
-        if let Some(limit) = max_memory {
-            let flows = u64::from(cfg.workload.flow_count(cfg.senders)) + generated.len() as u64;
-            let need = memory::estimate(cfg, &built, flows);
-            if need.bytes > limit {
-                return Err(ConfigError::Key {
-                    key: "memory".into(),
-                    message: format!(
-                        "this run needs {need}, more than the limit of {} (--max-memory): raise --max-memory if the machine has it, or make the run smaller",
-                        memory::human_bytes(limit)
-                    ),
-                });
-            }
+        let flows = u64::from(cfg.workload.flow_count(cfg.senders)) + generated.len() as u64;
+        let need = memory::estimate(cfg, &built, flows);
+        if let Some(limit) = max_memory
+            && need.bytes > limit
+        {
+            return Err(ConfigError::Key {
+                key: "memory".into(),
+                message: format!(
+                    "this run needs {need}, more than the limit of {} (--max-memory): raise --max-memory if the machine has it, or make the run smaller",
+                    memory::human_bytes(limit)
+                ),
+            });
         }
+
         let routes = routes_for(&built).map_err(|e| ConfigError::Key {
             key: "topology".into(),
             message: e,
@@ -164,6 +167,7 @@ impl Plan {
             header_bytes: cfg.tcp.header.0 as u16,
             scheme_timer_period,
             active_senders_oracle,
+            memory_estimate: need.bytes,
         })
     }
 }
