@@ -240,7 +240,8 @@ fn run_pending(
                 Ok(message) => message,
                 Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                     if progress.should_stop() {
-                        stop.store(true, Ordering::Relaxed);
+                        // As SIGINT: runs in progress are abandoned and computed on resume.
+                        interrupt.store(true, Ordering::Relaxed);
                     }
                     continue;
                 }
@@ -248,6 +249,9 @@ fn run_pending(
             };
             let point = &sweep.points[p as usize];
             let written = match outcome {
+                // Finished after the stop: not stored either (the stop takes effect at once,
+                // whatever the channel still holds), so a resume computes it again.
+                Ok(_) if interrupt.load(Ordering::Relaxed) => continue,
                 Ok(result) => store.append(point, r, &result),
                 // Abandoned by the stop flag: not stored, so a resume computes it.
                 Err(RunError::Interrupted) => continue,
@@ -263,7 +267,8 @@ fn run_pending(
                     computed += 1;
                     progress.advance(already + computed);
                     if progress.should_stop() {
-                        stop.store(true, Ordering::Relaxed);
+                        // As SIGINT: runs in progress are abandoned and computed on resume.
+                        interrupt.store(true, Ordering::Relaxed);
                     }
                 }
                 Err(e) => {

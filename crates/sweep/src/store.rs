@@ -37,6 +37,12 @@ pub const SUMMARY_FILE: &str = "summary.csv";
 pub const INDEX_FILE: &str = "runs.index.csv";
 
 /// Columns of `runs.index.csv`.
+/// A checksum as written in runs.index.csv: `0x` and 16 hex digits, so that every CSV reader
+/// (pandas included) reads the column as text, never as a number.
+fn parse_hash(s: &str) -> Option<u64> {
+    u64::from_str_radix(s.strip_prefix("0x")?, 16).ok()
+}
+
 const INDEX_HEADER: [&str; 5] = ["point", "replicate", "flow_rows", "run_hash", "flows_hash"];
 
 fn index_header() -> Vec<String> {
@@ -95,8 +101,8 @@ fn verify_folder(dir: &Path, keys: &[String]) -> Result<(HashSet<RunId>, Vec<Str
         let id = parse_id(r, &index_path)?;
         let expected = (
             r.get(2).and_then(|s| s.parse::<u64>().ok()),
-            r.get(3).and_then(|s| u64::from_str_radix(s, 16).ok()),
-            r.get(4).and_then(|s| u64::from_str_radix(s, 16).ok()),
+            r.get(3).and_then(|s| parse_hash(s)),
+            r.get(4).and_then(|s| parse_hash(s)),
         );
         indexed.insert(id);
         let found = content.get(&id).copied().unwrap_or_default();
@@ -540,8 +546,8 @@ impl Store {
                 point.index.to_string(),
                 replicate.to_string(),
                 result.flows.len().to_string(),
-                format!("{:016x}", row_hash(row.iter().map(String::as_str))),
-                format!("{flows_hash:016x}"),
+                format!("0x{:016x}", row_hash(row.iter().map(String::as_str))),
+                format!("0x{flows_hash:016x}"),
             ])
             .map_err(|e| store_err(&index_path, e))?;
         self.index.flush().map_err(|e| store_err(&index_path, e))?;
