@@ -101,8 +101,8 @@ fn verify_folder(dir: &Path, keys: &[String]) -> Result<(HashSet<RunId>, Vec<Str
         let id = parse_id(r, &index_path)?;
         let expected = (
             r.get(2).and_then(|s| s.parse::<u64>().ok()),
-            r.get(3).and_then(|s| parse_hash(s)),
-            r.get(4).and_then(|s| parse_hash(s)),
+            r.get(3).and_then(parse_hash),
+            r.get(4).and_then(parse_hash),
         );
         indexed.insert(id);
         let found = content.get(&id).copied().unwrap_or_default();
