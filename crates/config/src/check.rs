@@ -5,18 +5,20 @@
 //! the topology built or the traffic drawn (custom graph structure, traffic generators, flow
 //! selections, port names) are the scenario crate's `check_buildable`.
 
+mod links;
+mod queue;
+
 use crate::config::Config;
 use crate::error::{ConfigError, invalid};
 use crate::tcp::TcpConfig;
-use crate::topology::{
-    ALPHA_HELP, Alpha, LinkDefaults, LossModel, QueueConfig, SharedBufferConfig, TopologyConfig,
-    WredProfile,
-};
+use crate::topology::{ALPHA_HELP, Alpha, LinkDefaults, SharedBufferConfig, TopologyConfig};
 use crate::units::{Buffer, Rate};
 use crate::workload::{
     BackgroundConfig, HostSelector, PCAP_MAX_SNAPLEN, PCAP_MIN_SNAPLEN, WorkloadConfig,
 };
 use incastsim_core::Duration;
+use links::check_links;
+use queue::check_queue;
 
 /// Most bytes a workload may move in total (2^60: a run's byte counters, sequence numbers and
 /// sums must never wrap).
@@ -60,7 +62,7 @@ pub fn check_config(cfg: &Config) -> Result<(), ConfigError> {
             "a probability in [0, 1)",
         ));
     }
-    check_link_losses(cfg, &l)?;
+    check_links(cfg, &l)?;
     let t = &cfg.tcp;
     check_tcp_sizes(t, "tcp.")?;
     check_buffers_fit(&l, t)?;
@@ -351,84 +353,6 @@ fn check_buffers_fit(l: &LinkDefaults, t: &TcpConfig) -> Result<(), ConfigError>
 }
 
 /// Topology sizes, host placement, link and switch parameters, the queue discipline.
-/// `lossy_links` and custom links' `loss`: probabilities in range, port lists not empty. (That
-/// each port pattern names a port is checked when the topology is built.)
-fn check_link_losses(cfg: &Config, l: &LinkDefaults) -> Result<(), ConfigError> {
-    for (i, rule) in l.lossy_links.iter().enumerate() {
-        let key = format!("topology.lossy_links[{i}]");
-        if rule.ports.is_empty() {
-            return Err(invalid(
-                &format!("{key}.ports"),
-                "[]",
-                "at least one port name (e.g. \"switch0->host16\", \"host*->switch0\")",
-            ));
-        }
-        check_loss_model(&format!("{key}.loss"), &rule.loss)?;
-    }
-    if let TopologyConfig::Custom(c) = &cfg.topology {
-        let full = cfg.tcp.mss.0 + cfg.tcp.header.0;
-        for (i, link) in c.links.iter().enumerate() {
-            if let Some(m) = &link.loss {
-                check_loss_model(&format!("topology.links[{i}].loss"), m)?;
-            }
-            // A per-link buffer of 0 would drop every packet: refused like the topology's own.
-            match link.buffer {
-                Some(b @ Buffer::Packets(0)) => {
-                    return Err(invalid(
-                        &format!("topology.links[{i}].buffer"),
-                        b,
-                        "at least 1 packet",
-                    ));
-                }
-                Some(b @ Buffer::Bytes(n)) if n < full => {
-                    return Err(invalid(
-                        &format!("topology.links[{i}].buffer"),
-                        b,
-                        format!(
-                            "room for at least one full packet: tcp.mss + tcp.header = {full} B"
-                        ),
-                    ));
-                }
-                _ => {}
-            }
-        }
-    }
-    Ok(())
-}
-
-fn check_loss_model(key: &str, m: &LossModel) -> Result<(), ConfigError> {
-    let prob = |name: &str, v: f64, lo_open: bool, hi_closed: bool| {
-        let ok = !v.is_nan()
-            && (if lo_open { v > 0.0 } else { v >= 0.0 })
-            && (if hi_closed { v <= 1.0 } else { v < 1.0 });
-        if ok {
-            return Ok(());
-        }
-        let lo = if lo_open { "(0" } else { "[0" };
-        let hi = if hi_closed { "1]" } else { "1)" };
-        Err(invalid(
-            &format!("{key}.{name}"),
-            v,
-            format!("a probability in {lo}, {hi}"),
-        ))
-    };
-    match *m {
-        LossModel::Bernoulli { p } => prob("p", p, false, false),
-        LossModel::GilbertElliott {
-            p_good_to_bad,
-            p_bad_to_good,
-            loss_in_good,
-            loss_in_bad,
-        } => {
-            // A chain that can never leave a state is not Gilbert-Elliott: both moves possible.
-            prob("p_good_to_bad", p_good_to_bad, true, true)?;
-            prob("p_bad_to_good", p_bad_to_good, true, true)?;
-            prob("loss_in_good", loss_in_good, false, false)?;
-            prob("loss_in_bad", loss_in_bad, false, true)
-        }
-    }
-}
-
 fn check_topology(cfg: &Config, l: &LinkDefaults) -> Result<(), ConfigError> {
     match &cfg.topology {
         TopologyConfig::FatTree(f) if f.k < 2 || f.k % 2 == 1 || f.k > 48 => {
@@ -733,139 +657,6 @@ fn check_request_size(request_size: u64, t: &TcpConfig) -> Result<(), ConfigErro
             request_size,
             format!("between 1 and {full} bytes"),
         ));
-    }
-    Ok(())
-}
-
-/// The config key of the switch queue; its thresholds are `QUEUE_KEY.<name>`.
-const QUEUE_KEY: &str = "topology.switch_queue";
-
-/// RED, WRED, ECN and admission thresholds: sizes in one unit, ordered, with valid weights.
-fn check_queue(q: &QueueConfig) -> Result<(), ConfigError> {
-    match q {
-        QueueConfig::DropTail => {}
-        QueueConfig::Red {
-            min_th,
-            max_th,
-            max_p,
-            w_q,
-            ..
-        } => {
-            check_red_thresholds(min_th, max_th, *max_p, "")?;
-            check_w_q(*w_q)?;
-        }
-        QueueConfig::Wred { profiles, w_q, .. } => {
-            check_wred_profiles(profiles)?;
-            check_w_q(*w_q)?;
-        }
-        QueueConfig::EcnThreshold { k } => {
-            queue_threshold("k", k)?;
-        }
-        QueueConfig::ThresholdAdmit { threshold: t } => {
-            queue_threshold("threshold", t)?;
-        }
-    }
-    Ok(())
-}
-
-/// A threshold of the switch queue (key `<k>`) as a number of its unit: a size in bytes or
-/// packets, not `unlimited`.
-fn queue_threshold(k: &str, b: &Buffer) -> Result<f64, ConfigError> {
-    match *b {
-        Buffer::Bytes(n) => Ok(n as f64),
-        Buffer::Packets(n) => Ok(n as f64),
-        Buffer::Unlimited => Err(invalid(
-            &format!("{QUEUE_KEY}.{k}"),
-            b,
-            "a size in bytes or packets",
-        )),
-    }
-}
-
-/// Both sizes are in bytes, or both in packets.
-fn same_unit(a: &Buffer, b: &Buffer) -> bool {
-    std::mem::discriminant(a) == std::mem::discriminant(b)
-}
-
-/// One RED curve (keys `<prefix>min_th`, `<prefix>max_th`, `<prefix>max_p`): thresholds in one
-/// unit with min_th < max_th, and max_p a probability.
-fn check_red_thresholds(
-    min: &Buffer,
-    max: &Buffer,
-    max_p: f64,
-    prefix: &str,
-) -> Result<(), ConfigError> {
-    let (lo, hi) = (
-        queue_threshold(&format!("{prefix}min_th"), min)?,
-        queue_threshold(&format!("{prefix}max_th"), max)?,
-    );
-    if !same_unit(min, max) {
-        return Err(invalid(
-            &format!("{QUEUE_KEY}.{prefix}max_th"),
-            max,
-            "the same unit as min_th (bytes or packets)",
-        ));
-    }
-    if lo >= hi {
-        return Err(invalid(
-            &format!("{QUEUE_KEY}.{prefix}max_th"),
-            max,
-            format!("more than min_th ({min})"),
-        ));
-    }
-    if !(max_p > 0.0 && max_p <= 1.0) {
-        return Err(invalid(
-            &format!("{QUEUE_KEY}.{prefix}max_p"),
-            max_p,
-            "a probability in (0, 1]",
-        ));
-    }
-    Ok(())
-}
-
-/// The averaging weight of RED and WRED.
-fn check_w_q(w: f64) -> Result<(), ConfigError> {
-    if w > 0.0 && w <= 1.0 {
-        Ok(())
-    } else {
-        Err(invalid(
-            &format!("{QUEUE_KEY}.w_q"),
-            w,
-            "a weight in (0, 1]",
-        ))
-    }
-}
-
-/// WRED: at least one profile, each a valid RED curve in the first profile's unit, and each
-/// DSCP value (0-63) in at most one profile.
-fn check_wred_profiles(profiles: &[WredProfile]) -> Result<(), ConfigError> {
-    if profiles.is_empty() {
-        return Err(invalid(
-            &format!("{QUEUE_KEY}.profiles"),
-            "[]",
-            "at least one profile",
-        ));
-    }
-    let mut seen = [false; 64];
-    for (i, p) in profiles.iter().enumerate() {
-        check_red_thresholds(&p.min_th, &p.max_th, p.max_p, &format!("profiles[{i}]."))?;
-        if !same_unit(&p.min_th, &profiles[0].min_th) {
-            return Err(invalid(
-                &format!("{QUEUE_KEY}.profiles[{i}].min_th"),
-                p.min_th,
-                "the unit of the first profile",
-            ));
-        }
-        for &d in &p.dscp {
-            if d > 63 || seen[d as usize] {
-                return Err(invalid(
-                    &format!("{QUEUE_KEY}.profiles[{i}].dscp"),
-                    d,
-                    "DSCP values 0-63, each in one profile",
-                ));
-            }
-            seen[d as usize] = true;
-        }
     }
     Ok(())
 }
