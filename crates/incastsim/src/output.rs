@@ -160,26 +160,9 @@ pub fn csv_tables(results: &[RunResult]) -> Result<Vec<(String, Vec<u8>)>, Outpu
     Ok(memory.0)
 }
 
-/// The fields of a row as (column, text), in declaration order. A missing value (NaN, or None)
-/// is an empty field, the one convention of every CSV (runs and sweeps alike): pandas reads it
-/// as NaN and a column stays numeric.
-pub fn csv_fields<T: Serialize>(t: &T) -> Vec<(String, String)> {
-    match serde_json::to_value(t).expect("rows serialize") {
-        serde_json::Value::Object(m) => m
-            .into_iter()
-            .map(|(k, v)| {
-                let text = match v {
-                    serde_json::Value::String(s) => s,
-                    // serde_json turns a non-finite f64 into null.
-                    serde_json::Value::Null => String::new(),
-                    other => other.to_string(),
-                };
-                (k, text)
-            })
-            .collect(),
-        _ => unreachable!("rows are structs"),
-    }
-}
+/// The fields of a row as (column, text); a missing value is an empty field (one function for
+/// the run files and the sweep store).
+pub use incastsim_sweep::store::csv_fields;
 
 #[derive(Default, Serialize)]
 struct BlockRow {

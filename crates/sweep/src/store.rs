@@ -154,28 +154,30 @@ fn store_err(path: &Path, e: impl std::fmt::Display) -> SweepError {
     SweepError::Store(format!("{}: {e}", path.display()))
 }
 
-/// The fields of a record as (column, text), in declaration order. A missing value (NaN) is
-/// an empty field, as in every CSV of a run.
-fn record_fields<T: Serialize>(t: &T) -> Vec<(String, String)> {
-    match serde_json::to_value(t).expect("records serialize") {
+/// The fields of a row as (column, text), in declaration order. A missing value (NaN, or None)
+/// is an empty field, the one convention of every CSV (runs and sweeps alike): pandas reads it
+/// as NaN and a column stays numeric. The run files (`incastsim::output`) write rows with it too.
+pub fn csv_fields<T: Serialize>(t: &T) -> Vec<(String, String)> {
+    match serde_json::to_value(t).expect("rows serialize") {
         serde_json::Value::Object(m) => m
             .into_iter()
             .map(|(k, v)| {
                 let text = match v {
                     serde_json::Value::String(s) => s,
+                    // serde_json turns a non-finite f64 into null.
                     serde_json::Value::Null => String::new(),
                     other => other.to_string(),
                 };
                 (k, text)
             })
             .collect(),
-        _ => unreachable!("records are structs"),
+        _ => unreachable!("rows are structs"),
     }
 }
 
 /// A record's fields without those a swept key already provides (no duplicate column names).
 fn own_fields<T: Serialize>(t: &T, keys: &[String]) -> Vec<(String, String)> {
-    record_fields(t)
+    csv_fields(t)
         .into_iter()
         .filter(|(k, _)| !keys.contains(k))
         .collect()
