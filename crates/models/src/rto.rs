@@ -24,7 +24,7 @@ fn check(rto_min_s: f64, delta_s: f64, n: u64) -> Result<(), ModelError> {
     Ok(())
 }
 
-/// E[X], the expected maximum RTO of `n` senders, in seconds: paper 000, Eq. 6,
+/// E\[X\], the expected maximum RTO of `n` senders, in seconds: paper 000, Eq. 6,
 /// `E[X] = RTO_min + Δ(N−1)/(2(N+1))` (the closed form of the integral Eq. 5).
 ///
 /// `E[X] = RTO_min` for N = 1 and tends to `RTO_min + Δ/2` as N grows.

@@ -5,7 +5,7 @@
 //! drop-tail output port Z of the same rate (2:1 overload). Payloads are drawn uniformly from
 //! [rMin, MSS] (integer bytes, one draw per frame). The paper's start condition is "Y_1 is
 //! enqueued to the output queue while X_1 is dropped"; it then measures whether X_2 and Y_2
-//! (the next frame from each input) are enqueued: P_q(pkt) = 1 − P(Q = Q_max at A[pkt]) (its
+//! (the next frame from each input) are enqueued: P_q(pkt) = 1 − P(Q = Q_max at A\[pkt\]) (its
 //! Eq. 1), 1,000 times per rMin.
 //!
 //! Our trial (the paper gives no queue state, so we let the two streams build it):

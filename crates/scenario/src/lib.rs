@@ -7,7 +7,7 @@
 //!   Topologies in [`build`], traffic generators in [`traffic`], schemes in [`scheme_build`].
 //! - [`engine`]: [`Simulation::from_plan`] and the event loop (network, transport, applications,
 //!   probes); cannot fail.
-//! - [`results`]: the finished run read into records ([`metrics`]): runs, flows, ports, series.
+//! - `results`: the finished run read into records ([`metrics`]): runs, flows, ports, series.
 //!
 //! [`run_once`] does all three and checks the end-of-run invariants.
 

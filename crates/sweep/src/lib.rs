@@ -1,5 +1,5 @@
 //! incastsim-sweep: parameter sweeps. A `sweep:` section turns one config into a grid of points
-//! × seeds; [`run_sweep`] runs them in parallel (rayon) into a resumable folder; [`merge`]
+//! × seeds; [`run_sweep`] runs them in parallel (rayon) into a resumable folder; [`merge()`]
 //! combines shards; [`stats`] computes per-point summaries with t-based confidence intervals.
 //!
 //! Each run's seed is derived from the base seed, the point's label and the replicate number
