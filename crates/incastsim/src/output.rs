@@ -9,15 +9,25 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
+/// Why results could not be written: the file and the underlying error.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
+    /// Creating, writing or flushing a file failed.
     #[error("cannot write {path}: {source}")]
     Io {
+        /// The file being written.
         path: String,
+        /// The operating system's error.
         source: std::io::Error,
     },
+    /// Serializing a record into CSV failed.
     #[error("cannot write {path}: {source}")]
-    Csv { path: String, source: csv::Error },
+    Csv {
+        /// The file (or, in memory, the table's file name) being written.
+        path: String,
+        /// The CSV writer's error.
+        source: csv::Error,
+    },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
@@ -83,6 +93,8 @@ fn write_csv_to<W: Write, T: Serialize + Default>(mut out: W, rows: &[T]) -> Res
 
 /// Receives the CSV tables of a run's results, one call per file ([`emit_tables`]).
 pub trait TableSink {
+    /// Receives one table: `file` is its CSV file name (`runs.csv`, ...), `rows` its records in
+    /// output order. The first error stops [`emit_tables`].
     fn table<T: Serialize + Default>(&mut self, file: &str, rows: &[T]) -> Result<(), OutputError>;
 }
 
@@ -176,19 +188,30 @@ struct BlockRow {
 /// Facts about how a run was produced, for the manifest.
 #[derive(Clone, Debug, Serialize)]
 pub struct Manifest {
+    /// The incastsim version that produced the run ([`crate::VERSION`]).
     pub incastsim_version: String,
+    /// The git revision of the build, if it could see one ([`crate::GIT_REVISION`]).
     pub git_revision: Option<String>,
+    /// The config file as given on the command line.
     pub config_path: String,
+    /// The `--set key=value` overrides, in the order given (later ones win).
     pub overrides: Vec<String>,
+    /// The seed of every run written to the folder.
     pub seeds: Vec<u64>,
     /// `completed`, or what stopped the run first: `max_sim_time`, `max_events`,
     /// `max_wall_time`, `interrupted` (SIGINT/SIGTERM), `stalled`.
     pub outcome: String,
+    /// When the run started, in seconds since the Unix epoch (wall clock; never in the CSVs).
     pub started_unix_s: u64,
+    /// Wall-clock seconds the runs took (varies between machines, unlike the results).
     pub wall_time_s: f64,
+    /// Events the engine processed, summed over the runs.
     pub events: u64,
+    /// Engine speed: `events / wall_time_s`.
     pub events_per_s: f64,
+    /// Packets hosts sent (data, ACKs, requests, UDP), summed over the runs.
     pub packets_sent: u64,
+    /// Packets per wall-clock second: `packets_sent / wall_time_s`.
     pub packets_per_s: f64,
     /// The config's warnings (`key = value: why`), as printed on stderr; omitted when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
