@@ -15,6 +15,8 @@
 //! Invalid inputs (zero senders, a probability outside its range, a negative delay, NaN, …) give
 //! a [`ModelError`] naming the parameter; no function panics or returns NaN for them.
 
+#![warn(missing_docs)]
+
 pub mod book;
 pub mod packet_size;
 pub mod padhye;
@@ -31,13 +33,17 @@ pub enum ModelError {
     OutOfRange {
         /// The parameter, as named in the function signature / struct field.
         name: &'static str,
+        /// The value given.
         value: f64,
         /// The allowed range, in words.
         allowed: &'static str,
     },
     /// A count (of senders) is zero.
     #[error("invalid {name} = 0: must be at least 1")]
-    Zero { name: &'static str },
+    Zero {
+        /// The parameter, as named in the function signature / struct field.
+        name: &'static str,
+    },
 }
 
 /// Checks `value` is finite and `>= 0`.

@@ -3,17 +3,33 @@
 //!
 //! The PNG text uses an embedded DejaVu Sans, so plots render on machines without system fonts.
 
+#![warn(missing_docs)]
+
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
+/// Why a plot could not be drawn.
 #[derive(Debug, thiserror::Error)]
 pub enum PlotError {
+    /// The sweep's summary cannot give the requested plot (missing file, unknown column, a
+    /// non-numeric x value).
     #[error("{path}: {message}")]
-    Input { path: String, message: String },
+    Input {
+        /// The file read.
+        path: String,
+        /// What is wrong with it, naming the column or value.
+        message: String,
+    },
+    /// Creating the output folder or rendering the PNG/SVG failed.
     #[error("drawing {path}: {message}")]
-    Draw { path: String, message: String },
+    Draw {
+        /// The file or folder written.
+        path: String,
+        /// The drawing backend's or the file system's error.
+        message: String,
+    },
 }
 
 /// What to plot.
@@ -27,12 +43,15 @@ pub struct PlotRequest {
     /// A swept key whose values become separate lines, or several separated by commas
     /// ("scheme,topology.switch_delay_jitter"): one line per combination.
     pub series: Option<String>,
+    /// A logarithmic y axis (for counts spanning decades, e.g. `rto_count`); non-positive
+    /// means are left out.
     pub log_y: bool,
     /// Output file name without extension.
     pub name: Option<String>,
 }
 
 impl PlotRequest {
+    /// The output file name without extension: `name`, else `<y>-vs-<x>[-by-<series>]`.
     pub fn file_stem(&self) -> String {
         self.name.clone().unwrap_or_else(|| {
             let base = format!("{}-vs-{}", self.y, self.x);
@@ -47,7 +66,10 @@ impl PlotRequest {
 /// One line: (x, mean, ci_low, ci_high) points sorted by x.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Series {
+    /// The legend entry: the series key values (`key = value`), preceded by the metric when one
+    /// plot has several (the metric alone without a series key).
     pub label: String,
+    /// (x, mean, lower end of the 95 % CI, upper end), in the metric's own unit.
     pub points: Vec<(f64, f64, f64, f64)>,
 }
 
