@@ -53,27 +53,42 @@ pub fn fast_retransmit_sender_bound(cfg: &crate::config::Config) -> f64 {
 /// One row of runs.csv.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct RunRecord {
+    /// The config's `name`.
     pub scenario: String,
+    /// The run's seed (a sweep derives one per point and replicate).
     pub seed: u64,
+    /// The topology `kind` (`star`, `dumbbell`, `fat_tree`, ...).
     pub topology: String,
+    /// The config's `senders` (the swept N of incast curves).
     pub senders: u32,
+    /// The workload `kind` (`synchronized_reads`, `bulk`, `traffic`, ...).
     pub workload: String,
+    /// The mitigation scheme (`none`, or its name).
     pub scheme: String,
+    /// The congestion controller of the top-level `tcp` (`newreno`, `cubic`, `dctcp`).
     pub congestion_control: String,
+    /// Rate of every link, bit/s.
     pub link_rate_bps: u64,
+    /// Switch buffer per output port as configured (`32KB`, `64 packets`, `unlimited`).
     pub switch_buffer: String,
+    /// Payload bytes of a full segment.
     pub mss_bytes: u64,
+    /// TCP/IP header bytes on every packet.
     pub header_bytes: u64,
+    /// Lower bound of the retransmission timeout, µs (RFC 6298 (2.4); the incast papers lower it).
     pub rto_min_us: f64,
     /// Ge et al. Eq. 3: senders below which each keeps a window > 5 packets (fast retransmit
     /// still works): (B + 2CT)/(5L).
     pub fast_retransmit_bound: f64,
     /// Bytes each sender sends per block (synchronized reads; mean if striping is uneven).
     pub sru_bytes: f64,
+    /// Blocks the client asks for (synchronized reads).
     pub blocks: u32,
     /// True if the workload finished before run.max_sim_time.
     pub completed: bool,
+    /// Simulated seconds until the last block completed (or the bulk duration): the goodput's denominator.
     pub sim_time_s: f64,
+    /// Application bytes delivered in order by the workload's flows (all flows for a `traffic` workload).
     pub app_bytes: u64,
     /// Application bytes of the workload's flows (all flows for a `traffic` workload) / total
     /// time.
@@ -84,125 +99,218 @@ pub struct RunRecord {
     pub jain_fairness: f64,
     /// Flows of the traffic generators with a size (Poisson), and how many completed.
     pub flows_finite: u64,
+    /// How many of `flows_finite` finished before the run ended.
     pub flows_completed: u64,
     /// Flow-completion times of the completed finite flows, and slowdown = FCT / ideal FCT
     /// (the flow alone on an idle network).
     pub fct_mean_ms: f64,
+    /// Median FCT of the completed sized flows, ms.
     pub fct_p50_ms: f64,
+    /// 99th-percentile FCT of the completed sized flows, ms (linear interpolation).
     pub fct_p99_ms: f64,
+    /// Largest FCT of the completed sized flows, ms.
     pub fct_max_ms: f64,
+    /// Mean slowdown (FCT / ideal FCT, >= 1) of the completed sized flows.
     pub slowdown_mean: f64,
+    /// 99th-percentile slowdown of the completed sized flows.
     pub slowdown_p99: f64,
     /// The same per size group (`metrics.fct_bins`; default small < 100 KB <= mid < 10 MB <=
     /// large).
     pub fct_small_count: u64,
+    /// Mean FCT of the completed sized flows of the small group, ms (empty without any).
     pub fct_small_mean_ms: f64,
+    /// Median FCT of the completed sized flows of the small group, ms.
     pub fct_small_p50_ms: f64,
+    /// 99th-percentile FCT of the completed sized flows of the small group, ms (linear interpolation).
     pub fct_small_p99_ms: f64,
+    /// Largest FCT of the completed sized flows of the small group, ms.
     pub fct_small_max_ms: f64,
+    /// Mean slowdown (FCT / ideal FCT, >= 1) of the completed sized flows of the small group.
     pub slowdown_small_mean: f64,
+    /// 99th-percentile slowdown of the completed sized flows of the small group.
     pub slowdown_small_p99: f64,
+    /// Number of completed sized flows of the mid group.
     pub fct_mid_count: u64,
+    /// Mean FCT of the completed sized flows of the mid group, ms (empty without any).
     pub fct_mid_mean_ms: f64,
+    /// Median FCT of the completed sized flows of the mid group, ms.
     pub fct_mid_p50_ms: f64,
+    /// 99th-percentile FCT of the completed sized flows of the mid group, ms (linear interpolation).
     pub fct_mid_p99_ms: f64,
+    /// Largest FCT of the completed sized flows of the mid group, ms.
     pub fct_mid_max_ms: f64,
+    /// Mean slowdown (FCT / ideal FCT, >= 1) of the completed sized flows of the mid group.
     pub slowdown_mid_mean: f64,
+    /// 99th-percentile slowdown of the completed sized flows of the mid group.
     pub slowdown_mid_p99: f64,
+    /// Number of completed sized flows of the large group.
     pub fct_large_count: u64,
+    /// Mean FCT of the completed sized flows of the large group, ms (empty without any).
     pub fct_large_mean_ms: f64,
+    /// Median FCT of the completed sized flows of the large group, ms.
     pub fct_large_p50_ms: f64,
+    /// 99th-percentile FCT of the completed sized flows of the large group, ms (linear interpolation).
     pub fct_large_p99_ms: f64,
+    /// Largest FCT of the completed sized flows of the large group, ms.
     pub fct_large_max_ms: f64,
+    /// Mean slowdown (FCT / ideal FCT, >= 1) of the completed sized flows of the large group.
     pub slowdown_large_mean: f64,
+    /// 99th-percentile slowdown of the completed sized flows of the large group.
     pub slowdown_large_p99: f64,
+    /// Blocks whose every response arrived before the run ended.
     pub blocks_completed: u32,
+    /// Mean block completion time (request to last response byte), ms.
     pub bct_mean_ms: f64,
+    /// Median block completion time, ms.
     pub bct_p50_ms: f64,
+    /// 99th-percentile block completion time, ms (linear interpolation).
     pub bct_p99_ms: f64,
+    /// Largest block completion time, ms.
     pub bct_max_ms: f64,
+    /// Retransmission timeouts that fired, over all flows.
     pub rto_count: u64,
+    /// Flows that had at least one timeout.
     pub flows_with_rto: u32,
     /// Episodes of exactly k successive timeouts of one segment (k = 1..7), then 8 or more.
     pub rto_run_1: u64,
+    /// Episodes where one segment timed out exactly 2 times in a row.
     pub rto_run_2: u64,
+    /// Episodes where one segment timed out exactly 3 times in a row.
     pub rto_run_3: u64,
+    /// Episodes where one segment timed out exactly 4 times in a row.
     pub rto_run_4: u64,
+    /// Episodes where one segment timed out exactly 5 times in a row.
     pub rto_run_5: u64,
+    /// Episodes where one segment timed out exactly 6 times in a row.
     pub rto_run_6: u64,
+    /// Episodes where one segment timed out exactly 7 times in a row.
     pub rto_run_7: u64,
+    /// Episodes where one segment timed out 8 or more times in a row.
     pub rto_run_8plus: u64,
+    /// The longest run of successive timeouts of one segment (exponential backoff depth + 1).
     pub max_successive_rto: u32,
     /// X = the largest RTO value that expired at a flow's first timeout, over the flows that
     /// timed out (the RTO randomization paper's max RTO, its Eq. 4-7; NaN if none did).
     pub max_first_rto_ms: f64,
+    /// Total seconds flows spent waiting for timeouts that then fired (from the last send to the expiry).
     pub timeout_wait_s: f64,
+    /// Fast retransmissions (third duplicate ACK, RFC 5681 §3.2, or RACK).
     pub fast_retransmits: u64,
+    /// Retransmissions chosen by RFC 6675 NextSeg (SACK loss recovery).
     pub sack_retransmits: u64,
+    /// Data segments sent again, for any reason.
     pub retransmitted_segments: u64,
+    /// Data segments sent, first transmissions and retransmissions.
     pub data_segments_sent: u64,
+    /// Congestion-window reductions on ECN-Echo (at most one per window, RFC 3168 §6.1.2).
     pub ecn_reductions: u64,
+    /// Packets dropped, any reason (`drops_buffer + drops_aqm + drops_link_loss`).
     pub drops_total: u64,
+    /// Packets refused at a full port buffer (tail drop, shared-buffer threshold).
     pub drops_buffer: u64,
+    /// Packets dropped by an AQM's decision (RED) rather than a full buffer.
     pub drops_aqm: u64,
+    /// Packets lost on a link by the configured random loss.
     pub drops_link_loss: u64,
+    /// Most drops at any one port: where the incast bottleneck is.
     pub max_port_drops: u64,
+    /// Packets marked CE by switches.
     pub ecn_marks: u64,
+    /// Background UDP datagrams sent.
     pub udp_packets_sent: u64,
+    /// Background UDP datagrams that reached their destination.
     pub udp_packets_delivered: u64,
+    /// Packets hosts sent (data, ACKs, requests, UDP).
     pub packets_sent: u64,
+    /// Packets switches forwarded.
     pub packets_forwarded: u64,
+    /// Events the engine processed (a measure of the run's cost).
     pub events: u64,
     // ----- diagnostics (crate::diagnostics; README "Diagnostics") -----
     /// Timeouts by class (`incastsim_tcp::timeout_class`); they add up to `rto_count`.
     pub rto_abtt: u64,
+    /// Timeouts within a block with no duplicate ACK since the last new ACK (PLATO's block loss).
     pub rto_ibtt_whole_window: u64,
+    /// Timeouts within a block after 1-2 duplicate ACKs: part of the window got through, too little for fast retransmit.
     pub rto_ibtt_partial_window: u64,
+    /// Timeouts on a lost tail: at most dupthresh × SMSS outstanding and nothing more to send, so three duplicate ACKs could never come.
     pub rto_ibtt_tail: u64,
+    /// Timeouts of an already retransmitted segment.
     pub rto_ibtt_retransmission: u64,
     /// Packets offered to all ports, and (buffer + AQM drops) / offered.
     pub packets_offered: u64,
+    /// (buffer + AQM drops) / `packets_offered`; empty when nothing was offered.
     pub drop_ratio: f64,
     /// Runs of consecutive drops per (output port, input port), lengths 1..7, 8+.
     pub input_drop_run_1: u64,
+    /// Runs of exactly 2 consecutive drops at one (output port, input port).
     pub input_drop_run_2: u64,
+    /// Runs of exactly 3 consecutive drops at one (output port, input port).
     pub input_drop_run_3: u64,
+    /// Runs of exactly 4 consecutive drops at one (output port, input port).
     pub input_drop_run_4: u64,
+    /// Runs of exactly 5 consecutive drops at one (output port, input port).
     pub input_drop_run_5: u64,
+    /// Runs of exactly 6 consecutive drops at one (output port, input port).
     pub input_drop_run_6: u64,
+    /// Runs of exactly 7 consecutive drops at one (output port, input port).
     pub input_drop_run_7: u64,
+    /// Runs of 8 or more consecutive drops at one (output port, input port).
     pub input_drop_run_8plus: u64,
+    /// The longest run of consecutive drops at one (output port, input port).
     pub max_input_drop_run: u32,
     /// Runs of consecutive drops of one flow's data segments at one port.
     pub flow_drop_run_1: u64,
+    /// Runs of exactly 2 consecutive drops of one flow's data segments at one port.
     pub flow_drop_run_2: u64,
+    /// Runs of exactly 3 consecutive drops of one flow's data segments at one port.
     pub flow_drop_run_3: u64,
+    /// Runs of exactly 4 consecutive drops of one flow's data segments at one port.
     pub flow_drop_run_4: u64,
+    /// Runs of exactly 5 consecutive drops of one flow's data segments at one port.
     pub flow_drop_run_5: u64,
+    /// Runs of exactly 6 consecutive drops of one flow's data segments at one port.
     pub flow_drop_run_6: u64,
+    /// Runs of exactly 7 consecutive drops of one flow's data segments at one port.
     pub flow_drop_run_7: u64,
+    /// Runs of 8 or more consecutive drops of one flow's data segments at one port.
     pub flow_drop_run_8plus: u64,
+    /// The longest run of consecutive drops of one flow's data segments at one port.
     pub max_flow_drop_run: u32,
     /// The book's §3.2 measurements over the model flows (the workload's).
     pub model_flows: u32,
+    /// Data packets the model flows sent.
     pub model_packets_sent: u64,
+    /// Loss indications over the model flows: fast retransmits + first timeouts.
     pub loss_indications: u64,
+    /// Loss events of the cumulative flow: rounds in which at least one model flow lost a packet (§3.1.1.2).
     pub loss_events: u64,
+    /// `loss_events` / segments sent (the book's p_c).
     pub p_c: f64,
+    /// `loss_indications` / data segments sent, retransmissions included (the book's p_r).
     pub p_r: f64,
+    /// ABTTs per block requested (the book's δ).
     pub delta_abtt_per_block: f64,
+    /// Mean of all RTT samples of the model flows, µs.
     pub rtt_mean_us: f64,
+    /// Mean RTO of first timeouts, ms (RTO_min if none; the book's T0).
     pub t0_ms: f64,
+    /// The block in packets, Σ SRU / MSS (the book's L).
     pub block_packets: f64,
     /// Delayed ACK was on: the models assume one ACK per packet.
     pub delayed_ack: bool,
     /// The book's models (Eq. 3.21, 3.39, 3.40) on the measured inputs, in Mbps of payload
     /// (`metrics.models: true`; NaN otherwise or where a model is undefined).
     pub model_td_only_mbps: f64,
+    /// The full model (Eq. 3.39) on the measured inputs, Mbps of payload.
     pub model_full_mbps: f64,
+    /// The split model (Eq. 3.40), Mbps of payload.
     pub model_split_mbps: f64,
+    /// The models' j on the measured inputs: loss indications per loss event (p_r / p_c).
     pub model_j: f64,
+    /// The Full model's Q: the probability that a loss indication is a timeout.
     pub model_q_full: f64,
+    /// The Split model's Q (same meaning).
     pub model_q_split: f64,
 }
 
@@ -215,6 +323,7 @@ macro_rules! set_bins {
 }
 
 impl RunRecord {
+    /// Sets `input_drop_run_1` … `input_drop_run_8plus` from a histogram of run lengths 1..7, 8+.
     pub fn set_input_drop_runs(&mut self, b: &[u64; 8]) {
         set_bins!(
             self,
@@ -229,6 +338,7 @@ impl RunRecord {
             input_drop_run_8plus
         );
     }
+    /// Sets `flow_drop_run_1` … `flow_drop_run_8plus` from a histogram of run lengths 1..7, 8+.
     pub fn set_flow_drop_runs(&mut self, b: &[u64; 8]) {
         set_bins!(
             self,
@@ -246,6 +356,7 @@ impl RunRecord {
 }
 
 impl FlowRecord {
+    /// Sets `drop_run_1` … `drop_run_8plus` from a histogram of run lengths 1..7, 8+.
     pub fn set_drop_runs(&mut self, b: &[u64; 8]) {
         set_bins!(
             self,
@@ -263,6 +374,7 @@ impl FlowRecord {
 }
 
 impl PortRecord {
+    /// Sets `drop_run_1` … `drop_run_8plus` from a histogram of run lengths 1..7, 8+.
     pub fn set_drop_runs(&mut self, b: &[u64; 8]) {
         set_bins!(
             self,
@@ -280,6 +392,7 @@ impl PortRecord {
 }
 
 impl DropRunRecord {
+    /// Sets `drop_run_1` … `drop_run_8plus` from a histogram of run lengths 1..7, 8+.
     pub fn set_runs(&mut self, b: &[u64; 8]) {
         set_bins!(
             self,
@@ -299,37 +412,62 @@ impl DropRunRecord {
 /// One row of drop_runs.csv: an (output port, input port) pair that was offered packets.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DropRunRecord {
+    /// The config's `name`.
     pub scenario: String,
+    /// The run's seed (a sweep derives one per point and replicate).
     pub seed: u64,
+    /// The config's `senders` (the swept N of incast curves).
     pub senders: u32,
+    /// The output port (as in ports.csv).
     pub port: u32,
+    /// The output port as `from->to`.
     pub port_name: String,
     /// The input port (the link the packets arrived on); empty for a host's own packets.
     pub input_port: Option<u32>,
+    /// The input link (`host3->switch0`), or `local` for the node's own packets.
     pub input_name: String,
+    /// Packets from this input offered to the port.
     pub packets_offered: u64,
+    /// Of those, dropped at admission.
     pub drops: u64,
+    /// `drops / packets_offered`.
     pub drop_ratio: f64,
+    /// Runs of exactly 1 consecutive drops from this input.
     pub drop_run_1: u64,
+    /// Runs of exactly 2 consecutive drops from this input.
     pub drop_run_2: u64,
+    /// Runs of exactly 3 consecutive drops from this input.
     pub drop_run_3: u64,
+    /// Runs of exactly 4 consecutive drops from this input.
     pub drop_run_4: u64,
+    /// Runs of exactly 5 consecutive drops from this input.
     pub drop_run_5: u64,
+    /// Runs of exactly 6 consecutive drops from this input.
     pub drop_run_6: u64,
+    /// Runs of exactly 7 consecutive drops from this input.
     pub drop_run_7: u64,
+    /// Runs of 8 or more consecutive drops from this input.
     pub drop_run_8plus: u64,
+    /// The longest run of consecutive drops from this input.
     pub max_drop_run: u32,
 }
 
 /// FCT statistics of one group of flows.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FctStats {
+    /// Flows in the group that completed.
     pub count: u64,
+    /// Mean FCT, ms (NaN for an empty group).
     pub mean_ms: f64,
+    /// Median FCT, ms.
     pub p50_ms: f64,
+    /// 99th-percentile FCT, ms.
     pub p99_ms: f64,
+    /// Largest FCT, ms.
     pub max_ms: f64,
+    /// Mean slowdown (FCT / ideal FCT).
     pub slowdown_mean: f64,
+    /// 99th-percentile slowdown.
     pub slowdown_p99: f64,
 }
 
@@ -422,6 +560,7 @@ impl RunRecord {
         );
     }
 
+    /// Sets `rto_run_1` … `rto_run_8plus` from the successive-timeout histogram.
     pub fn set_successive(&mut self, hist: &[u64; SUCCESSIVE_TIMEOUT_BINS]) {
         [
             &mut self.rto_run_1,
@@ -442,16 +581,23 @@ impl RunRecord {
 /// One row of flows.csv.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct FlowRecord {
+    /// The config's `name`.
     pub scenario: String,
+    /// The run's seed (a sweep derives one per point and replicate).
     pub seed: u64,
+    /// The config's `senders` (the swept N of incast curves).
     pub senders: u32,
+    /// Flow index: workload flows first, then generated flows in generator and start order.
     pub flow: u32,
+    /// The sending host.
     pub src_host: u32,
+    /// The receiving host.
     pub dst_host: u32,
     /// `workload`, or the generator kind (`long_lived`, `poisson`, `staggered`).
     pub kind: String,
     /// Index in `traffic:` (empty for workload flows).
     pub generator: Option<u32>,
+    /// When the flow started, simulated seconds.
     pub start_s: f64,
     /// Bytes to send (empty: always has data).
     pub size_bytes: Option<u64>,
@@ -459,62 +605,99 @@ pub struct FlowRecord {
     pub fct_ms: Option<f64>,
     /// FCT of the same flow alone on an idle network.
     pub ideal_fct_ms: Option<f64>,
+    /// `fct_ms / ideal_fct_ms` (>= 1; empty until the flow completes).
     pub slowdown: Option<f64>,
+    /// The flow's congestion controller (its profile's; `flow_overrides` may differ from the run's).
     pub congestion_control: String,
+    /// Bytes the receiver delivered in order to the application.
     pub bytes_delivered: u64,
     /// Bytes delivered / the flow's active time: the run for workload flows, start to
     /// completion for sized flows, start to stop (or the end of the run) otherwise.
     pub goodput_mbps: f64,
+    /// Timeouts that fired (the TCPRand paper's timeout frequency).
     pub rto_count: u64,
+    /// The longest run of successive timeouts of one segment.
     pub max_successive_rto: u32,
+    /// Seconds spent waiting for timeouts that fired (the TCPRand paper's timeout period).
     pub timeout_wait_s: f64,
+    /// Fast retransmissions (third duplicate ACK or RACK).
     pub fast_retransmits: u64,
+    /// Retransmissions chosen by RFC 6675 NextSeg.
     pub sack_retransmits: u64,
+    /// Data segments sent again (equals tshark's retransmission + out-of-order counts on its trace).
     pub retransmitted_segments: u64,
+    /// Data segments sent, first transmissions and retransmissions.
     pub segments_sent: u64,
+    /// Window reductions on ECN-Echo.
     pub ecn_reductions: u64,
+    /// Congestion window at the end of the run, bytes.
     pub final_cwnd_bytes: u64,
+    /// Slow-start threshold at the end of the run, bytes.
     pub final_ssthresh_bytes: u64,
+    /// Smoothed RTT at the end of the run, µs (RFC 6298 SRTT).
     pub srtt_us: f64,
     /// DCTCP's α (RFC 8257 §3.3) averaged over its updates (one per window of data), and its
     /// value at the end of the run; empty for other controllers.
     pub dctcp_alpha_mean: Option<f64>,
+    /// DCTCP's α at the end of the run.
     pub dctcp_alpha_final: Option<f64>,
     // ----- diagnostics (crate::diagnostics) -----
+    /// ABTT timeouts: its whole first window of a block lost (the five classes add up to `rto_count`).
     pub rto_abtt: u64,
+    /// Timeouts with no duplicate ACK since the last new ACK.
     pub rto_ibtt_whole_window: u64,
+    /// Timeouts after 1-2 duplicate ACKs.
     pub rto_ibtt_partial_window: u64,
+    /// Timeouts on a lost tail (too little outstanding for three duplicate ACKs).
     pub rto_ibtt_tail: u64,
+    /// Timeouts of an already retransmitted segment.
     pub rto_ibtt_retransmission: u64,
     /// Fast retransmits + first timeouts (the book's loss indications).
     pub loss_indications: u64,
     /// Data segments of this flow dropped at admission, and their runs per port.
     pub drops: u64,
+    /// Runs of exactly 1 consecutive drops of its data segments at one port.
     pub drop_run_1: u64,
+    /// Runs of exactly 2 consecutive drops of its data segments at one port.
     pub drop_run_2: u64,
+    /// Runs of exactly 3 consecutive drops of its data segments at one port.
     pub drop_run_3: u64,
+    /// Runs of exactly 4 consecutive drops of its data segments at one port.
     pub drop_run_4: u64,
+    /// Runs of exactly 5 consecutive drops of its data segments at one port.
     pub drop_run_5: u64,
+    /// Runs of exactly 6 consecutive drops of its data segments at one port.
     pub drop_run_6: u64,
+    /// Runs of exactly 7 consecutive drops of its data segments at one port.
     pub drop_run_7: u64,
+    /// Runs of 8 or more consecutive drops of its data segments at one port.
     pub drop_run_8plus: u64,
+    /// Its longest run of consecutive dropped data segments at one port.
     pub max_drop_run: u32,
 }
 
 /// One row of senders.csv: the flows one host sent in one run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct SenderRecord {
+    /// The config's `name`.
     pub scenario: String,
+    /// The run's seed (a sweep derives one per point and replicate).
     pub seed: u64,
+    /// The config's `senders` (the swept N of incast curves).
     pub senders: u32,
+    /// The sending host.
     pub src_host: u32,
+    /// Flows this host sent.
     pub flows: u32,
+    /// Bytes its flows delivered in order.
     pub bytes_delivered: u64,
     /// Mean goodput of its flows (the TCPRand paper's g_i).
     pub mean_flow_goodput_mbps: f64,
     /// Sum of its flows' goodputs.
     pub total_goodput_mbps: f64,
+    /// Timeouts of its flows.
     pub rto_count: u64,
+    /// Seconds its flows spent waiting for timeouts that fired.
     pub timeout_wait_s: f64,
 }
 
@@ -552,49 +735,83 @@ pub fn sender_records(flows: &[FlowRecord]) -> Vec<SenderRecord> {
 /// One row of ports.csv.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PortRecord {
+    /// The config's `name`.
     pub scenario: String,
+    /// The run's seed (a sweep derives one per point and replicate).
     pub seed: u64,
+    /// The config's `senders` (the swept N of incast curves).
     pub senders: u32,
+    /// Port index (as in drop_runs.csv and the port's `time_series` object).
     pub port: u32,
+    /// The node the port belongs to (`switch0`, `host3`).
     pub from_node: String,
+    /// The node at the far end of its link.
     pub to_node: String,
+    /// Packets admitted to the queue.
     pub packets_enqueued: u64,
+    /// Packets refused for lack of buffer.
     pub drops_buffer: u64,
+    /// Packets dropped by the AQM (RED).
     pub drops_aqm: u64,
+    /// Packets lost on the port's link by random loss.
     pub drops_link_loss: u64,
+    /// Packets marked CE.
     pub ecn_marks: u64,
+    /// Queue length averaged over time, bytes (exact, not sampled).
     pub mean_queue_bytes: f64,
+    /// Longest queue, bytes.
     pub max_queue_bytes: u64,
+    /// Longest queue, packets.
     pub max_queue_packets: u32,
+    /// Fraction of the run the link was busy sending.
     pub utilization: f64,
     // ----- diagnostics (crate::diagnostics) -----
     /// Packets offered (admitted + dropped at admission); (buffer + AQM drops) / offered.
     pub packets_offered: u64,
+    /// (buffer + AQM drops) / `packets_offered`.
     pub drop_ratio: f64,
     /// Runs of consecutive drops per input port, summed over the port's inputs.
     pub drop_run_1: u64,
+    /// Runs of exactly 2 consecutive drops from one input, summed over its inputs.
     pub drop_run_2: u64,
+    /// Runs of exactly 3 consecutive drops from one input, summed over its inputs.
     pub drop_run_3: u64,
+    /// Runs of exactly 4 consecutive drops from one input, summed over its inputs.
     pub drop_run_4: u64,
+    /// Runs of exactly 5 consecutive drops from one input, summed over its inputs.
     pub drop_run_5: u64,
+    /// Runs of exactly 6 consecutive drops from one input, summed over its inputs.
     pub drop_run_6: u64,
+    /// Runs of exactly 7 consecutive drops from one input, summed over its inputs.
     pub drop_run_7: u64,
+    /// Runs of 8 or more consecutive drops from one input, summed over its inputs.
     pub drop_run_8plus: u64,
+    /// The longest run of consecutive drops at one of its inputs.
     pub max_drop_run: u32,
 }
 
 /// One row of port_classes.csv: a port's counters for one traffic class (DSCP, capped at 7).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PortClassRecord {
+    /// The config's `name`.
     pub scenario: String,
+    /// The run's seed (a sweep derives one per point and replicate).
     pub seed: u64,
+    /// The config's `senders` (the swept N of incast curves).
     pub senders: u32,
+    /// Port index (as in drop_runs.csv and the port's `time_series` object).
     pub port: u32,
+    /// The node the port belongs to (`switch0`, `host3`).
     pub from_node: String,
+    /// The node at the far end of its link.
     pub to_node: String,
+    /// Traffic class: the packets' DSCP, capped at 7.
     pub class: u32,
+    /// Packets admitted to the queue.
     pub packets_enqueued: u64,
+    /// Packets of this class dropped at admission.
     pub drops: u64,
+    /// Packets marked CE.
     pub ecn_marks: u64,
 }
 
@@ -602,47 +819,69 @@ pub struct PortClassRecord {
 /// queue of a shared buffer, with the buffer's own figures repeated on each of its rows.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct SharedBufferRecord {
+    /// The config's `name`.
     pub scenario: String,
+    /// The run's seed (a sweep derives one per point and replicate).
     pub seed: u64,
+    /// The config's `senders` (the swept N of incast curves).
     pub senders: u32,
     /// The switch whose buffer it is ("switch1").
     pub switch: String,
+    /// The shared buffer's size, bytes.
     pub size_bytes: u64,
+    /// The Dynamic Threshold α: a queue may grow to α × the free buffer (Choudhury-Hahne).
     pub alpha: f64,
+    /// Bytes reserved for each queue outside the shared pool.
     pub reserved_per_queue_bytes: u64,
     /// Highest total occupancy of the buffer, and its time average over the run.
     pub buffer_max_occupancy_bytes: u64,
+    /// Time-averaged occupancy of the buffer, bytes (exact).
     pub buffer_mean_occupancy_bytes: f64,
     /// The buffer's drops by cause (all its queues).
     pub buffer_drops_threshold: u64,
+    /// Drops because the packet did not fit in the free buffer.
     pub buffer_drops_full: u64,
     /// The queue (output port, as in ports.csv) and its drops by cause.
     pub port: u32,
+    /// The node at the far end of the queue's link.
     pub to_node: String,
+    /// Drops because the queue was at or above α × free space.
     pub drops_threshold: u64,
+    /// Drops below the threshold because the packet did not fit (rare).
     pub drops_full: u64,
+    /// Longest queue, bytes.
     pub max_queue_bytes: u64,
+    /// Time-averaged queue length, bytes (exact).
     pub mean_queue_bytes: f64,
 }
 
 /// One row of timeseries.csv (long format).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TimeSeriesRecord {
+    /// The config's `name`.
     pub scenario: String,
+    /// The run's seed (a sweep derives one per point and replicate).
     pub seed: u64,
+    /// Sample time, simulated seconds.
     pub time_s: f64,
     /// "port switch0->host16" or "flow 3".
     pub object: String,
+    /// `queue_bytes`, `cwnd_bytes`, `rto_ms`, ... (README "Outputs": timeseries.csv).
     pub metric: &'static str,
+    /// The sample, in the unit its metric names.
     pub value: f64,
 }
 
 /// Everything one run produces.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunResult {
+    /// The run's row of runs.csv.
     pub run: RunRecord,
+    /// One row of flows.csv per TCP connection, in flow order.
     pub flows: Vec<FlowRecord>,
+    /// One row of ports.csv per output port.
     pub ports: Vec<PortRecord>,
+    /// One row of port_classes.csv per port and traffic class that saw traffic.
     pub port_classes: Vec<PortClassRecord>,
     /// Sampled series, if the config asked for them.
     pub time_series: Vec<TimeSeriesRecord>,
