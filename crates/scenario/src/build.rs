@@ -7,6 +7,7 @@ use incastsim_switch::BufferLimit;
 
 /// A built topology and which hosts play which role.
 pub struct BuiltTopology {
+    /// The graph: nodes, ports and links.
     pub topology: Topology,
     /// Per port: a buffer that overrides the topology-wide one (custom links).
     pub port_buffers: Vec<Option<Buffer>>,
@@ -20,6 +21,7 @@ pub struct BuiltTopology {
     pub clients: Vec<HostId>,
 }
 
+/// The switch port's admission limit for a configured buffer size.
 pub fn buffer_limit(b: Buffer) -> BufferLimit {
     match b {
         Buffer::Bytes(n) => BufferLimit::Bytes(n),
@@ -28,6 +30,9 @@ pub fn buffer_limit(b: Buffer) -> BufferLimit {
     }
 }
 
+/// Builds the configured topology (star, dumbbell, fat tree, tree or custom graph) and places
+/// the senders and clients on its hosts. Expects a checked config: [`crate::plan::Plan::new`]
+/// checks a custom graph before it gets here.
 pub fn build_topology(cfg: &Config) -> BuiltTopology {
     let l = cfg.topology.links();
     let (rate, delay, loss) = (l.link_rate.0, l.link_delay.0, l.link_loss);
@@ -170,10 +175,13 @@ pub fn routes_for(built: &BuiltTopology) -> Result<incastsim_core::Routes, Strin
 
 /// A custom topology's hosts (in index order), per-port buffers and explicit routes.
 pub struct CustomBuilt {
+    /// The hosts, in host-index order.
     pub hosts: Vec<HostId>,
+    /// Per port: the link's own buffer, if it has one (else the topology-wide one).
     pub port_buffers: Vec<Option<Buffer>>,
     /// Per port: the link's own `loss`, if it has one.
     pub port_loss: Vec<Option<LossModel>>,
+    /// Explicit routes: (node, destination host, port to leave by).
     pub routes: Vec<(NodeId, HostId, incastsim_core::PortId)>,
 }
 
@@ -392,6 +400,8 @@ pub fn port_matches(pattern: &str, name: &str) -> bool {
     rest.len() >= last.len() && rest.ends_with(last)
 }
 
+/// Every port's name, `from->to` ("host3->switch0"), by port index: the names ports.csv and
+/// the config's port lists use.
 pub fn port_names(t: &Topology) -> Vec<String> {
     let nodes = node_names(t);
     t.ports

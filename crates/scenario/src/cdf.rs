@@ -7,6 +7,7 @@
 
 use incastsim_core::SimRng;
 
+/// A piecewise-linear CDF of flow sizes (the data-center workloads' size distributions).
 #[derive(Clone, Debug, PartialEq)]
 pub struct EmpiricalCdf {
     /// (size in bytes, cumulative probability in [0, 1]), both non-decreasing.
@@ -14,6 +15,7 @@ pub struct EmpiricalCdf {
 }
 
 impl EmpiricalCdf {
+    /// Parses the file format above; the error names the line and what is wrong.
     pub fn parse(text: &str) -> Result<EmpiricalCdf, String> {
         let mut points = Vec::new();
         for (i, line) in text.lines().enumerate() {
@@ -66,6 +68,7 @@ impl EmpiricalCdf {
         Ok(EmpiricalCdf { points })
     }
 
+    /// Reads and parses the file at `path` (at most 1 MB); the error names the path.
     pub fn load(path: &std::path::Path) -> Result<EmpiricalCdf, String> {
         // A CDF has tens to hundreds of lines: 1 MB bounds a wrong path such as /dev/zero.
         let text = incastsim_config::read_bounded(path, 1 << 20, "a flow-size CDF")?;

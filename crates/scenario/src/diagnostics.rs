@@ -69,7 +69,9 @@ const LEVEL_MASK: u32 = (1 << LEVEL_BITS) - 1;
 /// Histogram of run lengths and the longest run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RunHistogram {
+    /// Runs of length 1..7, then 8 or more (index 7).
     pub bins: [u64; DROP_RUN_BINS],
+    /// The longest run.
     pub max: u32,
 }
 
@@ -751,6 +753,7 @@ fn fill_model_predictions<P: incastsim_tcp::SenderPolicy>(
 
 /// What [`Diagnostics::fill_run`] needs to know about the workload.
 pub struct ModelContext<'a, P: incastsim_tcp::SenderPolicy> {
+    /// The model flows' senders (the workload's), read for their counters.
     pub senders: &'a [TcpSender<P>],
     /// Packets offered to every port (admitted + dropped at admission).
     pub packets_offered: u64,
@@ -758,7 +761,9 @@ pub struct ModelContext<'a, P: incastsim_tcp::SenderPolicy> {
     pub blocks_requested: u64,
     /// Σ over model flows of the bytes each sends per block (the block, L in bytes).
     pub block_bytes: u64,
+    /// Payload bytes of a full segment (turns packets/s into Mbps).
     pub mss_bytes: u64,
+    /// RTO_min: the T0 of a run without timeouts.
     pub rto_min: Duration,
     /// The model assumes one ACK per packet: reported so a reader can discount the row.
     pub delayed_ack: bool,

@@ -37,17 +37,27 @@ use serde::Serialize;
 /// The outcome of one rMin value: counts over the accepted trials.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct EnqueueRow {
+    /// The smallest payload drawn, bytes (payloads are U[rMin, MSS]).
     pub r_min: u64,
+    /// Accepted trials (the start condition was met).
     pub trials: u32,
     /// Draws redrawn because no start condition came within `max_arrivals`.
     pub rejected: u32,
+    /// Trials where X_2 was enqueued.
     pub x2_enqueued: u32,
+    /// Trials where Y_2 was enqueued.
     pub y2_enqueued: u32,
+    /// Trials where both were.
     pub both_enqueued: u32,
+    /// Trials where neither was.
     pub neither_enqueued: u32,
+    /// P_q(X_2) = `x2_enqueued / trials`.
     pub p_x2: f64,
+    /// P_q(Y_2) = `y2_enqueued / trials`.
     pub p_y2: f64,
+    /// `both_enqueued / trials`.
     pub p_both: f64,
+    /// `neither_enqueued / trials`.
     pub p_neither: f64,
 }
 

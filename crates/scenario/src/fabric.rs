@@ -5,13 +5,17 @@ use crate::traffic::Hop;
 use incastsim_core::{HostId, NodeId, NodeKind, Routes, SimRng};
 use incastsim_switch::{OutputPort, SharedBuffer};
 
+/// The network as the engine runs it: nodes, ports (with their queues), routes and shared buffers.
 pub struct Fabric {
+    /// Host or switch, by node id.
     pub nodes: Vec<NodeKind>,
     /// "host3", "switch0", by node id.
     pub node_names: Vec<String>,
+    /// Every output port, by port index.
     pub ports: Vec<OutputPort>,
     /// The node each port leaves (a port's `to` is in the port).
     pub port_from: Vec<NodeId>,
+    /// Next-hop ports per (node, destination host), with ECMP choices.
     pub routes: Routes,
     /// Per-run salt of the ECMP hash (`Stream::Ecmp`).
     pub ecmp_salt: u64,

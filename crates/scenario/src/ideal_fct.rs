@@ -7,16 +7,22 @@ use incastsim_core::{Duration, SerializationRate, Time};
 /// latency to the next node (propagation + that node's processing delay).
 #[derive(Clone, Copy, Debug)]
 pub struct Hop {
+    /// Serialization time per byte of the hop's link.
     pub serialization: SerializationRate,
+    /// Propagation (and fixed switching) delay of the hop.
     pub latency: Duration,
 }
 
 /// TCP parameters the ideal FCT depends on.
 #[derive(Clone, Copy, Debug)]
 pub struct IdealTcp {
+    /// Payload bytes of a full segment.
     pub mss: u64,
+    /// TCP/IP header bytes per packet.
     pub header: u64,
+    /// Initial congestion window, segments (slow start begins there).
     pub initial_cwnd_segments: u64,
+    /// The receiver's window, segments (the window never exceeds it).
     pub receive_window_segments: u64,
 }
 

@@ -11,6 +11,8 @@
 //!
 //! [`run_once`] does all three and checks the end-of-run invariants.
 
+#![warn(missing_docs)]
+
 pub mod build;
 pub mod cdf;
 pub mod diagnostics;

@@ -36,12 +36,16 @@ pub const BUILTIN_CDFS: &[(&str, &str)] = &[
 /// A sampler for a [`SizeDistConfig`].
 #[derive(Clone, Debug)]
 pub enum SizeDist {
+    /// Every flow this many bytes.
     Fixed(u64),
+    /// Uniform on [low, high] bytes, integers.
     Uniform(u64, u64),
+    /// An empirical CDF (websearch, datamining, hadoop or a file).
     Cdf(EmpiricalCdf),
 }
 
 impl SizeDist {
+    /// The distribution `c` describes; `key` names it in errors.
     pub fn from_config(c: &SizeDistConfig, key: &str) -> Result<SizeDist, ConfigError> {
         match c {
             SizeDistConfig::Fixed { size } if size.0 == 0 => {
@@ -79,6 +83,7 @@ impl SizeDist {
         }
     }
 
+    /// One flow size, bytes (at least 1), drawn from `rng`.
     pub fn sample(&self, rng: &mut SimRng) -> u64 {
         match self {
             SizeDist::Fixed(s) => *s,
@@ -90,8 +95,11 @@ impl SizeDist {
 
 /// Where the named hosts are: the topology's hosts, the placed senders and receivers.
 pub struct Placement<'a> {
+    /// Hosts in the topology.
     pub host_count: u32,
+    /// The placed senders (`senders`, `sender:I` in host lists).
     pub servers: &'a [HostId],
+    /// The placed receivers (`receiver`, `receiver:I`).
     pub clients: &'a [HostId],
 }
 
@@ -173,6 +181,7 @@ impl Placement<'_> {
         Ok(out)
     }
 
+    /// The one host `name` names (`host:3`, `sender:0`, `receiver`); `key` names it in errors.
     pub fn host(&self, name: &str, key: &str) -> Result<HostId, ConfigError> {
         let hosts = self.hosts(&HostList(vec![name.into()]), key)?;
         if hosts.len() != 1 {
@@ -185,9 +194,13 @@ impl Placement<'_> {
 /// A flow drawn by a traffic generator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GeneratedFlow {
+    /// Index of its generator in `traffic:`.
     pub generator: u32,
+    /// The sending host.
     pub src: HostId,
+    /// The receiving host.
     pub dst: HostId,
+    /// When it starts.
     pub start: Time,
     /// Bytes to send, or `None` for a flow that always has data.
     pub size: Option<u64>,

@@ -20,9 +20,12 @@ const NONE: u32 = u32::MAX;
 /// One captured packet: when and where it was seen.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CapturedPacket {
+    /// Simulated time of the capture: the send time at a flow's host, the last bit's arrival at
+    /// a port's far end.
     pub time: Time,
     /// Index into [`CaptureResult::points`].
     pub point: u32,
+    /// The packet as it was then.
     pub packet: Packet,
 }
 
@@ -52,7 +55,9 @@ pub struct CaptureFlow {
 pub struct CaptureResult {
     /// `pcap.snaplen`: bytes kept of each frame.
     pub snaplen: u32,
+    /// The capture points (flows and ports), each one pcap file.
     pub points: Vec<CapturePoint>,
+    /// Every captured packet, in time order.
     pub packets: Vec<CapturedPacket>,
     /// Every TCP flow (by flow index).
     pub flows: Vec<CaptureFlow>,
@@ -71,6 +76,7 @@ pub struct Capture {
     port_point: Vec<u32>,
     /// Per flow: the host that sends its data.
     flow_src: Vec<HostId>,
+    /// What has been captured so far.
     pub result: CaptureResult,
 }
 

@@ -7,42 +7,59 @@ use incastsim_core::{EventQueue, LazyTimer, Time, TimerFire};
 pub enum Event {
     /// The head packet of an output port reaches the far end of its link.
     PortHead {
+        /// Index of the port in the fabric.
         port: u32,
     },
     /// A strict-priority port finished a transmission and picks the next packet.
     PortTxDone {
+        /// Index of the port in the fabric.
         port: u32,
     },
+    /// A flow's retransmission timer expires (stale unless `generation` is the timer's current
+    /// one).
     Rto {
+        /// Flow index (into the senders and receivers).
         flow: u32,
+        /// The timer's generation when armed: re-arming makes older events no-ops (lazy
+        /// cancellation).
         generation: u32,
     },
+    /// A receiver's delayed-ACK timer expires (RFC 1122 4.2.3.2; stale unless `generation`
+    /// matches).
     DelayedAck {
+        /// Flow index (into the senders and receivers).
         flow: u32,
+        /// The timer's generation when armed.
         generation: u32,
     },
     /// A server starts answering a request (after its start jitter).
     ServerStart {
+        /// Flow index (into the senders and receivers).
         flow: u32,
     },
     /// Re-requests, from every server that has sent nothing yet, the block started at `block`.
     RequestCheck {
+        /// Index of the block (0-based).
         block: u32,
     },
     /// A UDP CBR source sends its next datagram.
     UdpSend {
+        /// Index of the UDP source (`background:` entries in order).
         source: u32,
     },
     /// A traffic-generator flow starts (and schedules its generator's next flow).
     FlowStart {
+        /// Flow index (into the senders and receivers).
         flow: u32,
     },
     /// A fixed-duration flow's application stops writing.
     FlowStop {
+        /// Flow index (into the senders and receivers).
         flow: u32,
     },
     /// The next overhead-delayed segment of `flow` leaves its host (`tcp.send_overhead`).
     DeferredSend {
+        /// Flow index (into the senders and receivers).
         flow: u32,
     },
     /// Take one time-series sample.
@@ -53,6 +70,7 @@ pub enum Event {
     FirstBlock,
     /// A scheme's periodic per-connection timer (only for schemes that ask for one).
     SchemeTimer {
+        /// Flow index (into the senders and receivers).
         flow: u32,
     },
 }

@@ -69,7 +69,9 @@ impl Outcome {
 /// Where a running simulation is, for a progress line and the wall-clock limit.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RunProgress {
+    /// Simulated time reached.
     pub sim_time: Time,
+    /// Events processed so far.
     pub events: u64,
     /// The part of the run done, 0 to 1: blocks done for synchronized reads, simulated time over
     /// the workload's duration otherwise, and at least simulated time over `run.max_sim_time`.
@@ -80,6 +82,9 @@ pub struct RunProgress {
 /// events, not per event: the hot loop pays one counter comparison.
 pub const WATCH_EVERY_EVENTS: u64 = 4096;
 
+/// A run in progress: the network, the TCP endpoints, the applications and the event queue,
+/// assembled from a [`Plan`] by [`Simulation::from_plan`]. The engine never reads the
+/// wall clock, so what it computes depends only on the plan.
 pub struct Simulation {
     pub(crate) cfg: Config,
     pub(crate) seed: u64,
@@ -554,24 +559,31 @@ impl Simulation {
     pub(crate) fn profile_of(&self, f: usize) -> &crate::plan::TcpProfile {
         &self.profiles[self.flow_profile[f] as usize]
     }
+    /// The config the run was planned from.
     pub fn config(&self) -> &Config {
         &self.cfg
     }
+    /// The current simulated time (the time of the last event processed).
     pub fn now(&self) -> Time {
         self.events.now()
     }
+    /// Packet counters so far (sent, forwarded, delivered, dropped by reason).
     pub fn counters(&self) -> PacketCounters {
         self.network.counters
     }
+    /// Events processed so far (a run's cost; the manifest's events/s).
     pub fn events_processed(&self) -> u64 {
         self.events_processed
     }
+    /// Every flow's TCP sender, by flow index (read its state with `cc_state`).
     pub fn senders(&self) -> &[incastsim_tcp::TcpSender<incastsim_schemes::SenderScheme>] {
         &self.transport.senders
     }
+    /// Every flow's TCP receiver, by flow index.
     pub fn receivers(&self) -> &[incastsim_tcp::TcpReceiver<incastsim_schemes::ReceiverScheme>] {
         &self.transport.receivers
     }
+    /// Every output port (switch ports and host NICs), by port index.
     pub fn ports(&self) -> &[incastsim_switch::OutputPort] {
         &self.network.fabric.ports
     }

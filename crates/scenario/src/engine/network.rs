@@ -42,10 +42,13 @@ pub struct PacketCounters {
 /// A packet an output port refused (buffer or AQM), for the drop diagnostics.
 #[derive(Clone, Copy, Debug)]
 pub struct AdmissionDrop {
+    /// The port that refused the packet.
     pub port: u32,
     /// The port the packet entered the node on (`LOCAL_INPUT` for a host's own packet).
     pub input: u32,
+    /// The packet's flow.
     pub flow: u32,
+    /// Data, ACK, request or UDP.
     pub kind: PacketKind,
 }
 
@@ -59,14 +62,18 @@ pub struct Arrival {
     pub dropped: Option<AdmissionDrop>,
 }
 
+/// The network: ports, links and routing, with its packet counters.
 pub struct Network {
+    /// Nodes, ports and routes.
     pub fabric: Fabric,
+    /// Packets sent, forwarded, delivered and dropped, by reason.
     pub counters: PacketCounters,
     /// Packets copied for pcap traces (off unless the config has `pcap:`).
     pub capture: Capture,
 }
 
 impl Network {
+    /// The network of `fabric`, capturing what `capture` asks for.
     pub fn new(fabric: Fabric, capture: Capture) -> Network {
         Network {
             fabric,

@@ -9,18 +9,23 @@ use crate::metrics::TimeSeriesRecord;
 use crate::plan::ObservePlan;
 use incastsim_core::{Duration, EventQueue, Time};
 
+/// The `time_series` sampler: periodic samples of ports and flows, and every change of the
+/// traced port.
 pub struct Sampler {
     /// Sampled ports, with their departed bytes at the last sample.
     ports: Vec<(u32, u64)>,
     flows: Vec<u32>,
     interval: Duration,
+    /// The port whose every queue change is recorded (`time_series.on_change_port`).
     pub traced_port: Option<u32>,
+    /// The samples so far (timeseries.csv rows).
     pub series: Vec<TimeSeriesRecord>,
     scenario: String,
     seed: u64,
 }
 
 impl Sampler {
+    /// The sampler `observe` asks for (idle without `time_series`: no events).
     pub fn new(observe: &ObservePlan, scenario: &str, seed: u64) -> Sampler {
         Sampler {
             ports: observe.ports.iter().map(|&p| (p, 0)).collect(),

@@ -16,7 +16,9 @@ use std::collections::VecDeque;
 /// A flow's endpoints.
 #[derive(Clone, Copy, Debug)]
 pub struct FlowEnds {
+    /// The sending host (the data sender).
     pub src: HostId,
+    /// The receiving host.
     pub dst: HostId,
 }
 
@@ -28,10 +30,15 @@ struct SendOverhead {
     last_release: Time,
 }
 
+/// The TCP endpoints of every flow and their timers.
 pub struct Transport {
+    /// Each flow's hosts, by flow index.
     pub flows: Vec<FlowEnds>,
+    /// Where each flow comes from (workload or a traffic generator).
     pub origin: Vec<FlowOrigin>,
+    /// Each flow's sender.
     pub senders: Vec<TcpSender<SenderScheme>>,
+    /// Each flow's receiver.
     pub receivers: Vec<TcpReceiver<ReceiverScheme>>,
     rto_timers: Vec<LazyTimer>,
     delack_timers: Vec<LazyTimer>,
@@ -42,6 +49,7 @@ pub struct Transport {
     send_overhead: Vec<SendOverhead>,
     /// What the last TCP call emitted (reused: no allocation per packet).
     pub segments: Vec<Segment>,
+    /// The ACKs the last TCP call emitted (reused: no allocation per packet).
     pub acks: Vec<AckOut>,
     /// Scheme support (idle for `scheme: none`): the per-flow timer period and whether each
     /// flow's timer event is pending; the active-senders oracle (MAA).
@@ -291,6 +299,8 @@ impl Transport {
         }
     }
 
+    /// Moves flow `f`'s delayed-ACK timer to its receiver's current deadline (lazily: a changed
+    /// deadline bumps the generation, so the old event is ignored).
     #[inline]
     pub fn sync_delack_timer(&mut self, f: usize, events: &mut EventQueue<Event>) {
         let want = self.receivers[f].delack_deadline();

@@ -9,16 +9,22 @@ use incastsim_core::{Duration, HostId, SerializationRate, SimRng, Time};
 
 /// The workload application and its parameters.
 pub enum WorkloadPlan {
+    /// Synchronized reads.
     SyncReads(SyncReadsPlan),
     /// Every workload flow always has data from its start (after its jitter) to `duration`.
     Bulk {
+        /// How long the flows send.
         duration: Duration,
+        /// Each flow starts after U[0, start_jitter].
         start_jitter: Duration,
+        /// Per flow: its start jitter's random stream.
         jitter_rngs: Vec<SimRng>,
     },
     /// Only the traffic generators; arrivals end at `duration`, then drain if asked.
     Traffic {
+        /// When generator arrivals end.
         duration: Duration,
+        /// Keep running until the flows started by then finish.
         drain: bool,
     },
 }
@@ -26,13 +32,17 @@ pub enum WorkloadPlan {
 /// Synchronized reads: the client asks every server for its part of a block; the next block
 /// starts when the last part has arrived.
 pub struct SyncReadsPlan {
+    /// The host that requests the blocks.
     pub client: HostId,
     /// Bytes flow f sends per block.
     pub per_flow_bytes: Vec<u64>,
+    /// Blocks to read.
     pub blocks: u32,
     /// Per server: its start jitter's random stream.
     pub jitter_rngs: Vec<SimRng>,
+    /// Each server starts answering after U[0, start_jitter].
     pub start_jitter: Duration,
+    /// Payload bytes of a request packet.
     pub request_bytes: u32,
     /// Re-request from silent servers after this long.
     pub request_timeout: Duration,
@@ -42,18 +52,27 @@ pub struct SyncReadsPlan {
 
 /// A constant-bit-rate UDP source (`background: udp_cbr`).
 pub struct UdpPlan {
+    /// The sending host.
     pub src: HostId,
+    /// The receiving host.
     pub dst: HostId,
+    /// Time of the first datagram.
     pub start: Duration,
+    /// Time between datagrams (the rate is `wire_bytes` per `interval`).
     pub interval: Duration,
+    /// Bytes of each datagram on the wire, headers included.
     pub wire_bytes: u32,
+    /// When the source stops (None: at the end of the run).
     pub stop: Option<Time>,
+    /// The datagrams' DSCP (traffic class for strict-priority ports).
     pub dscp: u8,
 }
 
 /// A flow's send overhead (`tcp.send_overhead`) and its random stream.
 pub struct SendOverheadPlan {
+    /// The largest extra delay, U[0, max], before each segment leaves.
     pub max: Duration,
+    /// The flow's own stream for those delays.
     pub rng: SimRng,
 }
 
@@ -62,7 +81,9 @@ pub struct SendOverheadPlan {
 pub struct ObservePlan {
     /// Take samples every `interval` (None: no time series).
     pub interval: Option<Duration>,
+    /// Ports sampled, by port index.
     pub ports: Vec<u32>,
+    /// Flows sampled, by flow index.
     pub flows: Vec<u32>,
     /// The port whose every queue change is traced (`time_series.on_change_port`).
     pub traced_port: Option<u32>,
@@ -73,8 +94,11 @@ pub struct ObservePlan {
 /// Where packets are captured for pcap files (`pcap:`), as flow and port indices.
 #[derive(Clone, Debug, Default)]
 pub struct CapturePlan {
+    /// Flows captured as their sending host sees them (`pcap.flows`).
     pub flows: Vec<u32>,
+    /// Ports captured at the far end of their link (`pcap.ports`).
     pub ports: Vec<u32>,
+    /// Bytes kept of each frame (`pcap.snaplen`).
     pub snaplen: u32,
 }
 

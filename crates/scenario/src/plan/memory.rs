@@ -29,10 +29,15 @@ const SAMPLE_BYTES: u64 = 64;
 /// What a run is expected to need at its peak, and of what.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemoryEstimate {
+    /// The estimated peak, bytes.
     pub bytes: u64,
+    /// TCP flows.
     pub flows: u64,
+    /// Output ports.
     pub ports: u64,
+    /// Blocks whose completion times are kept.
     pub blocks: u64,
+    /// Time-series samples kept.
     pub samples: u64,
 }
 

@@ -30,14 +30,22 @@ pub enum FlowOrigin {
     /// One of the workload's flows (synchronized reads: a server's responses; bulk: a sender).
     Workload,
     /// Entry `index` of the generated flows, drawn by traffic generator `generator`.
-    Generated { index: u32, generator: u32 },
+    Generated {
+        /// Index into [`Plan::generated`].
+        index: u32,
+        /// Index of the generator in `traffic:`.
+        generator: u32,
+    },
 }
 
 /// One TCP connection of the run.
 #[derive(Clone, Copy, Debug)]
 pub struct PlannedFlow {
+    /// The data sender.
     pub src: HostId,
+    /// The data receiver.
     pub dst: HostId,
+    /// Workload or traffic generator.
     pub origin: FlowOrigin,
     /// Index into [`Plan::profiles`].
     pub profile: u32,
@@ -45,23 +53,33 @@ pub struct PlannedFlow {
 
 /// Everything a run is made of, built and checked.
 pub struct Plan {
+    /// The checked config the plan was built from.
     pub cfg: Config,
+    /// The run's seed: every random stream derives from it and a component id.
     pub seed: u64,
+    /// Nodes, ports, routes and shared buffers.
     pub fabric: Fabric,
     /// Workload flows first, then the generated flows in generator and start order.
     pub flows: Vec<PlannedFlow>,
     /// Profile 0 is the top-level `tcp`; profile i + 1 is `flow_overrides[i]`.
     pub profiles: Vec<TcpProfile>,
+    /// One TCP sender per flow, by flow index.
     pub senders: Vec<TcpSender<SenderScheme>>,
+    /// One TCP receiver per flow, by flow index.
     pub receivers: Vec<TcpReceiver<ReceiverScheme>>,
     /// Per flow, when any flow has a send overhead (else empty: the hot path skips it).
     pub send_overhead: Vec<SendOverheadPlan>,
+    /// The workload application's parameters.
     pub workload: WorkloadPlan,
     /// Number of workload flows (flows 0..workload_flows).
     pub workload_flows: usize,
+    /// The traffic generators' flows (flows `workload_flows..`).
     pub generated: Vec<GeneratedFlow>,
+    /// Background UDP sources.
     pub udp: Vec<UdpPlan>,
+    /// What to sample and trace (time series, pcap).
     pub observe: ObservePlan,
+    /// Timeout classification and drop-run counters (README "Diagnostics").
     pub diagnostics: Diagnostics,
     /// Header bytes of requests and UDP packets (the top-level `tcp.header`).
     pub header_bytes: u16,

@@ -16,12 +16,21 @@ use incastsim_tcp::{
 /// The congestion controller a profile builds, with its parameters.
 #[derive(Clone, Copy, Debug)]
 pub enum ControllerFactory {
+    /// NewReno (RFC 5681, RFC 6582).
     NewReno,
+    /// CUBIC (RFC 9438) with these parameters.
     Cubic(CubicConfig),
-    Dctcp { g: f64, initial_alpha: f64 },
+    /// DCTCP (RFC 8257).
+    Dctcp {
+        /// The gain of α's moving average (RFC 8257 §3.3: 1/16).
+        g: f64,
+        /// α before its first update.
+        initial_alpha: f64,
+    },
 }
 
 impl ControllerFactory {
+    /// A fresh controller for one flow.
     pub fn new_controller(&self) -> Cc {
         match *self {
             ControllerFactory::NewReno => Cc::NewReno(NewReno::default()),
@@ -36,13 +45,17 @@ impl ControllerFactory {
 /// Everything a connection of one override group needs, in the protocol crates' types.
 #[derive(Clone, Debug)]
 pub struct TcpProfile {
+    /// The sender's parameters (MSS, RTO bounds, loss recovery, ...).
     pub sender: SenderConfig,
+    /// The receiver's parameters (window, delayed ACK).
     pub receiver: ReceiverConfig,
+    /// Makes each flow's congestion controller.
     pub controller: ControllerFactory,
     /// `tcp.cwnd_unit: packets`.
     pub packet_cwnd: bool,
     /// Header bytes on the wire (a scheme may compress them: DSR).
     pub wire_header_bytes: u16,
+    /// The DSCP of the profile's packets (traffic class).
     pub dscp: u8,
     /// ns-2's `overhead_`: each segment leaves after an extra U[0, send_overhead].
     pub send_overhead: Duration,

@@ -4,8 +4,11 @@
 use crate::engine::event::Event;
 use incastsim_core::{Duration, EventQueue, SimRng, Time};
 
+/// The bulk workload: flows start after their jitter and always have data until `duration`.
 pub struct Bulk {
+    /// How long the flows send (the run ends then).
     pub duration: Duration,
+    /// Each flow starts after U[0, start_jitter] (phase effects need a little randomness).
     pub start_jitter: Duration,
     /// Per sender: its start jitter's random stream.
     pub jitter_rngs: Vec<SimRng>,

@@ -7,10 +7,13 @@ use crate::engine::event::Event;
 use crate::traffic::GeneratedFlow;
 use incastsim_core::{EventQueue, Time};
 
+/// The traffic generators' flows: their start and stop events and completion times.
 pub struct GeneratedFlows {
+    /// The drawn flows, in generator and start order.
     pub spec: Vec<GeneratedFlow>,
     /// Flow id of entry 0 (generated flows follow the workload's).
     first_flow: u32,
+    /// Per entry: when its last byte was delivered in order (None until then; FCT = this - start).
     pub completed_at: Vec<Option<Time>>,
     /// Bytes delivered when a fixed-duration flow stopped.
     pub delivered_at_stop: Vec<Option<u64>>,
@@ -21,6 +24,7 @@ pub struct GeneratedFlows {
 }
 
 impl GeneratedFlows {
+    /// The application for `spec`, whose entry 0 is flow `first_flow`.
     pub fn new(spec: Vec<GeneratedFlow>, first_flow: usize) -> GeneratedFlows {
         GeneratedFlows {
             finite_pending: spec.iter().filter(|g| g.size.is_some()).count() as u64,

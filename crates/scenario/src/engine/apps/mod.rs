@@ -17,16 +17,21 @@ pub const ALWAYS_HAS_DATA: u64 = u64::MAX / 4;
 
 /// The workload application.
 pub enum Workload {
+    /// Synchronized reads: the client asks every server for a block, then the next.
     SyncReads(SyncReads),
+    /// Bulk transfer: every flow always has data until `duration`.
     Bulk(Bulk),
     /// Only the traffic generators; arrivals end at `duration`, then drain if asked.
     Traffic {
+        /// When generator arrivals end (simulated time from the start).
         duration: Duration,
+        /// Keep running after `duration` until the flows started by then finish.
         drain: bool,
     },
 }
 
 impl Workload {
+    /// The application the plan describes.
     pub fn new(plan: WorkloadPlan) -> Workload {
         match plan {
             WorkloadPlan::SyncReads(p) => Workload::SyncReads(SyncReads::new(p)),

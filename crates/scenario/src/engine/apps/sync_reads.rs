@@ -9,10 +9,14 @@ use incastsim_tcp::TcpReceiver;
 
 use crate::engine::event::Event;
 
+/// The synchronized-reads application (the incast pattern): block k + 1 is requested only when
+/// every server's part of block k has arrived.
 pub struct SyncReads {
+    /// The host that requests the blocks.
     pub client: HostId,
     /// Bytes flow f sends per block.
     pub per_flow_bytes: Vec<u64>,
+    /// Blocks to read.
     pub blocks_total: u32,
     /// Current block, 0-based.
     pub block: u32,
@@ -30,6 +34,7 @@ pub struct SyncReads {
     request_timeout: Duration,
     /// When the first block is requested (`workload.warmup`).
     pub warmup: Duration,
+    /// Completion time of every finished block (request to last byte).
     pub block_times: Vec<Duration>,
 }
 
@@ -47,6 +52,7 @@ pub enum Delivery {
 }
 
 impl SyncReads {
+    /// The application the plan describes, before its first request.
     pub fn new(p: SyncReadsPlan) -> SyncReads {
         let n = p.per_flow_bytes.len();
         SyncReads {

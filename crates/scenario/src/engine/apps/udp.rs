@@ -4,13 +4,17 @@ use crate::engine::event::Event;
 use crate::plan::UdpPlan;
 use incastsim_core::{EventQueue, FlowId, HostId, Packet, PacketKind, Time};
 
+/// A constant-bit-rate UDP source (background traffic that does not back off).
 pub struct UdpSource {
     plan: UdpPlan,
+    /// Datagrams sent.
     pub sent: u64,
+    /// Datagrams that reached the destination host.
     pub delivered: u64,
 }
 
 impl UdpSource {
+    /// The source the plan describes, before its first datagram.
     pub fn new(plan: UdpPlan) -> UdpSource {
         UdpSource {
             plan,
