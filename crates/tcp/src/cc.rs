@@ -95,6 +95,8 @@ pub struct CubicConfig {
     pub c: f64,
     /// β_cubic, the multiplicative decrease factor.
     pub beta: f64,
+    /// Fast convergence (RFC 9438 §4.7): after a loss below the last W_max, remember a lower
+    /// W_max so a flow that is losing share releases bandwidth sooner.
     pub fast_convergence: bool,
     /// α_cubic of the Reno-friendly estimate W_est (RFC 9438 §4.3).
     pub reno_friendly_alpha: RenoFriendlyAlpha,
@@ -126,6 +128,7 @@ impl Default for CubicConfig {
 /// CUBIC (RFC 9438), HyStart off: W_cubic(t) = C (t − K)³ + W_max.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cubic {
+    /// The parameters the flow was built with.
     pub cfg: CubicConfig,
     state: CubicState,
     /// Fractional bytes of cwnd growth not yet applied.
@@ -133,6 +136,7 @@ pub struct Cubic {
 }
 
 impl Cubic {
+    /// A controller in slow start, with no congestion event yet.
     pub fn new(cfg: CubicConfig) -> Cubic {
         Cubic {
             cfg,
@@ -247,6 +251,8 @@ impl CongestionControl for Cubic {
 pub struct Dctcp {
     /// g, the EWMA gain (RFC 8257 suggests 1/16).
     pub g: f64,
+    /// α, the estimated fraction of marked bytes (0 to 1); a reduction on ECN-Echo cuts cwnd
+    /// by α/2.
     pub alpha: f64,
     bytes_acked: u64,
     bytes_marked: u64,
@@ -258,6 +264,7 @@ pub struct Dctcp {
 }
 
 impl Dctcp {
+    /// A controller with EWMA gain `g` and α starting at `initial_alpha` (Linux starts at 1).
     pub fn new(g: f64, initial_alpha: f64) -> Dctcp {
         Dctcp {
             g,
@@ -326,12 +333,16 @@ impl CongestionControl for Dctcp {
 /// Which controller a flow runs (enum dispatch; no `dyn` on the per-ACK path).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Cc {
+    /// NewReno (RFC 5681, RFC 6582).
     NewReno(NewReno),
+    /// CUBIC (RFC 9438).
     Cubic(Cubic),
+    /// DCTCP (RFC 8257).
     Dctcp(Dctcp),
 }
 
 impl Cc {
+    /// The controller's name as configs and CSVs spell it (`newreno`, `cubic`, `dctcp`).
     pub fn name(&self) -> &'static str {
         match self {
             Cc::NewReno(_) => "newreno",

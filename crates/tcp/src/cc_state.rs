@@ -7,13 +7,16 @@ use incastsim_core::Time;
 /// Window state shared between the sender and its controller, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Window {
+    /// Congestion window, bytes: at most this many bytes outstanding (with the peer's window).
     pub cwnd: u64,
+    /// Slow-start threshold, bytes: below it cwnd grows exponentially, above it linearly.
     pub ssthresh: u64,
     /// Sender maximum segment size (SMSS), payload bytes.
     pub smss: u64,
 }
 
 impl Window {
+    /// cwnd < ssthresh (RFC 5681 §3.1).
     pub fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
     }

@@ -9,6 +9,8 @@
 //! - [`rtt`]: SRTT/RTTVAR/RTO per RFC 6298.
 //! - [`policy`]: the hooks incast schemes use.
 
+#![warn(missing_docs)]
+
 pub mod cc;
 pub mod cc_state;
 pub mod policy;

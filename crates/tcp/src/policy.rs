@@ -17,15 +17,20 @@ use incastsim_core::{Duration, FlowId, Time};
 /// What a sender-side hook may look at.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SenderView {
+    /// The simulated time of the hook call.
     pub now: Time,
+    /// The connection's flow index.
     pub flow: FlowId,
     /// The congestion controller's state: cwnd and ssthresh (bytes), and CUBIC's curve (TCPRand
     /// adapts to it) or DCTCP's α when the flow runs those.
     pub cc: CcState,
     /// The segment size in use (SMSS), payload bytes.
     pub smss: u64,
+    /// Oldest unacknowledged byte (RFC 793 SND.UNA).
     pub snd_una: u64,
+    /// Next byte to send (SND.NXT; below `snd_max` while going back after a timeout).
     pub snd_nxt: u64,
+    /// One past the highest byte ever sent.
     pub snd_max: u64,
     /// Bytes the application has handed to the connection so far.
     pub app_bytes_written: u64,
@@ -33,16 +38,19 @@ pub struct SenderView {
     pub successive_timeouts: u32,
     /// Duplicate ACKs counted since the last new ACK.
     pub dupacks: u32,
+    /// Smoothed RTT (RFC 6298), None before the first sample.
     pub srtt: Option<Duration>,
     /// RFC 6298 RTO before backoff: max(RTO_min, SRTT + max(G, 4 RTTVAR)).
     pub base_rto: Duration,
     /// The configured RTO_min and RTO_max.
     pub rto_min: Duration,
+    /// Upper bound of the RTO (RFC 6298 (2.5)).
     pub rto_max: Duration,
     /// Timer granularity G.
     pub granularity: Duration,
     /// The configured sender MSS (the segment size without any scheme).
     pub mss: u64,
+    /// In fast recovery (RFC 6582) or SACK recovery (RFC 6675).
     pub in_recovery: bool,
     /// New data could be sent now (the application has unsent data and cwnd/rwnd allow a
     /// segment beyond snd_nxt).
@@ -52,6 +60,7 @@ pub struct SenderView {
 /// A cumulative ACK as the sender sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AckInfo {
+    /// The cumulative ACK: the next byte the receiver expects.
     pub ack: u64,
     /// Receiver's advertised window, bytes.
     pub window: u64,
@@ -61,6 +70,7 @@ pub struct AckInfo {
     pub ece: bool,
     /// SACK blocks (RFC 2018), most recent first; only the first `sack_count` are valid.
     pub sack_blocks: [(u64, u64); 3],
+    /// How many of `sack_blocks` are valid (0 to 3).
     pub sack_count: u8,
     /// Scheme flag bits of the ACK packet (`flags::LABEL`, `flags::DUMMY`).
     pub flags: u8,
@@ -79,6 +89,7 @@ impl AckInfo {
             flags: 0,
         }
     }
+    /// The valid SACK blocks, `[start, end)` byte ranges.
     pub fn sack(&self) -> &[(u64, u64)] {
         &self.sack_blocks[..self.sack_count as usize]
     }
@@ -88,16 +99,26 @@ impl AckInfo {
 /// so a scheme cannot break TCP's sequence-space invariants.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SenderAction {
+    /// Nothing: TCP proceeds as usual.
     #[default]
     None,
     /// Retransmit the outstanding segment with the highest sequence number, with these extra
     /// flag bits (probabilistic retransmission, Kulkarni & Agrawal Alg. 1).
-    RetransmitHighest { flags: u8 },
+    RetransmitHighest {
+        /// Scheme flag bits added to the packet (`flags::LABEL`, ...).
+        flags: u8,
+    },
     /// Retransmit the segment at snd_una, with these extra flag bits.
-    RetransmitOldest { flags: u8 },
+    RetransmitOldest {
+        /// Scheme flag bits added to the packet (`flags::LABEL`, ...).
+        flags: u8,
+    },
     /// Send a dummy packet: no payload, outside the sequence space, with `flags::DUMMY` and these
     /// extra flag bits (PLATO's heartbeat).
-    SendDummy { flags: u8 },
+    SendDummy {
+        /// Scheme flag bits added to the packet (`flags::LABEL`, ...).
+        flags: u8,
+    },
     /// Fire the retransmission timeout now (PLATO, when the ACK clock is dead).
     FireRto,
     /// Use this segment size (SMSS) from now on; the byte window is kept (DSR, Alg. 4).
@@ -109,21 +130,35 @@ pub enum SenderAction {
 
 /// Bits naming the per-segment/per-ACK sender hooks, for [`SenderPolicy::hooks`].
 pub mod hooks {
+    /// [`SenderPolicy::retransmission_timeout`].
     pub const RTO: u16 = 1 << 0;
+    /// [`SenderPolicy::new_segment_payload`].
     pub const PAYLOAD: u16 = 1 << 1;
+    /// [`SenderPolicy::segment_flags`].
     pub const FLAGS: u16 = 1 << 2;
+    /// [`SenderPolicy::before_ack`].
     pub const BEFORE_ACK: u16 = 1 << 3;
+    /// [`SenderPolicy::on_ack`].
     pub const ON_ACK: u16 = 1 << 4;
+    /// [`SenderPolicy::on_timeout`].
     pub const ON_TIMEOUT: u16 = 1 << 5;
+    /// Every sender hook (the always-correct default).
     pub const ALL: u16 = (1 << 6) - 1;
     /// Receiver hooks.
     pub const RX_WINDOW: u16 = 1 << 0;
+    /// [`ReceiverPolicy`]'s extra duplicate ACKs hook.
     pub const RX_EXTRA_DUPACKS: u16 = 1 << 1;
+    /// [`ReceiverPolicy`]'s ACK flags hook.
     pub const RX_ACK_FLAGS: u16 = 1 << 2;
+    /// [`ReceiverPolicy`]'s data arrival hook.
     pub const RX_ON_DATA: u16 = 1 << 3;
+    /// Every receiver hook (the always-correct default).
     pub const RX_ALL: u16 = (1 << 4) - 1;
 }
 
+/// The sender-side hooks of an incast mitigation scheme (RTO, segment size, flags, actions on
+/// ACK, timeout and timer). Every method has a plain-TCP default, so a scheme overrides only what
+/// it changes, and it acts only through return values (see the module docs).
 pub trait SenderPolicy {
     /// Which of the hot-path hooks this policy overrides ([`hooks`] bits). The sender reads it
     /// once, at construction, and neither builds a [`SenderView`] nor calls a hook whose bit is
@@ -176,6 +211,8 @@ pub trait SenderPolicy {
     fn set_active_senders(&mut self, _n: u32) {}
 }
 
+/// The receiver-side hooks of a scheme (advertised window, extra duplicate ACKs, ACK flags, data
+/// arrival). Every method has a plain-TCP default.
 pub trait ReceiverPolicy {
     /// Which receiver hooks this policy overrides (`hooks::RX_*` bits; read once, as for the
     /// sender). The default (all) is always correct.

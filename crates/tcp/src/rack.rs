@@ -19,7 +19,9 @@ const REO_WND_PERSIST: u32 = 16;
 /// One segment not yet cumulatively acknowledged (RFC 8985 §6.1's per-segment variables).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SegmentRecord {
+    /// First byte of the segment.
     pub start: u64,
+    /// One past its last byte.
     pub end: u64,
     /// Segment.xmit_ts: when it was last (re)transmitted.
     pub xmit: Time,
@@ -81,18 +83,23 @@ fn sent_after(t1: Time, seq1: u64, t2: Time, seq2: u64) -> bool {
 }
 
 impl Rack {
+    /// The segments not yet cumulatively acknowledged, in sequence order.
     pub fn records(&self) -> &VecDeque<SegmentRecord> {
         &self.segs
     }
+    /// Reordering was observed (RFC 8985 §6.2 step 1: RACK.reordering_seen).
     pub fn reordering_seen(&self) -> bool {
         self.reordering_seen
     }
+    /// The reordering window's multiplier (RFC 8985 §6.2 step 4: RACK.reo_wnd_mult).
     pub fn reo_wnd_mult(&self) -> u32 {
         self.reo_wnd_mult
     }
+    /// Segment records currently SACKed (RACK.segs_sacked).
     pub fn segs_sacked(&self) -> u32 {
         self.segs_sacked
     }
+    /// The minimum RTT seen (RACK.min_RTT), None before a sample.
     pub fn min_rtt(&self) -> Option<Duration> {
         self.min_rtt
     }

@@ -7,6 +7,7 @@
 use crate::policy::{ReceiverPolicy, StandardTcp, hooks};
 use incastsim_core::{Duration, Time};
 
+/// When a receiver may hold back an ACK (RFC 1122 4.2.3.2, RFC 5681 §4.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DelayedAckConfig {
     /// ACK at least every `count` full segments (RFC 5681: at least every second).
@@ -18,6 +19,7 @@ pub struct DelayedAckConfig {
 /// How the receiver echoes congestion-experienced marks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EcnFeedback {
+    /// Never echo CE (ECN off).
     Off,
     /// RFC 3168 §6.1.3: ECE on every ACK from a CE mark until a segment with CWR arrives.
     Classic,
@@ -26,11 +28,14 @@ pub enum EcnFeedback {
     Dctcp,
 }
 
+/// A receiver's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReceiverConfig {
+    /// The advertised receive window, bytes (the sender never has more outstanding).
     pub window_bytes: u32,
     /// `None`: ACK every segment.
     pub delayed_ack: Option<DelayedAckConfig>,
+    /// How CE marks are echoed to the sender.
     pub ecn: EcnFeedback,
     /// Send up to three SACK blocks (RFC 2018).
     pub sack: bool,
@@ -41,30 +46,42 @@ pub struct ReceiverConfig {
 /// An ACK the caller must send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AckOut {
+    /// The cumulative ACK: the next byte expected in order.
     pub ack: u64,
+    /// The advertised window, bytes.
     pub window: u32,
+    /// The timestamp echoed (RFC 7323 TSecr), ps: the sender's send time of the segment that
+    /// triggered the ACK.
     pub ts_echo_ps: u64,
     /// ECN-Echo.
     pub ece: bool,
     /// SACK blocks, most recently changed first (RFC 2018 §4); the first `sack_count` are valid.
     pub sack_blocks: [(u64, u64); 3],
+    /// How many of `sack_blocks` are valid (0 to 3).
     pub sack_count: u8,
     /// Scheme flag bits (`flags::LABEL`, `flags::DUMMY`).
     pub flags: u8,
 }
 
+/// A receiver's counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReceiverStats {
+    /// Data segments received, duplicates included.
     pub segments: u64,
     /// Bytes delivered to the application: each byte exactly once, in order.
     pub delivered_bytes: u64,
+    /// Segments carrying only bytes already received.
     pub duplicate_segments: u64,
+    /// Segments that arrived above a gap (held for in-order delivery).
     pub out_of_order_segments: u64,
+    /// ACKs sent.
     pub acks_sent: u64,
     /// Dummy packets received (and answered with a dummy ACK).
     pub dummies: u64,
 }
 
+/// A TCP receiver: reassembly, cumulative and SACK ACKs, delayed ACK and ECN echo, with a
+/// scheme's receiver hooks `P`.
 #[derive(Clone, Debug)]
 pub struct TcpReceiver<P: ReceiverPolicy = StandardTcp> {
     cfg: ReceiverConfig,
@@ -86,10 +103,12 @@ pub struct TcpReceiver<P: ReceiverPolicy = StandardTcp> {
     /// A duplicate segment to report as a D-SACK on the next ACK (RFC 2883).
     dsack: Option<(u64, u64)>,
     stats: ReceiverStats,
+    /// The scheme's receiver-side state.
     pub policy: P,
 }
 
 impl<P: ReceiverPolicy> TcpReceiver<P> {
+    /// A receiver expecting byte 0.
     pub fn new(cfg: ReceiverConfig, policy: P) -> Self {
         TcpReceiver {
             cfg,
@@ -109,12 +128,15 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
         }
     }
 
+    /// The next byte expected in order (everything below was delivered).
     pub fn rcv_nxt(&self) -> u64 {
         self.rcv_nxt
     }
+    /// Counters so far.
     pub fn stats(&self) -> &ReceiverStats {
         &self.stats
     }
+    /// The out-of-order byte ranges held, `[start, end)`, sorted.
     pub fn out_of_order_ranges(&self) -> &[(u64, u64)] {
         &self.ooo
     }
@@ -124,6 +146,7 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
             .last()
             .map_or(self.rcv_nxt, |&(_, e)| e.max(self.rcv_nxt))
     }
+    /// When a held-back ACK must go out (None: no ACK pending).
     pub fn delack_deadline(&self) -> Option<Time> {
         self.delack_deadline
     }

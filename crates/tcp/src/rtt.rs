@@ -6,11 +6,14 @@ use incastsim_core::Duration;
 /// formula and timer deadlines are rounded up to a multiple of it (tick-driven kernel timers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RtoConfig {
+    /// RTO_min: the RTO is never below this (RFC 6298 (2.4) says 1 s; the incast papers lower it).
     pub min: Duration,
+    /// RTO_max: the backed-off RTO is capped here (RFC 6298 (2.5)).
     pub max: Duration,
     /// RTO before the first RTT sample (RFC 6298 §2.1 says 1 s; the incast literature's
     /// established connections behave as if it were RTO_min, which is incastsim's default).
     pub initial: Duration,
+    /// The clock granularity G of RFC 6298 (2.2)-(2.3): RTO >= SRTT + max(G, 4 RTTVAR).
     pub granularity: Duration,
 }
 
@@ -27,6 +30,7 @@ pub struct RttEstimator {
 }
 
 impl RttEstimator {
+    /// An estimator before its first sample (RTO = the initial value).
     pub fn new(cfg: RtoConfig) -> RttEstimator {
         // §2.1: until a sample is taken, RTO is the initial value.
         let rto = clamp(cfg.initial, cfg);
@@ -40,12 +44,15 @@ impl RttEstimator {
         }
     }
 
+    /// SRTT, None before the first sample.
     pub fn srtt(&self) -> Option<Duration> {
         self.srtt
     }
+    /// RTTVAR (zero before the first sample).
     pub fn rttvar(&self) -> Duration {
         self.rttvar
     }
+    /// RTT samples taken.
     pub fn samples(&self) -> u64 {
         self.samples
     }
@@ -53,6 +60,7 @@ impl RttEstimator {
     pub fn sample_sum_ps(&self) -> u128 {
         self.sample_sum_ps
     }
+    /// The RTO bounds it was built with.
     pub fn config(&self) -> RtoConfig {
         self.cfg
     }

@@ -9,21 +9,28 @@ pub struct Scoreboard {
 /// A hole: unSACKed bytes `[start, end)` and whether RFC 6675's IsLost() holds for them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hole {
+    /// First byte of the hole.
     pub start: u64,
+    /// One past its last byte.
     pub end: u64,
+    /// RFC 6675 IsLost(): at least DupThresh segments' worth of bytes SACKed above it.
     pub lost: bool,
 }
 
 impl Scoreboard {
+    /// The SACKed ranges, `[start, end)`, sorted and disjoint.
     pub fn ranges(&self) -> &[(u64, u64)] {
         &self.ranges
     }
+    /// Nothing SACKed.
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
     }
+    /// Forgets every SACKed range.
     pub fn clear(&mut self) {
         self.ranges.clear();
     }
+    /// One past the highest SACKed byte, if any.
     pub fn highest_sacked(&self) -> Option<u64> {
         self.ranges.last().map(|r| r.1)
     }

@@ -4,12 +4,17 @@
 /// Why a segment is being sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SendCause {
+    /// First transmission of new data.
     New,
+    /// New data sent on a duplicate ACK (RFC 3042 limited transmit).
     LimitedTransmit,
+    /// The retransmission on the third duplicate ACK (RFC 5681 §3.2).
     FastRetransmit,
+    /// A retransmission on a partial ACK during fast recovery (RFC 6582 §3.2 step 5).
     PartialAck,
     /// A retransmission chosen by RFC 6675 NextSeg() during SACK recovery.
     SackRetransmit,
+    /// The retransmission at snd_una when the RTO fires (RFC 6298 (5.4)).
     Timeout,
     /// Resent after a timeout as the window reopens from snd_una (go-back-N).
     GoBackN,
@@ -25,8 +30,11 @@ pub enum SendCause {
 /// A segment the caller must put on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Segment {
+    /// Sequence number of the first payload byte.
     pub seq: u64,
+    /// Payload bytes.
     pub len: u32,
+    /// Why it is sent (first transmission or which retransmission rule).
     pub cause: SendCause,
     /// Packet flag bits (RETX, CWR, scheme labels).
     pub flags: u8,

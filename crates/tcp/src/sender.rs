@@ -53,15 +53,22 @@ pub enum RecoveryExit {
     MinFlight,
 }
 
+/// A sender's parameters (from a TCP profile).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SenderConfig {
     /// Sender maximum segment size, payload bytes.
     pub smss: u32,
+    /// Initial window, segments (RFC 5681 §3.1 IW; the incast papers use 2).
     pub initial_cwnd_segments: u32,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     pub dupack_threshold: u32,
+    /// Send new data on the first two duplicate ACKs (RFC 3042).
     pub limited_transmit: bool,
+    /// RTO bounds and granularity.
     pub rto: RtoConfig,
+    /// Which ACKs give RTT samples (timestamps or Karn's rule).
     pub rtt_sampling: RttSampling,
+    /// When fast recovery ends.
     pub recovery_exit: RecoveryExit,
     /// RFC 5681 §4.1: after an idle period longer than RTO, restart from min(IW, cwnd).
     pub slow_start_after_idle: bool,
@@ -77,6 +84,10 @@ pub struct SenderConfig {
     pub prr: bool,
 }
 
+/// A TCP sender: congestion control `Cc`, loss detection and recovery (fast retransmit,
+/// NewReno, SACK, RACK-TLP), the RFC 6298 retransmission timer, and a scheme's hooks `P`.
+/// It never reads a clock or a random stream of its own: the engine gives it the time and
+/// a scheme draws from its own stream, so a run is deterministic.
 #[derive(Clone, Debug)]
 pub struct TcpSender<P: SenderPolicy = StandardTcp> {
     cfg: SenderConfig,
@@ -154,10 +165,13 @@ pub struct TcpSender<P: SenderPolicy = StandardTcp> {
     /// PRR's sndcnt of the last ACK and the DeliveredData of the ACK being processed.
     prr_sndcnt: u64,
     prr_ack_delivered: u64,
+    /// The scheme's sender-side state.
     pub policy: P,
 }
 
 impl<P: SenderPolicy> TcpSender<P> {
+    /// A sender for `flow` with nothing to send yet. Panics if `smss`, the initial window or the
+    /// duplicate-ACK threshold is 0 (the config checks refuse them first).
     pub fn new(flow: FlowId, cfg: SenderConfig, cc: Cc, policy: P) -> Self {
         assert!(cfg.smss > 0 && cfg.initial_cwnd_segments > 0 && cfg.dupack_threshold > 0);
         let smss = policy.initial_smss(cfg.smss).max(1) as u64;
@@ -218,12 +232,15 @@ impl<P: SenderPolicy> TcpSender<P> {
         }
     }
 
+    /// The flow index.
     pub fn flow(&self) -> FlowId {
         self.flow
     }
+    /// cwnd, ssthresh and SMSS, bytes.
     pub fn window(&self) -> Window {
         self.w
     }
+    /// The congestion controller (its own state: CUBIC's curve, DCTCP's α).
     pub fn cc(&self) -> &Cc {
         &self.cc
     }
@@ -248,30 +265,39 @@ impl<P: SenderPolicy> TcpSender<P> {
             RecoveryState::Open
         }
     }
+    /// Oldest unacknowledged byte.
     pub fn snd_una(&self) -> u64 {
         self.snd_una
     }
+    /// Next byte to send.
     pub fn snd_nxt(&self) -> u64 {
         self.snd_nxt
     }
+    /// One past the highest byte ever sent.
     pub fn snd_max(&self) -> u64 {
         self.snd_max
     }
+    /// One past the last byte the application has written (what may be sent).
     pub fn app_limit(&self) -> u64 {
         self.app_limit
     }
+    /// In fast or SACK recovery.
     pub fn in_recovery(&self) -> bool {
         self.in_recovery
     }
+    /// Duplicate ACKs since the last ACK of new data.
     pub fn dupacks(&self) -> u32 {
         self.dupacks
     }
+    /// The RTT estimator (SRTT, RTTVAR, RTO).
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt
     }
+    /// Counters so far.
     pub fn stats(&self) -> &SenderStats {
         &self.stats
     }
+    /// Timeouts of the current segment in a row (0 after an ACK of new data).
     pub fn successive_timeouts(&self) -> u32 {
         self.successive_timeouts
     }
@@ -297,6 +323,7 @@ impl<P: SenderPolicy> TcpSender<P> {
     pub fn rack_deadline(&self) -> Option<Time> {
         self.rack_deadline
     }
+    /// When the Tail Loss Probe fires (RFC 8985 §7), if armed.
     pub fn tlp_deadline(&self) -> Option<Time> {
         self.tlp_deadline
     }

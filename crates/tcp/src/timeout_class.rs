@@ -37,39 +37,56 @@
 /// The class of one retransmission timeout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimeoutClass {
+    /// No ACK advanced snd_una since the write that began the block and no duplicate ACK came:
+    /// the whole first window of the block was lost (the book's ABTT, §3.1.1.3).
     Abtt,
+    /// No duplicate ACK since the last ACK of new data (PLATO's block loss).
     IbttWholeWindow,
+    /// 1-2 duplicate ACKs: part of the window got through, too little for fast retransmit.
     IbttPartialWindow,
+    /// Nothing more to send and at most dupthresh × SMSS outstanding: three duplicate ACKs could
+    /// never come.
     IbttTail,
+    /// The segment at snd_una was already retransmitted (PLATO's double loss; every backed-off
+    /// expiry).
     IbttRetransmission,
 }
 
 /// Timeout counts per class and the inputs of the book's model a sender can measure.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TimeoutClassStats {
+    /// [`TimeoutClass::Abtt`] timeouts.
     pub abtt: u64,
+    /// [`TimeoutClass::IbttWholeWindow`] timeouts.
     pub ibtt_whole_window: u64,
+    /// [`TimeoutClass::IbttPartialWindow`] timeouts.
     pub ibtt_partial_window: u64,
+    /// [`TimeoutClass::IbttTail`] timeouts.
     pub ibtt_tail: u64,
+    /// [`TimeoutClass::IbttRetransmission`] timeouts.
     pub ibtt_retransmission: u64,
     /// Timeouts that were the first of a run of successive timeouts (the book's "single"
     /// timeouts, before any backoff doubling), and the sum of their RTO values.
     pub first_timeouts: u64,
+    /// Sum of the first timeouts' RTO values, ps (the book's T0 = this / `first_timeouts`).
     pub first_timeout_wait_ps: u64,
     /// Application writes that began a block (see [`TimeoutClassifier::on_write`]).
     pub blocks_started: u64,
 }
 
 impl TimeoutClassStats {
+    /// Timeouts within a block: every class but ABTT.
     pub fn ibtt(&self) -> u64 {
         self.ibtt_whole_window
             + self.ibtt_partial_window
             + self.ibtt_tail
             + self.ibtt_retransmission
     }
+    /// Every timeout.
     pub fn total(&self) -> u64 {
         self.abtt + self.ibtt()
     }
+    /// Adds `o`'s counts (summing over flows).
     pub fn add(&mut self, o: &TimeoutClassStats) {
         self.abtt += o.abtt;
         self.ibtt_whole_window += o.ibtt_whole_window;
@@ -85,13 +102,17 @@ impl TimeoutClassStats {
 /// The sender state at the moment a timeout expires (before it changes anything).
 #[derive(Clone, Copy, Debug)]
 pub struct TimeoutContext {
+    /// Oldest unacknowledged byte.
     pub snd_una: u64,
+    /// One past the highest byte sent.
     pub snd_max: u64,
     /// One past the last byte the application has written.
     pub app_limit: u64,
     /// Duplicate ACKs since the last ACK of new data.
     pub dupacks: u32,
+    /// Duplicate ACKs that trigger fast retransmit.
     pub dupack_threshold: u32,
+    /// Sender maximum segment size, bytes.
     pub smss: u64,
     /// This expiry is the first of a run (no timeout of this segment before it).
     pub first_of_run: bool,
@@ -107,6 +128,7 @@ pub struct TimeoutClassifier {
     /// Bytes `[retx_lo, retx_hi)` have been retransmitted at least once.
     retx_lo: u64,
     retx_hi: u64,
+    /// Counts so far.
     pub stats: TimeoutClassStats,
 }
 

@@ -7,20 +7,31 @@ pub const SUCCESSIVE_TIMEOUT_BINS: usize = 8;
 /// The sender's counters, for outputs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SenderStats {
+    /// Data segments sent, first transmissions and retransmissions.
     pub segments_sent: u64,
+    /// Payload bytes sent, retransmissions included.
     pub bytes_sent: u64,
+    /// Data segments sent again, for any reason.
     pub retransmitted_segments: u64,
+    /// Payload bytes sent again.
     pub retransmitted_bytes: u64,
+    /// Fast retransmissions (third duplicate ACK or RACK).
     pub fast_retransmits: u64,
+    /// Retransmissions on partial ACKs (RFC 6582).
     pub partial_ack_retransmits: u64,
+    /// New segments sent by limited transmit (RFC 3042).
     pub limited_transmit_segments: u64,
+    /// Retransmission timeouts that fired.
     pub timeouts: u64,
     /// Sum of the RTO values that expired: time the flow spent waiting on timeouts.
     pub timeout_wait_ps: u64,
+    /// Episodes of exactly k successive timeouts of one segment (index k - 1), the last bin 8+.
     pub successive_timeouts: [u64; SUCCESSIVE_TIMEOUT_BINS],
+    /// The longest such episode.
     pub max_successive_timeouts: u32,
     /// cwnd reductions in response to ECN-Echo.
     pub ecn_reductions: u64,
+    /// Retransmissions chosen by RFC 6675 NextSeg.
     pub sack_retransmits: u64,
     /// Retransmissions a scheme asked for (e.g. probabilistic retransmission's marked ones).
     pub scheme_retransmits: u64,
