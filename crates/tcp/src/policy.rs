@@ -130,27 +130,28 @@ pub enum SenderAction {
 
 /// Bits naming the per-segment/per-ACK sender hooks, for [`SenderPolicy::hooks`].
 pub mod hooks {
-    /// [`SenderPolicy::retransmission_timeout`].
+    /// [`SenderPolicy::retransmission_timeout`](super::SenderPolicy::retransmission_timeout).
     pub const RTO: u16 = 1 << 0;
-    /// [`SenderPolicy::new_segment_payload`].
+    /// [`SenderPolicy::new_segment_payload`](super::SenderPolicy::new_segment_payload).
     pub const PAYLOAD: u16 = 1 << 1;
-    /// [`SenderPolicy::segment_flags`].
+    /// [`SenderPolicy::segment_flags`](super::SenderPolicy::segment_flags).
     pub const FLAGS: u16 = 1 << 2;
-    /// [`SenderPolicy::before_ack`].
+    /// [`SenderPolicy::before_ack`](super::SenderPolicy::before_ack).
     pub const BEFORE_ACK: u16 = 1 << 3;
-    /// [`SenderPolicy::on_ack`].
+    /// [`SenderPolicy::on_ack`](super::SenderPolicy::on_ack).
     pub const ON_ACK: u16 = 1 << 4;
-    /// [`SenderPolicy::on_timeout`].
+    /// [`SenderPolicy::on_timeout`](super::SenderPolicy::on_timeout).
     pub const ON_TIMEOUT: u16 = 1 << 5;
     /// Every sender hook (the always-correct default).
     pub const ALL: u16 = (1 << 6) - 1;
-    /// Receiver hooks.
+    /// Receiver hooks, for [`ReceiverPolicy::rx_hooks`](super::ReceiverPolicy::rx_hooks):
+    /// [`ReceiverPolicy::advertised_window`](super::ReceiverPolicy::advertised_window).
     pub const RX_WINDOW: u16 = 1 << 0;
-    /// [`ReceiverPolicy`]'s extra duplicate ACKs hook.
+    /// [`ReceiverPolicy::extra_duplicate_acks`](super::ReceiverPolicy::extra_duplicate_acks).
     pub const RX_EXTRA_DUPACKS: u16 = 1 << 1;
-    /// [`ReceiverPolicy`]'s ACK flags hook.
+    /// [`ReceiverPolicy::ack_flags`](super::ReceiverPolicy::ack_flags).
     pub const RX_ACK_FLAGS: u16 = 1 << 2;
-    /// [`ReceiverPolicy`]'s data arrival hook.
+    /// [`ReceiverPolicy::on_data`](super::ReceiverPolicy::on_data).
     pub const RX_ON_DATA: u16 = 1 << 3;
     /// Every receiver hook (the always-correct default).
     pub const RX_ALL: u16 = (1 << 4) - 1;
