@@ -43,6 +43,8 @@ pub fn check_name(name: &str) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// Checks every single-field and cross-field rule of `cfg` that needs no topology built; the
+/// error names the key, the value and what is allowed.
 pub fn check_config(cfg: &Config) -> Result<(), ConfigError> {
     check_name(&cfg.name)?;
     check_flow_overrides(cfg)?;

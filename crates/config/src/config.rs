@@ -17,6 +17,8 @@ use crate::workload::{
 use incastsim_core::Duration;
 use serde::{Deserialize, Serialize};
 
+/// A scenario: the whole YAML file. Load it with [`Config::load`] or [`Config::from_yaml`]; a
+/// loaded config is complete (every default filled in) and passed the config-only checks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
@@ -28,9 +30,12 @@ pub struct Config {
     pub seed: u64,
     /// Number of sending servers (N).
     pub senders: u32,
+    /// The network: `star`, `dumbbell`, `fat_tree`, `tree` or `custom`, with links and buffers.
     pub topology: TopologyConfig,
+    /// TCP settings of every flow (`flow_overrides` change them for some).
     #[serde(default)]
     pub tcp: TcpConfig,
+    /// What the senders do: synchronized reads (incast), bulk transfer, or only `traffic:`.
     pub workload: WorkloadConfig,
     /// TCP settings that differ for some flows (e.g. SACK on some, CUBIC on others).
     #[serde(default)]
@@ -50,8 +55,10 @@ pub struct Config {
     /// Opt-in packet traces (pcap files; off by default, and free when off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pcap: Option<PcapConfig>,
+    /// The incast mitigation scheme (`none` by default).
     #[serde(default)]
     pub scheme: SchemeConfig,
+    /// Limits of the run (simulated time, events, wall time) and the order of simultaneous events.
     #[serde(default)]
     pub run: RunConfig,
 }
@@ -63,6 +70,7 @@ pub struct Config {
 pub struct FlowOverride {
     /// Flow indices (flow i is sender i), 0-based.
     pub flows: Vec<u32>,
+    /// The TCP keys that differ for these flows.
     pub tcp: TcpConfig,
 }
 
@@ -73,6 +81,7 @@ fn default_seed() -> u64 {
     1
 }
 
+/// Limits of a run and the order of simultaneous events (`run:`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunConfig {
@@ -106,6 +115,7 @@ pub enum TieOrderConfig {
 }
 
 impl TieOrderConfig {
+    /// Whether the order is `fifo` (the default).
     pub fn is_fifo(&self) -> bool {
         *self == TieOrderConfig::Fifo
     }
@@ -174,6 +184,8 @@ impl Config {
         self
     }
 
+    /// The config as YAML with every default filled in (config.resolved.yaml): running it again
+    /// reproduces the results.
     pub fn to_yaml(&self) -> String {
         serde_saphyr::to_string(self).expect("a config always serializes")
     }

@@ -5,20 +5,44 @@ use std::fmt;
 /// A configuration error: which key, what value, what is allowed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
+    /// Reading the config file failed.
     #[error("cannot read {path}: {message}")]
-    Io { path: String, message: String },
+    Io {
+        /// The file.
+        path: String,
+        /// The operating system's error.
+        message: String,
+    },
+    /// The YAML does not parse; the message has the line and column.
     #[error("YAML syntax error: {0}")]
     Syntax(String),
+    /// A key's value breaks a rule that is not a simple range (cross-key checks, topology).
     #[error("{key}: {message}")]
-    Key { key: String, message: String },
+    Key {
+        /// The full key path.
+        key: String,
+        /// What is wrong and what would be allowed.
+        message: String,
+    },
+    /// A key has a value outside what it allows.
     #[error("{key} = {value}: {allowed}")]
     Invalid {
+        /// The full key path (`tcp.rto_min`, `traffic[1].load`).
         key: String,
+        /// The value given (at most [`MAX_ECHO_CHARS`] characters).
         value: String,
+        /// What is allowed, in words.
         allowed: String,
     },
+    /// A `--set` argument is malformed or names no key.
     #[error("--set {arg:?}: {message}")]
-    Override { arg: String, message: String },
+    Override {
+        /// The argument as given.
+        arg: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A sweep config given to a single-run command.
     #[error(
         "this config has a `sweep:` section: run it with `incastsim sweep`, or run its base point with --set sweep=null"
     )]

@@ -11,10 +11,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExperimentFile {
+    /// A label copied into the outputs.
     #[serde(default = "default_name")]
     pub name: String,
+    /// Base seed of the trials.
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// The experiment and its parameters.
     pub experiment: Experiment,
 }
 
@@ -25,9 +28,11 @@ fn default_seed() -> u64 {
     1
 }
 
+/// An experiment that is not a network run (`incastsim experiment`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Experiment {
+    /// TCPRand §3.2, Fig. 5: the enqueue probability of the frames after a drop.
     EnqueueProbability(EnqueueProbability),
 }
 
@@ -35,13 +40,24 @@ pub enum Experiment {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum RMin {
+    /// These values, bytes.
     List(Vec<u64>),
-    Range { from: u64, to: u64, step: u64 },
+    /// `{from, to, step}`, inclusive, bytes.
+    Range {
+        /// First value.
+        from: u64,
+        /// Last value (included if on a step).
+        to: u64,
+        /// Increment.
+        step: u64,
+    },
 }
 
+/// Parameters of the enqueue-probability experiment (TCPRand Fig. 5).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EnqueueProbability {
+    /// Rate of both inputs and of the output port (`1Gbps`).
     #[serde(default = "default_rate")]
     pub link_rate: Rate,
     /// Largest payload (the paper's MSS, 1,448 B).
@@ -56,7 +72,9 @@ pub struct EnqueueProbability {
     /// Output queue limit (`N packets` or bytes), counting the frame being sent.
     #[serde(default = "default_buffer")]
     pub buffer: Buffer,
+    /// The rMin values to try: payloads are drawn from U[rMin, mss].
     pub r_min: RMin,
+    /// Accepted trials per rMin value.
     #[serde(default = "default_trials")]
     pub trials: u32,
     /// Arrivals a trial may take to reach its start condition before it is redrawn.
@@ -96,6 +114,7 @@ impl ExperimentFile {
         Self::from_yaml(&text, overrides)
     }
 
+    /// Parses YAML, applies `--set` overrides and validates.
     pub fn from_yaml(text: &str, overrides: &[String]) -> Result<Self, ConfigError> {
         let mut tree = parse_tree(text)?;
         for o in overrides {
@@ -193,6 +212,7 @@ impl ExperimentFile {
 }
 
 impl EnqueueProbability {
+    /// The rMin values, a range expanded (bytes).
     pub fn r_min_values(&self) -> Vec<u64> {
         match &self.r_min {
             RMin::List(v) => v.clone(),

@@ -10,6 +10,8 @@
 //! - [`warnings`]: valid configs that cannot mean what they say (printed, in the manifest;
 //!   `--strict` refuses them).
 
+#![warn(missing_docs)]
+
 pub mod check;
 pub mod config;
 mod defaults;

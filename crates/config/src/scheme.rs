@@ -42,8 +42,10 @@ pub enum SchemeConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IctcpConfigParams {
+    /// γ1: below this fraction of the expected throughput (d_b ≤ γ1) the window may grow by one MSS.
     #[serde(default = "d_gamma1")]
     pub gamma1: f64,
+    /// γ2: above it (d_b > γ2) for three checks in a row, the window shrinks by one MSS.
     #[serde(default = "d_gamma2")]
     pub gamma2: f64,
     /// Share of the receiving link's capacity the connections may use.
@@ -64,6 +66,7 @@ pub struct IctcpConfigParams {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RtoStaticParams {
+    /// Δ of Eq. 3: the RTO is drawn from U(RTO_min − Δ/2, RTO_min + Δ/2).
     #[serde(default = "d_delta")]
     pub delta: Dur,
 }
@@ -73,8 +76,10 @@ pub struct RtoStaticParams {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TdaParams {
+    /// Δ of Eq. 8, the interval width before any timeout.
     #[serde(default = "d_delta")]
     pub delta: Dur,
+    /// ω of Eq. 8: the interval grows to ω^s Δ after s successive timeouts.
     #[serde(default = "d_omega")]
     pub omega: f64,
     /// Eq. 2's ×2^b on top of Eq. 8 (default false: the growing interval is the backoff).
@@ -92,8 +97,10 @@ pub struct TdaParams {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MaaParams {
+    /// σ of f(N, σ) = ⌊N / (σ log₂ N)⌋: larger σ, narrower interval.
     #[serde(default = "d_sigma")]
     pub sigma: f64,
+    /// The unit of f(N, σ): Δ = f(N, σ) units.
     #[serde(default = "d_unit")]
     pub unit: Dur,
 }
@@ -102,12 +109,16 @@ pub struct MaaParams {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FsaParams {
+    /// Δ, as for TDA.
     #[serde(default = "d_delta")]
     pub delta: Dur,
+    /// ω once the flow has sent `long_after` bytes (long flows).
     #[serde(default = "d_omega_long")]
     pub omega_long: f64,
+    /// ω before that (short flows).
     #[serde(default = "d_omega_short")]
     pub omega_short: f64,
+    /// Bytes sent after which a flow counts as long.
     #[serde(default = "d_long_after")]
     pub long_after: Bytes,
 }
@@ -116,6 +127,7 @@ pub struct FsaParams {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FineRtoParams {
+    /// The timeout is RTO × 2^b × (1 + U(0, max_extra)) (§5.3 of the fine-grained RTO paper: 0.5).
     #[serde(default = "d_max_extra")]
     pub max_extra: f64,
 }
@@ -124,16 +136,22 @@ pub struct FineRtoParams {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcprandParams {
+    /// rMin, the smallest payload drawn: bytes or `adaptive`.
     #[serde(default = "d_r_min")]
     pub r_min: RMinConfig,
+    /// μ of Φ (Algorithm 1 line 4).
     #[serde(default = "d_one")]
     pub mu: f64,
+    /// σ² of Φ.
     #[serde(default = "d_one")]
     pub sigma2: f64,
+    /// ν_τ ∈ [1, ∞]: trigger point τ = W_max − (W_max − α)/ν_τ (Eq. 2).
     #[serde(default = "d_nu")]
     pub nu_tau: Nu,
+    /// ν_ω ∈ [0, ∞): end point ω = W_max + (W_max − α)/ν_ω (Eq. 3); 0 gives ω = ∞.
     #[serde(default = "d_nu")]
     pub nu_omega: Nu,
+    /// θ: lower bound of rMin, bytes (200 B in the paper).
     #[serde(default = "d_theta")]
     pub theta: Bytes,
 }
@@ -142,8 +160,10 @@ pub struct TcprandParams {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProbRetxParams {
+    /// How often the retransmission thread runs (Alg. 1: 20 µs).
     #[serde(default = "d_period")]
     pub period: Dur,
+    /// Probability that the thread resends a segment when it runs.
     #[serde(default = "d_p")]
     pub p: f64,
     /// Which segment the thread resends: `snd_una` (default) or `last_sent` (see
@@ -166,11 +186,14 @@ pub struct PlatoParams {
     pub retransmission_label: PlatoRetxLabelName,
 }
 
+/// Whether PLATO's retransmissions carry the heartbeat label.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PlatoRetxLabelName {
+    /// Retransmissions pass the switch unlabelled; their ACKs are not labelled.
     #[default]
     Separate,
+    /// Retransmissions carry the heartbeat label.
     Heartbeat,
 }
 
@@ -178,8 +201,10 @@ pub enum PlatoRetxLabelName {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DsrParams {
+    /// MSS_dsr: the small segment size a transfer starts with, bytes.
     #[serde(default = "d_mss_dsr")]
     pub mss_dsr: Bytes,
+    /// cwnd_dsr: the window, segments, at which segments grow back toward the MSS.
     #[serde(default = "d_cwnd_dsr")]
     pub cwnd_dsr: u32,
     /// Every response (block) starts again with MSS_dsr segments (false: only the first).
@@ -311,7 +336,9 @@ fn d_cwnd_dsr() -> u32 {
 /// TCPRand's rMin: a size in bytes, or `adaptive`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RMinConfig {
+    /// Adapt rMin to the window (TCPRand §4).
     Adaptive,
+    /// This many bytes.
     Fixed(u64),
 }
 
@@ -371,11 +398,14 @@ impl Serialize for Nu {
     }
 }
 
+/// Which outstanding segment probabilistic retransmission resends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PrSegmentName {
+    /// The segment at snd_una (what the RTO would resend).
     #[serde(alias = "oldest")]
     SndUna,
+    /// The last segment sent (the highest sequence number).
     #[serde(alias = "highest")]
     LastSent,
 }
@@ -482,6 +512,7 @@ impl Serialize for SchemeConfig {
 }
 
 impl SchemeConfig {
+    /// The scheme's name as configs and runs.csv spell it (`none`, `tda`, ...).
     pub fn name(&self) -> &'static str {
         match self {
             SchemeConfig::None => "none",

@@ -6,9 +6,11 @@ use crate::units::{Bytes, Dur};
 use incastsim_core::Duration;
 use serde::{Deserialize, Serialize};
 
+/// The congestion controller (`tcp.congestion_control`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CongestionControlName {
+    /// RFC 5681 with RFC 6582 NewReno fast recovery.
     Newreno,
     /// RFC 9438 (parameters in `tcp.cubic`).
     Cubic,
@@ -16,6 +18,7 @@ pub enum CongestionControlName {
     Dctcp,
 }
 
+/// How losses are recovered (`tcp.loss_recovery`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LossRecovery {
@@ -25,13 +28,17 @@ pub enum LossRecovery {
     Sack,
 }
 
+/// CUBIC's parameters (`tcp.cubic`, RFC 9438).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CubicParams {
+    /// C, segments / s³: how fast the window grows back (RFC 9438: 0.4).
     #[serde(default = "default_cubic_c")]
     pub c: f64,
+    /// β_cubic: the window after a loss is β × W_max (RFC 9438: 0.7).
     #[serde(default = "default_cubic_beta")]
     pub beta: f64,
+    /// Fast convergence (RFC 9438 §4.7): release bandwidth sooner when W_max is falling.
     #[serde(default = "default_true")]
     pub fast_convergence: bool,
     /// HyStart is not modelled: slow start runs until loss or ssthresh (only `false` is valid).
@@ -44,11 +51,14 @@ pub struct CubicParams {
     pub reno_friendly_alpha: RenoFriendlyAlphaName,
 }
 
+/// α_cubic of the Reno-friendly estimate (`tcp.cubic.reno_friendly_alpha`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RenoFriendlyAlphaName {
+    /// 3(1−β)/(1+β), rising to 1 once W_est reaches W_max (RFC 9438 §4.3).
     #[default]
     Rfc9438,
+    /// 3(1−β)/(1+β) throughout, as Linux and ns-3.
     Linux,
 }
 
@@ -67,9 +77,13 @@ pub enum CwndReduction {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TcpProfileName {
+    /// Linux 6.x defaults (sysctls, `include/net/tcp.h`).
     Linux,
+    /// ns-3's attribute defaults.
     Ns3,
+    /// ns-2.35's defaults (`ns-default.tcl`; the incast papers' simulator).
     Ns2,
+    /// The RFCs' values (RTO_min 1 s, IW 4, SACK, RACK-TLP, PRR).
     Rfc,
 }
 
@@ -91,12 +105,14 @@ fn default_cubic_beta() -> f64 {
     0.7
 }
 
+/// DCTCP's parameters (`tcp.dctcp`, RFC 8257).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DctcpParams {
     /// EWMA gain of α.
     #[serde(default = "default_dctcp_g")]
     pub g: f64,
+    /// α before its first update (1: the first reduction halves the window, as Linux).
     #[serde(default = "default_dctcp_alpha")]
     pub initial_alpha: f64,
 }
@@ -116,28 +132,37 @@ fn default_dctcp_alpha() -> f64 {
     1.0
 }
 
+/// Which ACKs give RTT samples (`tcp.rtt_sampling`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RttSamplingName {
+    /// Every ACK of new data (RFC 7323 timestamps), except as Karn's rule forbids.
     Timestamps,
+    /// One timed segment per round trip (no timestamps, as ns-2 and BSD).
     OncePerRtt,
 }
 
+/// cwnd when NewReno fast recovery ends (RFC 6582 §3.2 step 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RecoveryExitName {
+    /// cwnd = ssthresh.
     Ssthresh,
+    /// cwnd = min(ssthresh, FlightSize + SMSS).
     MinFlight,
 }
 
+/// Delayed ACK (`tcp.delayed_ack`, RFC 1122 4.2.3.2, RFC 5681 §4.2).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DelayedAckConfig {
+    /// Hold back ACKs (off: ACK every segment).
     #[serde(default)]
     pub enabled: bool,
     /// ACK every this many full segments.
     #[serde(default = "default_delack_count")]
     pub count: u32,
+    /// Send a held-back ACK no later than this after the first unacknowledged segment (Linux: 40 ms).
     #[serde(default = "default_delack_timeout")]
     pub timeout: Dur,
 }
@@ -158,6 +183,7 @@ fn default_delack_timeout() -> Dur {
     Dur(Duration::from_ms(40))
 }
 
+/// The `tcp:` section: every TCP setting, in human units; see README "Config walk-through".
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpConfig {
@@ -165,8 +191,10 @@ pub struct TcpConfig {
     /// here; absent: incastsim's own defaults. Applied when the config is loaded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<TcpProfileName>,
+    /// `newreno`, `cubic` or `dctcp`.
     #[serde(default = "default_cc")]
     pub congestion_control: CongestionControlName,
+    /// `newreno` (RFC 6582) or `sack` (RFC 2018 + RFC 6675).
     #[serde(default = "default_recovery")]
     pub loss_recovery: LossRecovery,
     /// RFC 8985 RACK: time-based loss detection (with SACK) in place of the DupAck threshold,
@@ -186,8 +214,10 @@ pub struct TcpConfig {
     /// RFC 3168 ECN (always on with DCTCP).
     #[serde(default)]
     pub ecn: bool,
+    /// CUBIC's parameters (used when `congestion_control: cubic`).
     #[serde(default)]
     pub cubic: CubicParams,
+    /// DCTCP's parameters (used when `congestion_control: dctcp`).
     #[serde(default)]
     pub dctcp: DctcpParams,
     /// DSCP (traffic class) of the connections' packets.
@@ -205,13 +235,16 @@ pub struct TcpConfig {
     /// Receiver's advertised window, in segments of `mss` bytes.
     #[serde(default = "default_rwnd")]
     pub receive_window_segments: u32,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     #[serde(default = "default_dupthresh")]
     pub dupack_threshold: u32,
     /// RFC 3042 limited transmit.
     #[serde(default = "default_true")]
     pub limited_transmit: bool,
+    /// Lower bound of the RTO (RFC 6298 (2.4) says 1 s; the incast papers lower it to 1 ms or 200 µs).
     #[serde(default = "default_rto_min")]
     pub rto_min: Dur,
+    /// Upper bound of the backed-off RTO (RFC 6298 (2.5)).
     #[serde(default = "default_rto_max")]
     pub rto_max: Dur,
     /// RTO before the first RTT sample; defaults to `rto_min` (see ARCHITECTURE.md).
@@ -220,11 +253,13 @@ pub struct TcpConfig {
     /// Timer/clock granularity G of RFC 6298.
     #[serde(default = "default_granularity")]
     pub clock_granularity: Dur,
+    /// `timestamps` (every ACK) or `once_per_rtt` (one timed segment per round trip).
     #[serde(default = "default_rtt_sampling")]
     pub rtt_sampling: RttSamplingName,
     /// cwnd when NewReno recovery ends (RFC 6582 §3.2 step 3 option).
     #[serde(default = "default_recovery_exit")]
     pub recovery_exit_cwnd: RecoveryExitName,
+    /// Delayed ACK on the receivers.
     #[serde(default)]
     pub delayed_ack: DelayedAckConfig,
     /// RFC 5681 §4.1 restart window after idle. Off: cwnd is kept across blocks.
@@ -241,11 +276,14 @@ pub struct TcpConfig {
     pub cwnd_unit: CwndUnit,
 }
 
+/// What cwnd counts (`tcp.cwnd_unit`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CwndUnit {
+    /// Bytes (RFC 5681 byte counting).
     #[default]
     Bytes,
+    /// Segments of any size, grown per acknowledged segment (Linux without ABC).
     Packets,
 }
 

@@ -5,6 +5,7 @@ use crate::units::{Buffer, Bytes, Dur, Rate};
 use incastsim_core::{BitsPerSec, Duration};
 use serde::{Deserialize, Serialize};
 
+/// The network (`topology:`), by `kind`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TopologyConfig {
@@ -27,9 +28,12 @@ pub enum TopologyConfig {
 pub struct CustomLink {
     /// Node names: `hostI` or `switchJ`.
     pub a: String,
+    /// The other end: `hostI` or `switchJ`.
     pub b: String,
+    /// This link's rate (default: the topology's `link_rate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
+    /// This link's one-way delay (default: `link_delay`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay: Option<Dur>,
     /// Buffer of this link's switch-side output ports.
@@ -46,16 +50,23 @@ pub struct CustomLink {
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum LossModel {
     /// Each packet lost independently with probability `p`.
-    Bernoulli { p: f64 },
+    Bernoulli {
+        /// Loss probability per packet.
+        p: f64,
+    },
     /// Bursty loss (Gilbert-Elliott): a Good/Bad Markov chain stepped per packet; a packet is
     /// lost with `loss_in_good` / `loss_in_bad` by the state it finds. Mean loss
     /// p/(p + r) · loss_in_bad + r/(p + r) · loss_in_good with p = `p_good_to_bad`,
     /// r = `p_bad_to_good`; bursts last 1/r packets on average.
     GilbertElliott {
+        /// Probability of moving from Good to Bad per packet.
         p_good_to_bad: f64,
+        /// Probability of moving from Bad to Good per packet (bursts last 1/this packets).
         p_bad_to_good: f64,
+        /// Loss probability in the Good state.
         #[serde(default)]
         loss_in_good: f64,
+        /// Loss probability in the Bad state (default 1).
         #[serde(default = "default_loss_in_bad")]
         loss_in_bad: f64,
     },
@@ -73,6 +84,7 @@ pub struct LossyLink {
     /// switch0 to host16); `*` matches any run of characters (`host*->switch0`: every host's
     /// uplink to switch0). Each entry must match at least one port.
     pub ports: Vec<String>,
+    /// The loss on those directions.
     pub loss: LossModel,
 }
 
@@ -80,16 +92,23 @@ pub struct LossyLink {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CustomRoute {
+    /// The switch (`switchJ`).
     pub at: String,
+    /// The destination host (`hostI`).
     pub to: String,
+    /// The neighbour to forward to.
     pub via: String,
 }
 
+/// A `custom` topology: any graph of hosts and switches.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CustomTopologyConfig {
+    /// Number of hosts (`host0` ...).
     pub hosts: u32,
+    /// Number of switches (`switch0` ...).
     pub switches: u32,
+    /// The full-duplex links.
     pub links: Vec<CustomLink>,
     /// Explicit next hops; every other (node, host) pair uses shortest paths with ECMP.
     #[serde(default)]
@@ -97,27 +116,35 @@ pub struct CustomTopologyConfig {
     /// How switches pick among equal-cost next hops (shown only when not `ecmp`).
     #[serde(default, skip_serializing_if = "RoutingConfig::is_ecmp")]
     pub routing: RoutingConfig,
+    /// Rate of every link (`1Gbps`).
     #[serde(default = "default_link_rate")]
     pub link_rate: Rate,
+    /// One-way propagation delay of every link.
     #[serde(default = "default_link_delay")]
     pub link_delay: Dur,
+    /// Buffer of each switch output port: bytes, `N packets` or `unlimited`.
     #[serde(default = "default_switch_buffer")]
     pub switch_buffer: Buffer,
+    /// Queue discipline of the switch ports (drop-tail, RED/WRED, ECN threshold, threshold admission).
     #[serde(default)]
     pub switch_queue: QueueConfig,
     /// One shared buffer per switch with Dynamic Threshold admission instead of a static
     /// buffer per output port (absent: static per-port buffers, `switch_buffer`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_buffer: Option<SharedBufferConfig>,
+    /// Strict-priority classes per switch port, by DSCP (1: one FIFO queue).
     #[serde(default = "default_one")]
     pub priority_classes: u32,
+    /// Buffer of each host NIC queue (`unlimited`: the host never drops its own packets).
     #[serde(default = "default_host_buffer")]
     pub host_buffer: Buffer,
+    /// Probability that a packet is lost on any link direction (independent per packet; 0 = none).
     #[serde(default)]
     pub link_loss: f64,
     /// Loss on chosen link directions (by port name), over `link_loss`; later entries win.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lossy_links: Vec<LossyLink>,
+    /// Fixed processing delay a packet spends in each switch, on top of the link delays.
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
     /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
@@ -129,8 +156,10 @@ pub struct CustomTopologyConfig {
     /// do in real networks; 0 = every port at exactly its nominal rate.
     #[serde(default)]
     pub clock_tolerance_ppm: f64,
+    /// Host index of the receiver (the client).
     #[serde(default)]
     pub receiver_host: u32,
+    /// Host indices of the senders (default: the first hosts that are not the receiver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sender_hosts: Option<Vec<u32>>,
 }
@@ -153,6 +182,7 @@ pub enum RoutingConfig {
 }
 
 impl RoutingConfig {
+    /// Whether it is flow-hash ECMP (the default).
     pub fn is_ecmp(&self) -> bool {
         *self == RoutingConfig::Ecmp
     }
@@ -162,11 +192,14 @@ impl RoutingConfig {
 /// it ("2^-3"; Broadcom's settings are 2^k, k from −7 to 6).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Alpha {
+    /// This value.
     Number(f64),
+    /// 2^k (written `2^k`).
     PowerOfTwo(i32),
 }
 
 impl Alpha {
+    /// α as a number.
     pub fn value(&self) -> f64 {
         match *self {
             Alpha::Number(a) => a,
@@ -258,31 +291,41 @@ fn default_zero_bytes() -> Bytes {
     Bytes(0)
 }
 
+/// A `fat_tree` topology (Al-Fares et al.).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FatTreeConfig {
+    /// k, the switch port count (even): k pods, k³/4 hosts.
     pub k: u32,
+    /// Rate of every link (`1Gbps`).
     #[serde(default = "default_link_rate")]
     pub link_rate: Rate,
+    /// One-way propagation delay of every link.
     #[serde(default = "default_link_delay")]
     pub link_delay: Dur,
+    /// Buffer of each switch output port: bytes, `N packets` or `unlimited`.
     #[serde(default = "default_switch_buffer")]
     pub switch_buffer: Buffer,
+    /// Queue discipline of the switch ports (drop-tail, RED/WRED, ECN threshold, threshold admission).
     #[serde(default)]
     pub switch_queue: QueueConfig,
     /// One shared buffer per switch with Dynamic Threshold admission instead of a static
     /// buffer per output port (absent: static per-port buffers, `switch_buffer`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_buffer: Option<SharedBufferConfig>,
+    /// Strict-priority classes per switch port, by DSCP (1: one FIFO queue).
     #[serde(default = "default_one")]
     pub priority_classes: u32,
+    /// Buffer of each host NIC queue (`unlimited`: the host never drops its own packets).
     #[serde(default = "default_host_buffer")]
     pub host_buffer: Buffer,
+    /// Probability that a packet is lost on any link direction (independent per packet; 0 = none).
     #[serde(default)]
     pub link_loss: f64,
     /// Loss on chosen link directions (by port name), over `link_loss`; later entries win.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lossy_links: Vec<LossyLink>,
+    /// Fixed processing delay a packet spends in each switch, on top of the link delays.
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
     /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
@@ -294,6 +337,7 @@ pub struct FatTreeConfig {
     /// do in real networks; 0 = every port at exactly its nominal rate.
     #[serde(default)]
     pub clock_tolerance_ppm: f64,
+    /// How switches pick among equal-cost next hops.
     #[serde(default)]
     pub routing: RoutingConfig,
     /// Host index of the receiver (hosts are numbered pod by pod, edge by edge).
@@ -304,35 +348,46 @@ pub struct FatTreeConfig {
     pub sender_hosts: Option<Vec<u32>>,
 }
 
+/// A `tree` topology: racks under one aggregation switch.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TreeConfig {
+    /// Number of racks (top-of-rack switches).
     pub racks: u32,
+    /// Hosts under each top-of-rack switch.
     pub hosts_per_rack: u32,
+    /// Rate of every link (`1Gbps`).
     #[serde(default = "default_link_rate")]
     pub link_rate: Rate,
     /// Rate of the rack-to-aggregation links (default: link_rate).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uplink_rate: Option<Rate>,
+    /// One-way propagation delay of every link.
     #[serde(default = "default_link_delay")]
     pub link_delay: Dur,
+    /// Buffer of each switch output port: bytes, `N packets` or `unlimited`.
     #[serde(default = "default_switch_buffer")]
     pub switch_buffer: Buffer,
+    /// Queue discipline of the switch ports (drop-tail, RED/WRED, ECN threshold, threshold admission).
     #[serde(default)]
     pub switch_queue: QueueConfig,
     /// One shared buffer per switch with Dynamic Threshold admission instead of a static
     /// buffer per output port (absent: static per-port buffers, `switch_buffer`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_buffer: Option<SharedBufferConfig>,
+    /// Strict-priority classes per switch port, by DSCP (1: one FIFO queue).
     #[serde(default = "default_one")]
     pub priority_classes: u32,
+    /// Buffer of each host NIC queue (`unlimited`: the host never drops its own packets).
     #[serde(default = "default_host_buffer")]
     pub host_buffer: Buffer,
+    /// Probability that a packet is lost on any link direction (independent per packet; 0 = none).
     #[serde(default)]
     pub link_loss: f64,
     /// Loss on chosen link directions (by port name), over `link_loss`; later entries win.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lossy_links: Vec<LossyLink>,
+    /// Fixed processing delay a packet spends in each switch, on top of the link delays.
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
     /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
@@ -344,36 +399,47 @@ pub struct TreeConfig {
     /// do in real networks; 0 = every port at exactly its nominal rate.
     #[serde(default)]
     pub clock_tolerance_ppm: f64,
+    /// Host index of the receiver (the client).
     #[serde(default)]
     pub receiver_host: u32,
+    /// Host indices of the senders (default: the first hosts that are not the receiver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sender_hosts: Option<Vec<u32>>,
 }
 
+/// A `dumbbell` topology: senders and receivers on two switches joined by a bottleneck link.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DumbbellConfig {
+    /// Rate of every link (`1Gbps`).
     #[serde(default = "default_link_rate")]
     pub link_rate: Rate,
+    /// One-way propagation delay of every link.
     #[serde(default = "default_link_delay")]
     pub link_delay: Dur,
+    /// Buffer of each switch output port: bytes, `N packets` or `unlimited`.
     #[serde(default = "default_switch_buffer")]
     pub switch_buffer: Buffer,
+    /// Queue discipline of the switch ports (drop-tail, RED/WRED, ECN threshold, threshold admission).
     #[serde(default)]
     pub switch_queue: QueueConfig,
     /// One shared buffer per switch with Dynamic Threshold admission instead of a static
     /// buffer per output port (absent: static per-port buffers, `switch_buffer`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_buffer: Option<SharedBufferConfig>,
+    /// Strict-priority classes per switch port, by DSCP (1: one FIFO queue).
     #[serde(default = "default_one")]
     pub priority_classes: u32,
+    /// Buffer of each host NIC queue (`unlimited`: the host never drops its own packets).
     #[serde(default = "default_host_buffer")]
     pub host_buffer: Buffer,
+    /// Probability that a packet is lost on any link direction (independent per packet; 0 = none).
     #[serde(default)]
     pub link_loss: f64,
     /// Loss on chosen link directions (by port name), over `link_loss`; later entries win.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lossy_links: Vec<LossyLink>,
+    /// Fixed processing delay a packet spends in each switch, on top of the link delays.
     #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
     /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
@@ -385,6 +451,7 @@ pub struct DumbbellConfig {
     /// do in real networks; 0 = every port at exactly its nominal rate.
     #[serde(default)]
     pub clock_tolerance_ppm: f64,
+    /// Hosts on the right switch (receivers).
     #[serde(default = "default_one")]
     pub receivers: u32,
     /// Rate of the switch-to-switch link (defaults to link_rate).
@@ -404,12 +471,17 @@ pub enum QueueConfig {
     DropTail,
     /// RED (Floyd & Jacobson): thresholds in bytes or packets, on an EWMA of the queue.
     Red {
+        /// Below this average queue, no drops (RED min_th).
         min_th: Buffer,
+        /// Above it, every arrival dropped or marked (max_th; `gentle` ramps to 2 × max_th).
         max_th: Buffer,
+        /// Drop probability at max_th.
         #[serde(default = "default_max_p")]
         max_p: f64,
+        /// Weight of the queue EWMA (Floyd & Jacobson: 0.002).
         #[serde(default = "default_w_q")]
         w_q: f64,
+        /// Gentle RED: the probability rises from max_p to 1 between max_th and 2 × max_th.
         #[serde(default = "default_true")]
         gentle: bool,
         /// Mark ECN-capable packets instead of dropping them.
@@ -418,26 +490,41 @@ pub enum QueueConfig {
     },
     /// WRED: a RED profile per traffic class (DSCP); unlisted DSCPs use the first profile.
     Wred {
+        /// The profiles, by DSCP.
         profiles: Vec<WredProfile>,
+        /// Weight of the queue EWMA.
         #[serde(default = "default_w_q")]
         w_q: f64,
+        /// Gentle RED.
         #[serde(default = "default_true")]
         gentle: bool,
+        /// Mark ECN-capable packets instead of dropping them.
         #[serde(default)]
         ecn: bool,
     },
     /// DCTCP marking: CE on ECN-capable arrivals when the instantaneous queue exceeds K.
-    EcnThreshold { k: Buffer },
+    EcnThreshold {
+        /// The marking threshold K (bytes or packets).
+        k: Buffer,
+    },
     /// PLATO's switch: at or above the threshold, only labelled packets are admitted.
-    ThresholdAdmit { threshold: Buffer },
+    ThresholdAdmit {
+        /// Queue length from which only labelled packets are admitted.
+        threshold: Buffer,
+    },
 }
 
+/// One WRED profile: RED thresholds for some traffic classes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WredProfile {
+    /// The DSCPs that use it.
     pub dscp: Vec<u8>,
+    /// RED min_th.
     pub min_th: Buffer,
+    /// RED max_th.
     pub max_th: Buffer,
+    /// Drop probability at max_th.
     #[serde(default = "default_max_p")]
     pub max_p: f64,
 }
@@ -453,6 +540,7 @@ fn default_w_q() -> f64 {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkDefaults {
+    /// Rate of every link (`1Gbps`).
     #[serde(default = "default_link_rate")]
     pub link_rate: Rate,
     /// One-way propagation delay of every link.
@@ -517,6 +605,7 @@ fn default_host_buffer() -> Buffer {
 }
 
 impl TopologyConfig {
+    /// The topology `kind` as configs spell it (`star`, `fat_tree`, ...).
     pub fn kind(&self) -> &'static str {
         match self {
             TopologyConfig::Star(_) => "star",
@@ -548,6 +637,7 @@ impl TopologyConfig {
         }
     }
 
+    /// How switches pick among equal-cost next hops (ECMP for topologies without the key).
     pub fn routing(&self) -> RoutingConfig {
         match self {
             TopologyConfig::FatTree(f) => f.routing,
@@ -555,6 +645,7 @@ impl TopologyConfig {
             _ => RoutingConfig::Ecmp,
         }
     }
+    /// The link and buffer parameters, whatever the kind.
     pub fn links(&self) -> LinkDefaults {
         match self {
             TopologyConfig::Star(l) => l.clone(),

@@ -13,12 +13,17 @@ pub enum TrafficConfig {
     /// `count` flows from each host in `from` to `to`, always having data, from `start` until
     /// `stop` (default: the end of the run).
     LongLived {
+        /// The hosts that send.
         from: HostList,
+        /// The one host they send to.
         to: String,
+        /// Flows per sending host.
         #[serde(default = "one")]
         count: u32,
+        /// When the flows start.
         #[serde(default = "zero")]
         start: Dur,
+        /// When they stop (default: the end of the run).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         stop: Option<Dur>,
     },
@@ -28,14 +33,20 @@ pub enum TrafficConfig {
     /// picks a source uniformly from `sources` and a different destination uniformly from
     /// `destinations`, and a size from `sizes`. Arrivals in [start, stop).
     Poisson {
+        /// Offered load as a fraction of the reference links' capacity.
         load: f64,
+        /// Flow sizes.
         sizes: SizeDistConfig,
+        /// Hosts an arrival may come from.
         #[serde(default = "all_hosts")]
         sources: HostList,
+        /// Hosts an arrival may go to.
         #[serde(default = "all_hosts")]
         destinations: HostList,
+        /// The port whose capacity `load` refers to (`switch0->host16`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         load_link: Option<String>,
+        /// When arrivals begin.
         #[serde(default = "zero")]
         start: Dur,
         /// Default: the workload's `duration` (bulk or traffic workloads).
@@ -46,11 +57,16 @@ pub enum TrafficConfig {
     /// `duration` (one value for all, or one per flow: TCPRand's convergence test uses
     /// 270, 210, 150, 90 and 30 s at 30 s intervals).
     Staggered {
+        /// The hosts that send, one flow each, in order.
         from: HostList,
+        /// The one host they send to.
         to: String,
+        /// When flow 0 starts.
         #[serde(default = "zero")]
         start: Dur,
+        /// Time between flow starts.
         interval: Dur,
+        /// How long each flow sends.
         duration: DurList,
     },
     /// `flows` flows of `size` bytes between random host pairs, each host sending at most one
@@ -58,14 +74,20 @@ pub enum TrafficConfig {
     /// `sources`, distinct destinations from `destinations`, never a flow to itself, every
     /// such set of pairs equally likely. Flow i starts at start + U[0, start_jitter].
     Permutation {
+        /// Number of flows (pairs).
         flows: u32,
+        /// Bytes per flow.
         size: Bytes,
+        /// Hosts the sources are drawn from.
         #[serde(default = "all_hosts")]
         sources: HostList,
+        /// Hosts the destinations are drawn from.
         #[serde(default = "all_hosts")]
         destinations: HostList,
+        /// Earliest start.
         #[serde(default = "zero")]
         start: Dur,
+        /// Each flow starts after an extra U[0, start_jitter].
         #[serde(default = "zero")]
         start_jitter: Dur,
     },
@@ -104,6 +126,7 @@ fn all_hosts() -> HostList {
 }
 
 impl TrafficConfig {
+    /// The generator `kind` as configs and flows.csv spell it.
     pub fn kind(&self) -> &'static str {
         match self {
             TrafficConfig::LongLived { .. } => "long_lived",
@@ -118,17 +141,22 @@ impl TrafficConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SizeDistConfig {
+    /// Every flow the same size.
     Fixed {
+        /// The size.
         size: Bytes,
     },
     /// Uniform integer bytes in [min, max].
     Uniform {
+        /// Smallest size.
         min: Bytes,
+        /// Largest size.
         max: Bytes,
     },
     /// An empirical CDF: a shipped one by name (`websearch`, `datamining`, `hadoop`) or a file
     /// path (relative to the working directory) in the format of `configs/workloads/*.cdf`.
     Cdf {
+        /// `websearch`, `datamining`, `hadoop`, or a file path.
         file: String,
     },
 }

@@ -36,12 +36,17 @@ fn scaled(value: f64, scale: u64) -> Option<u64> {
     Some(r as u64)
 }
 
+/// What a duration looks like, for error messages.
 pub const DURATION_HELP: &str =
     "a duration with a unit: ps, ns, us, ms or s (e.g. \"25us\", \"200ms\")";
+/// What a rate looks like, for error messages.
 pub const RATE_HELP: &str = "a rate with a unit: bps, Kbps, Mbps, Gbps or Tbps (e.g. \"1Gbps\")";
+/// What a size looks like, for error messages.
 pub const BYTES_HELP: &str = "a size in bytes: a plain integer or a number with B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024), e.g. \"32KB\"";
+/// What a buffer looks like, for error messages.
 pub const BUFFER_HELP: &str = "a buffer size: bytes (e.g. \"32KB\", \"256KiB\"), a packet count (e.g. \"100 packets\"), or \"unlimited\"";
 
+/// Parses `25us`, `200ms`, ... into integer picoseconds (exact: no float rounding error).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let bad = || format!("invalid duration {s:?}: expected {DURATION_HELP}");
     let (n, unit) = split_number(s).ok_or_else(bad)?;
@@ -58,6 +63,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("invalid duration {s:?}: not a whole number of picoseconds"))
 }
 
+/// Parses `1Gbps`, `100Mbps`, ... into bit/s.
 pub fn parse_rate(s: &str) -> Result<BitsPerSec, String> {
     let bad = || format!("invalid rate {s:?}: expected {RATE_HELP}");
     let (n, unit) = split_number(s).ok_or_else(bad)?;
@@ -74,6 +80,7 @@ pub fn parse_rate(s: &str) -> Result<BitsPerSec, String> {
         .ok_or_else(|| format!("invalid rate {s:?}: not a whole number of bits per second"))
 }
 
+/// Parses `32KB`, `256KiB`, `1448` into bytes (KB = 1000 B, KiB = 1024 B).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let bad = || format!("invalid size {s:?}: expected {BYTES_HELP}");
     let (n, unit) = split_number(s).ok_or_else(bad)?;
@@ -111,6 +118,7 @@ pub fn format_bytes(b: u64) -> String {
     format!("{b}B")
 }
 
+/// Formats a rate with the largest unit that keeps it whole (`1Gbps`).
 pub fn format_rate(r: BitsPerSec) -> String {
     const UNITS: [(u64, &str); 4] = [
         (1_000_000_000_000, "Tbps"),
@@ -238,11 +246,15 @@ impl Serialize for Bytes {
 /// A buffer size: bytes, packets, or unlimited.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Buffer {
+    /// This many bytes (a packet is admitted if it fits).
     Bytes(u64),
+    /// This many packets, whatever their size.
     Packets(u32),
+    /// No limit: nothing is dropped for lack of buffer.
     Unlimited,
 }
 
+/// Parses `32KB`, `100 packets` or `unlimited`.
 pub fn parse_buffer(s: &str) -> Result<Buffer, String> {
     let t = s.trim();
     if t == "unlimited" {

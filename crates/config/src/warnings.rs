@@ -16,12 +16,16 @@ use std::fmt;
 /// One warning: the key path, its value (at most ~80 characters) and why it is suspect.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ConfigWarning {
+    /// The full key path.
     pub key: String,
+    /// Its value (at most ~80 characters).
     pub value: String,
+    /// Why it is suspect, and what to do about it.
     pub why: String,
 }
 
 impl ConfigWarning {
+    /// A warning; a long value is cut to ~80 characters.
     pub fn new(key: impl Into<String>, value: impl fmt::Display, why: impl Into<String>) -> Self {
         let value = value.to_string();
         let value = if value.chars().count() > 80 {

@@ -6,6 +6,7 @@ use crate::units::{Bytes, Dur, Rate};
 use incastsim_core::Duration;
 use serde::{Deserialize, Serialize};
 
+/// What the senders do (`workload:`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum WorkloadConfig {
@@ -13,10 +14,13 @@ pub enum WorkloadConfig {
     /// servers' responses have arrived. Give `sru` (fixed bytes per server) or `block` (fixed
     /// bytes per block, striped over the servers).
     SynchronizedReads {
+        /// Bytes each server sends per block (the server request unit).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sru: Option<Bytes>,
+        /// Bytes per block, striped over the servers (instead of `sru`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         block: Option<Bytes>,
+        /// Blocks the client reads.
         #[serde(default = "default_one")]
         blocks: u32,
         /// Size of a request packet on the wire.
@@ -36,7 +40,9 @@ pub enum WorkloadConfig {
     },
     /// Long-lived flows from every sender, each always having data to send.
     Bulk {
+        /// How long the flows send (the run's length).
         duration: Dur,
+        /// Each flow starts after U[0, start_jitter].
         #[serde(default = "default_zero_dur")]
         start_jitter: Dur,
     },
@@ -44,7 +50,9 @@ pub enum WorkloadConfig {
     /// `drain` (the default) the run then continues until every finite flow has completed
     /// (bounded by `run.max_sim_time`), so every arrival gets a flow-completion time.
     Traffic {
+        /// How long arrivals run.
         duration: Dur,
+        /// Keep running until the flows started by then finish.
         #[serde(default = "default_true")]
         drain: bool,
     },
@@ -58,6 +66,7 @@ pub struct MetricsConfig {
     /// <= large (the TCPRand paper's 100 KB and 10 MB by default).
     #[serde(default = "default_fct_bins")]
     pub fct_bins: Vec<Bytes>,
+    /// Which goodputs Jain's index is computed over.
     #[serde(default)]
     pub fairness: FairnessConfig,
     /// Evaluate the book's incast models (Kulkarni & Agrawal Eq. 3.21, 3.39, 3.40) on the
@@ -107,11 +116,14 @@ fn default_fairness_flows() -> String {
     "workload".into()
 }
 
+/// One goodput value per flow or per sending host, for Jain's index.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FairnessPer {
+    /// One value per flow.
     #[default]
     Flow,
+    /// One value per sending host (its flows' goodputs summed).
     Sender,
 }
 
@@ -127,6 +139,7 @@ fn default_jitter() -> Dur {
 }
 
 impl WorkloadConfig {
+    /// The workload `kind` as configs and runs.csv spell it.
     pub fn kind(&self) -> &'static str {
         match self {
             WorkloadConfig::SynchronizedReads { .. } => "synchronized_reads",
@@ -148,6 +161,7 @@ impl WorkloadConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TimeSeriesConfig {
+    /// Time between samples.
     pub interval: Dur,
     /// Output ports as "from->to" node names (e.g. "switch0->host16"): queue occupancy and
     /// link utilization over each interval.
@@ -199,15 +213,20 @@ pub enum BackgroundConfig {
     UdpCbr {
         /// `senders` (one source per sender), `sender:I`, `receiver` or `receiver:I`.
         from: String,
+        /// `receiver`, `receiver:I`, `sender:I`: the destination host.
         to: String,
+        /// Sending rate of each source, on the wire.
         rate: Rate,
+        /// Bytes of each datagram on the wire.
         #[serde(default = "default_udp_size")]
         packet_size: Bytes,
+        /// When the sources start.
         #[serde(default = "default_zero_dur")]
         start: Dur,
         /// Stop sending at this time (default: never).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         stop: Option<Dur>,
+        /// DSCP of the datagrams (their traffic class).
         #[serde(default)]
         dscp: u8,
     },
@@ -220,12 +239,16 @@ fn default_udp_size() -> Bytes {
 /// Which hosts a background source uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HostSelector {
+    /// Every sender (`senders`).
     AllSenders,
+    /// Sender I (`sender:I`).
     Sender(u32),
+    /// Receiver I (`receiver`, `receiver:I`).
     Receiver(u32),
 }
 
 impl HostSelector {
+    /// Parses `senders`, `sender:I`, `receiver` or `receiver:I`.
     pub fn parse(s: &str) -> Option<HostSelector> {
         match s.trim() {
             "senders" => Some(HostSelector::AllSenders),
