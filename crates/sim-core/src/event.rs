@@ -64,6 +64,7 @@ impl<E: Copy> Default for EventQueue<E> {
 }
 
 impl<E: Copy> EventQueue<E> {
+    /// An empty queue at time 0.
     pub fn new() -> Self {
         EventQueue {
             heap: Vec::with_capacity(1024),
@@ -162,9 +163,11 @@ impl<E: Copy> EventQueue<E> {
         self.heap.first().map(|e| Time((e.key >> 64) as u64))
     }
 
+    /// Events waiting.
     pub fn len(&self) -> usize {
         self.heap.len() - usize::from(self.root_is_hole)
     }
+    /// No event waiting: the run has nothing left to do.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

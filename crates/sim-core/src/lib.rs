@@ -7,6 +7,8 @@
 //!
 //! Architecture invariant: nothing here reads the wall clock or global state.
 
+#![warn(missing_docs)]
+
 pub mod event;
 pub mod packet;
 pub mod rng;

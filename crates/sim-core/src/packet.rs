@@ -9,6 +9,7 @@ pub type HostId = u32;
 /// Index of a flow (one TCP connection or one UDP source).
 pub type FlowId = u32;
 
+/// What a packet is: it decides which handler receives it at the far end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum PacketKind {
@@ -26,10 +27,14 @@ pub enum PacketKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[repr(u8)]
 pub enum Ecn {
+    /// Not ECN-capable: a marking queue drops it instead.
     #[default]
     NotEct,
+    /// ECN-capable, ECT(0) (what RFC 3168 senders use).
     Ect0,
+    /// ECN-capable, ECT(1).
     Ect1,
+    /// Congestion Experienced: marked by a queue.
     Ce,
 }
 
@@ -56,9 +61,12 @@ pub mod flags {
 pub struct SackBlock {
     /// Negative for a D-SACK block below the cumulative ACK (RFC 2883).
     pub start_offset: i32,
+    /// Bytes covered by the block.
     pub len: u32,
 }
 
+/// A simulated packet: a fixed-size copyable value (one cache line), so queues move packets
+/// without allocating.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
     /// Data: the first payload byte's sequence number. Ack: the cumulative acknowledgement (next
@@ -68,19 +76,27 @@ pub struct Packet {
     pub seq: u64,
     /// Data: the sender's transmit time (ps). Ack: the echoed timestamp (RFC 7323 TSecr).
     pub timestamp_ps: u64,
+    /// The TCP connection (or UDP source) it belongs to.
     pub flow: FlowId,
+    /// The destination host: routing reads only this.
     pub dst: HostId,
+    /// Payload bytes (0 for pure ACKs).
     pub payload_bytes: u32,
     /// Advertised receive window in bytes (on ACKs).
     pub window_bytes: u32,
+    /// Header bytes: size on the wire = `header_bytes + payload_bytes`.
     pub header_bytes: u16,
+    /// Data, ACK, request or UDP.
     pub kind: PacketKind,
+    /// Flag bits ([`flags`]): TCP's RETX, CWR, ECE and the schemes' labels.
     pub flags: u8,
+    /// The IP header's ECN codepoint.
     pub ecn: Ecn,
     /// Traffic class / DSCP / label, used by class-aware queue disciplines.
     pub dscp: u8,
     /// SACK blocks on ACKs; the first `sack_count` are valid.
     pub sack_count: u8,
+    /// SACK blocks, relative to the cumulative ACK.
     pub sack: [SackBlock; 3],
 }
 
@@ -121,6 +137,7 @@ impl Packet {
     pub fn wire_bytes(&self) -> u32 {
         self.payload_bytes + self.header_bytes as u32
     }
+    /// Whether flag bit(s) `f` are set.
     #[inline]
     pub fn has_flag(&self, f: u8) -> bool {
         self.flags & f != 0

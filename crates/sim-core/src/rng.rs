@@ -23,11 +23,17 @@ pub fn mix64(mut z: u64) -> u64 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u64)]
 pub enum Stream {
+    /// Senders' and servers' start jitter.
     StartJitter = 1,
+    /// Random loss on links.
     LinkLoss = 2,
+    /// A scheme's own draws (per flow).
     Scheme = 3,
+    /// Traffic generators' arrivals, sizes and host choices.
     Workload = 4,
+    /// Queue disciplines' draws (RED).
     Queue = 5,
+    /// The per-run salt of the ECMP hash.
     Ecmp = 6,
     /// Per-flow random send overhead (ns-2's `overhead_`).
     SendOverhead = 7,
@@ -51,12 +57,16 @@ pub fn derive_seed(run_seed: u64, stream: Stream, index: u64) -> u64 {
 pub struct SimRng(Xoshiro256PlusPlus);
 
 impl SimRng {
+    /// A xoshiro256++ generator seeded with `seed`.
     pub fn new(seed: u64) -> SimRng {
         SimRng(Xoshiro256PlusPlus::seed_from_u64(seed))
     }
+    /// The stream `stream` of component `index` in the run seeded `run_seed`: components draw
+    /// independently, so adding a draw to one never shifts another's.
     pub fn for_stream(run_seed: u64, stream: Stream, index: u64) -> SimRng {
         SimRng::new(derive_seed(run_seed, stream, index))
     }
+    /// The next 64 random bits.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()

@@ -6,9 +6,13 @@
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
 
+/// Picoseconds per nanosecond.
 pub const PS_PER_NS: u64 = 1_000;
+/// Picoseconds per microsecond.
 pub const PS_PER_US: u64 = 1_000_000;
+/// Picoseconds per millisecond.
 pub const PS_PER_MS: u64 = 1_000_000_000;
+/// Picoseconds per second.
 pub const PS_PER_S: u64 = 1_000_000_000_000;
 
 /// An instant of simulated time, in picoseconds since the start of the run.
@@ -20,12 +24,16 @@ pub struct Time(pub u64);
 pub struct Duration(pub u64);
 
 impl Time {
+    /// The start of the run.
     pub const ZERO: Time = Time(0);
+    /// Never reached: "no deadline".
     pub const MAX: Time = Time(u64::MAX);
 
+    /// Picoseconds since the start of the run.
     pub fn as_ps(self) -> u64 {
         self.0
     }
+    /// Seconds since the start of the run (for output only: arithmetic stays in integers).
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / PS_PER_S as f64
     }
@@ -36,36 +44,48 @@ impl Time {
 }
 
 impl Duration {
+    /// No time.
     pub const ZERO: Duration = Duration(0);
+    /// The longest duration (≈ 213 days): "forever".
     pub const MAX: Duration = Duration(u64::MAX);
 
+    /// `ps` picoseconds.
     pub const fn from_ps(ps: u64) -> Duration {
         Duration(ps)
     }
+    /// `ns` nanoseconds.
     pub const fn from_ns(ns: u64) -> Duration {
         Duration(ns * PS_PER_NS)
     }
+    /// `us` microseconds.
     pub const fn from_us(us: u64) -> Duration {
         Duration(us * PS_PER_US)
     }
+    /// `ms` milliseconds.
     pub const fn from_ms(ms: u64) -> Duration {
         Duration(ms * PS_PER_MS)
     }
+    /// `s` seconds.
     pub const fn from_secs(s: u64) -> Duration {
         Duration(s * PS_PER_S)
     }
+    /// Picoseconds.
     pub fn as_ps(self) -> u64 {
         self.0
     }
+    /// Seconds (for output).
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / PS_PER_S as f64
     }
+    /// Microseconds (for output).
     pub fn as_us_f64(self) -> f64 {
         self.0 as f64 / PS_PER_US as f64
     }
+    /// Milliseconds (for output).
     pub fn as_ms_f64(self) -> f64 {
         self.0 as f64 / PS_PER_MS as f64
     }
+    /// `k` times the duration, capped at [`Duration::MAX`] (RTO backoff).
     pub fn saturating_mul(self, k: u64) -> Duration {
         Duration(self.0.saturating_mul(k))
     }

@@ -8,6 +8,9 @@
 
 use crate::time::Time;
 
+/// A timer that is cheap to re-arm: moving its deadline later schedules no event, the pending
+/// one reschedules itself when it pops ([`TimerFire`]), so an RTO re-armed on every ACK costs no
+/// event per ACK.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LazyTimer {
     deadline: Option<Time>,
@@ -28,9 +31,11 @@ pub enum TimerFire {
 }
 
 impl LazyTimer {
+    /// When the timer fires, if armed.
     pub fn deadline(&self) -> Option<Time> {
         self.deadline
     }
+    /// Whether a deadline is set.
     pub fn is_armed(&self) -> bool {
         self.deadline.is_some()
     }

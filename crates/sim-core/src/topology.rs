@@ -13,21 +13,30 @@ use crate::time::Duration;
 use crate::units::BitsPerSec;
 use std::collections::{HashMap, VecDeque};
 
+/// A node (host or switch), by index in [`Topology::nodes`].
 pub type NodeId = u32;
+/// An output port (one direction of a link), by index in [`Topology::ports`].
 pub type PortId = u32;
 
+/// What a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeKind {
+    /// A host, with its host index.
     Host(HostId),
+    /// A switch, with its switch index.
     Switch(u32),
 }
 
 /// One direction of a link: transmitted by `from`, received by `to`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PortSpec {
+    /// The node that transmits on it.
     pub from: NodeId,
+    /// The node at the far end.
     pub to: NodeId,
+    /// Link rate.
     pub rate: BitsPerSec,
+    /// One-way propagation delay.
     pub propagation: Duration,
     /// Probability that a packet is lost on this direction of the link (Bernoulli).
     pub loss_probability: f64,
@@ -35,9 +44,12 @@ pub struct PortSpec {
     pub reverse: PortId,
 }
 
+/// The network graph: nodes and their output ports. Links are pairs of ports.
 #[derive(Clone, Debug, Default)]
 pub struct Topology {
+    /// Every node, by node id.
     pub nodes: Vec<NodeKind>,
+    /// Every output port, by port id.
     pub ports: Vec<PortSpec>,
     /// Ports transmitted by each node.
     pub ports_of: Vec<Vec<PortId>>,
@@ -86,9 +98,17 @@ struct Dest {
 const NIC: u32 = 1 << 31;
 const NONE: u32 = u32::MAX;
 
+/// Why routes cannot be computed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TopologyError {
-    Unreachable { from: NodeId, to_host: HostId },
+    /// A host cannot be reached from a node.
+    Unreachable {
+        /// The node without a path.
+        from: NodeId,
+        /// The host it cannot reach.
+        to_host: HostId,
+    },
+    /// The topology has no host.
     NoHosts,
 }
 
@@ -109,10 +129,12 @@ impl std::fmt::Display for TopologyError {
 }
 
 impl Topology {
+    /// An empty graph.
     pub fn new() -> Topology {
         Topology::default()
     }
 
+    /// Adds a host; returns its node id and host index.
     pub fn add_host(&mut self) -> (NodeId, HostId) {
         let host = self.host_nodes.len() as HostId;
         let node = self.push_node(NodeKind::Host(host));
@@ -120,6 +142,7 @@ impl Topology {
         (node, host)
     }
 
+    /// Adds a switch; returns its node id.
     pub fn add_switch(&mut self) -> NodeId {
         let s = self.switch_count;
         self.switch_count += 1;
@@ -164,12 +187,15 @@ impl Topology {
         (ab, ba)
     }
 
+    /// Number of hosts.
     pub fn host_count(&self) -> usize {
         self.host_nodes.len()
     }
+    /// Number of switches.
     pub fn switch_count(&self) -> usize {
         self.switch_count as usize
     }
+    /// The node of host `h`.
     pub fn node_of_host(&self, h: HostId) -> NodeId {
         self.host_nodes[h as usize]
     }

@@ -7,12 +7,15 @@ use crate::time::{Duration, PS_PER_S};
 pub struct BitsPerSec(pub u64);
 
 impl BitsPerSec {
+    /// `g` Gbit/s.
     pub fn gbps(g: u64) -> BitsPerSec {
         BitsPerSec(g * 1_000_000_000)
     }
+    /// `m` Mbit/s.
     pub fn mbps(m: u64) -> BitsPerSec {
         BitsPerSec(m * 1_000_000)
     }
+    /// The rate in bit/s as a float.
     pub fn as_f64(self) -> f64 {
         self.0 as f64
     }
@@ -36,9 +39,12 @@ impl SerializationRate {
         let ps_per_byte = bits_ps.is_multiple_of(rate.0).then(|| bits_ps / rate.0);
         SerializationRate { rate, ps_per_byte }
     }
+    /// The rate it was built for.
     pub fn rate(&self) -> BitsPerSec {
         self.rate
     }
+    /// Serialization time of `bytes` bytes in picoseconds: exact, or rounded up to a whole
+    /// picosecond when the rate (bit/s) does not divide 8 × 10^12.
     #[inline]
     pub fn time_for(&self, bytes: u64) -> Duration {
         match self.ps_per_byte {
