@@ -4,6 +4,8 @@
 //! admits, marks or drops it, and the port fixes its departure time. On a shared-buffer switch
 //! ([`SharedBuffer`]) the buffer's Dynamic Threshold admits first.
 
+#![warn(missing_docs)]
+
 pub mod port;
 pub mod qdisc;
 pub mod shared;

@@ -30,16 +30,25 @@ pub const STAT_CLASSES: usize = 8;
 /// Per-port counters. Drops are counted here and only here.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PortStats {
+    /// Packets admitted.
     pub enqueued_packets: u64,
+    /// Bytes admitted (headers included).
     pub enqueued_bytes: u64,
+    /// Packets refused for lack of buffer.
     pub drops_buffer: u64,
+    /// Packets dropped by the AQM's decision (RED).
     pub drops_aqm: u64,
+    /// Packets lost on the link (random loss), after transmission.
     pub drops_link_loss: u64,
     /// Refused by a shared buffer's Dynamic Threshold (shared-buffer switches only).
     pub drops_threshold: u64,
+    /// Packets marked CE.
     pub ecn_marks: u64,
+    /// Packets that reached the far end of the link.
     pub delivered_packets: u64,
+    /// Longest queue, bytes (including the packet being transmitted).
     pub max_buffered_bytes: u64,
+    /// Longest queue, packets.
     pub max_buffered_packets: u32,
     /// Total time the transmitter was busy (for utilization).
     pub busy_ps: u64,
@@ -50,11 +59,14 @@ pub struct PortStats {
     pub residence_byte_ps: u128,
     /// Per traffic class (DSCP, capped at 7): packets admitted, dropped (any reason), marked.
     pub class_enqueued: [u64; STAT_CLASSES],
+    /// Drops at admission per traffic class.
     pub class_drops: [u64; STAT_CLASSES],
+    /// CE marks per traffic class.
     pub class_marks: [u64; STAT_CLASSES],
 }
 
 impl PortStats {
+    /// Every drop: buffer, AQM, link loss and shared-buffer threshold.
     pub fn drops_total(&self) -> u64 {
         self.drops_buffer + self.drops_aqm + self.drops_link_loss + self.drops_threshold
     }
@@ -66,9 +78,12 @@ pub enum Enqueued {
     /// Admitted. The caller must schedule the head-arrival event at `schedule_head_at` (the
     /// link was empty) and, on a priority port, a `TxDone` event at `schedule_tx_done_at`.
     Admitted {
+        /// When the head packet reaches the far end, if the caller must schedule it.
         schedule_head_at: Option<Time>,
+        /// When the transmission ends, on a priority port (the caller schedules `PortTxDone`).
         schedule_tx_done_at: Option<Time>,
     },
+    /// Refused, and why.
     Dropped(DropReason),
 }
 
@@ -88,7 +103,9 @@ enum Scheduler {
 /// Events a priority port asks for after a departure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TxDone {
+    /// When the new head packet reaches the far end, if the caller must schedule it.
     pub schedule_head_at: Option<Time>,
+    /// When the next transmission ends, if one started.
     pub schedule_tx_done_at: Option<Time>,
 }
 
@@ -108,7 +125,10 @@ pub enum LinkLoss {
     /// Lossless: no draw.
     None,
     /// Each packet is lost with probability `p` (> 0), independently: one draw per packet.
-    Bernoulli { p: f64 },
+    Bernoulli {
+        /// Loss probability per packet.
+        p: f64,
+    },
     /// Gilbert-Elliott: a two-state Markov chain stepped once per packet. A packet is lost with
     /// probability `loss_in_good` or `loss_in_bad` according to the state it finds; then the
     /// state moves Good → Bad with probability `p_good_to_bad`, Bad → Good with `p_bad_to_good`
@@ -116,10 +136,15 @@ pub enum LinkLoss {
     /// mean sojourn in Bad 1/r packets, so losses come in bursts of mean length 1/r when
     /// `loss_in_bad` = 1 and `loss_in_good` = 0 (Gilbert's model).
     GilbertElliott {
+        /// Probability of moving Good → Bad after a packet.
         p_good_to_bad: f64,
+        /// Probability of moving Bad → Good after a packet.
         p_bad_to_good: f64,
+        /// Loss probability in Good.
         loss_in_good: f64,
+        /// Loss probability in Bad.
         loss_in_bad: f64,
+        /// The current state: in Bad.
         bad: bool,
     },
 }
@@ -176,6 +201,9 @@ impl LinkLoss {
     }
 }
 
+/// One direction of a link: a queue with its discipline, the transmitter and the link's
+/// delay and loss. Packets wait in a FIFO (or per-class FIFOs) and are sent back to back at
+/// the link rate.
 #[derive(Clone, Debug)]
 pub struct OutputPort {
     /// The node at the far end of the link.
@@ -203,10 +231,13 @@ pub struct OutputPort {
     /// The shared buffer this port draws from (its switch's), if any: (buffer index, this
     /// port's slot in the buffer).
     shared_buffer: Option<(u32, u32)>,
+    /// Counters so far.
     pub stats: PortStats,
 }
 
 impl OutputPort {
+    /// A port to node `to`: transmits at `serialization`, delivers after `latency`, loses
+    /// packets on the link by `loss` (drawing from `loss_rng`) and admits with `qdisc`.
     pub fn new(
         to: NodeId,
         serialization: SerializationRate,
@@ -281,6 +312,7 @@ impl OutputPort {
         self
     }
 
+    /// The link's serialization rate.
     pub fn serialization(&self) -> SerializationRate {
         self.serialization
     }
@@ -297,6 +329,7 @@ impl OutputPort {
     pub fn latency(&self) -> Duration {
         self.latency
     }
+    /// The queue's admission limit.
     pub fn limit(&self) -> BufferLimit {
         self.qdisc.limit()
     }

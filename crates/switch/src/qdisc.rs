@@ -7,15 +7,20 @@ use incastsim_core::{Packet, Time};
 /// store-and-forward switch's shared buffer, as in htsim and real hardware.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Occupancy {
+    /// Bytes queued (headers included).
     pub bytes: u64,
+    /// Packets queued.
     pub packets: u32,
 }
 
 /// A buffer limit, in bytes or in packets, or none (a host NIC by default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BufferLimit {
+    /// At most this many bytes queued.
     Bytes(u64),
+    /// At most this many packets queued.
     Packets(u32),
+    /// No limit.
     Unlimited,
 }
 
@@ -52,11 +57,14 @@ pub enum DropReason {
     LinkLoss,
 }
 
+/// A queue discipline's decision about an arriving packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
+    /// Admitted as it is.
     Admit,
     /// Admitted, with the ECN codepoint set to CE by the discipline.
     AdmitMarked,
+    /// Refused, and why.
     Drop(DropReason),
 }
 
@@ -72,6 +80,7 @@ pub trait QueueDiscipline {
 /// Drop-tail: admit while the packet fits the buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DropTail {
+    /// The buffer.
     pub limit: BufferLimit,
 }
 
@@ -92,7 +101,9 @@ impl QueueDiscipline for DropTail {
 /// A threshold in the unit RED/marking compares against: bytes or packets.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Threshold {
+    /// A byte threshold.
     Bytes(u64),
+    /// A packet threshold.
     Packets(u32),
 }
 
@@ -105,6 +116,7 @@ impl Threshold {
             Threshold::Packets(_) => occ.packets as f64,
         }
     }
+    /// The threshold as a number in its unit.
     #[inline]
     pub fn value(&self) -> f64 {
         match *self {
@@ -125,7 +137,9 @@ fn ecn_capable(p: &Packet) -> bool {
 /// queue exceeds K is marked CE; others are only dropped when the buffer is full.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ThresholdMark {
+    /// The marking threshold K.
     pub k: Threshold,
+    /// The buffer.
     pub limit: BufferLimit,
 }
 
@@ -150,7 +164,9 @@ impl QueueDiscipline for ThresholdMark {
 /// packets are admitted — WRED with min = max = Th_P for unlabelled packets.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ThresholdAdmit {
+    /// From this queue length on, only labelled packets are admitted.
     pub threshold: Threshold,
+    /// The buffer.
     pub limit: BufferLimit,
 }
 
@@ -175,8 +191,11 @@ impl QueueDiscipline for ThresholdAdmit {
 /// One RED drop/mark profile (Floyd & Jacobson 1993).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RedProfile {
+    /// No drops while the average queue is below this (in the unit of [`RedParams::unit`]).
     pub min_th: f64,
+    /// Every arrival dropped (or marked) above this (gentle: ramps to 2 × max_th).
     pub max_th: f64,
+    /// Drop probability as the average reaches max_th.
     pub max_p: f64,
 }
 
@@ -202,10 +221,15 @@ impl RedProfile {
 pub struct RedParams {
     /// The unit thresholds are in (bytes or packets); also how the queue is measured.
     pub unit: Threshold,
+    /// Weight of the average queue's EWMA (Floyd & Jacobson: 0.002).
     pub w_q: f64,
+    /// Gentle RED: between max_th and 2 × max_th the probability rises from max_p to 1.
     pub gentle: bool,
+    /// Mark ECN-capable packets instead of dropping them.
     pub ecn: bool,
+    /// The buffer (a full buffer drops whatever RED says).
     pub limit: BufferLimit,
+    /// The profiles (RED: one; WRED: one per class group).
     pub profiles: Vec<RedProfile>,
     /// Profile index of each DSCP value (WRED); all zero for RED.
     pub profile_of_dscp: [u8; 64],
@@ -219,6 +243,7 @@ pub struct RedParams {
 /// ECN marking of ECN-capable packets instead of dropping them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Red {
+    /// Its parameters.
     pub params: RedParams,
     avg: f64,
     /// Per profile: packets since the last mark (-1 outside the marking region).
@@ -228,6 +253,7 @@ pub struct Red {
 }
 
 impl Red {
+    /// RED with `params`, drawing from the port's queue stream `rng`.
     pub fn new(params: RedParams, rng: incastsim_core::SimRng) -> Red {
         let n = params.profiles.len();
         Red {
@@ -239,6 +265,7 @@ impl Red {
         }
     }
 
+    /// The average queue (EWMA), in the unit of the thresholds.
     pub fn average(&self) -> f64 {
         self.avg
     }
@@ -318,13 +345,18 @@ impl QueueDiscipline for Red {
 /// The queue disciplines a port can run, dispatched by `match`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum QueueDisc {
+    /// Tail drop at the buffer limit.
     DropTail(DropTail),
+    /// RED or WRED (boxed: its state is larger than the others').
     Red(Box<Red>),
+    /// ECN marking above an instantaneous threshold (DCTCP).
     ThresholdMark(ThresholdMark),
+    /// Admission of labelled packets only above a threshold (PLATO).
     ThresholdAdmit(ThresholdAdmit),
 }
 
 impl QueueDisc {
+    /// Tail drop at `limit`.
     pub fn drop_tail(limit: BufferLimit) -> QueueDisc {
         QueueDisc::DropTail(DropTail { limit })
     }

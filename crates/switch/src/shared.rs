@@ -51,6 +51,7 @@ pub struct SharedBufferStats {
 /// One switch's shared buffer and the output queues that draw from it.
 #[derive(Clone, Debug)]
 pub struct SharedBuffer {
+    /// Its size, α and per-queue reservation.
     pub params: SharedBufferParams,
     /// The switch's output ports (indices into the run's port vector), by slot.
     pub ports: Vec<u32>,
@@ -67,6 +68,7 @@ pub struct SharedBuffer {
     /// Σ queue_bytes, and Σ max(0, queue_bytes − reserved).
     total: u64,
     shared_used: u64,
+    /// Counters so far.
     pub stats: SharedBufferStats,
 }
 
