@@ -12,7 +12,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// `--shard i/n`: this machine runs the i-th of n disjoint parts (1 ≤ i ≤ n).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
+    /// i, 1-based.
     pub index: u32,
+    /// n, the number of shards.
     pub count: u32,
 }
 
@@ -42,10 +44,13 @@ impl Shard {
 
 /// Receives progress as runs finish (called from one thread).
 pub trait Progress {
+    /// The sweep starts: `runs_in_shard` runs, `already_done` of them stored by an earlier attempt.
     fn begin(&self, _runs_in_shard: u64, _already_done: u64) {}
     /// Something the user should know (runs found incomplete and re-run).
     fn note(&self, _message: &str) {}
+    /// `done` runs of the shard are now stored (earlier ones included).
     fn advance(&self, _done: u64) {}
+    /// The sweep finished or stopped.
     fn end(&self) {}
     /// Polled after each stored run and about every 100 ms while runs are in progress: true
     /// stops the sweep. No new run
@@ -60,11 +65,16 @@ pub trait Progress {
 pub struct Silent;
 impl Progress for Silent {}
 
+/// What a sweep did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SweepReport {
+    /// Grid points.
     pub points: usize,
+    /// Runs (points × seeds) this shard is responsible for.
     pub runs_in_shard: u64,
+    /// Of those, runs found stored and skipped (resume).
     pub runs_already_done: u64,
+    /// Runs computed by this call.
     pub runs_computed: u64,
     /// Runs found incomplete or altered in the folder and computed again.
     pub runs_redone: u64,

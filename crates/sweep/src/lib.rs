@@ -5,6 +5,8 @@
 //! Each run's seed is derived from the base seed, the point's label and the replicate number
 //! ([`spec::run_seed`]), so results never depend on thread count, shard or run order.
 
+#![warn(missing_docs)]
+
 pub mod exec;
 pub mod lock;
 pub mod merge;

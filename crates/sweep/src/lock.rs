@@ -11,12 +11,14 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+/// The lock file that keeps two sweeps from writing one folder.
 pub const FOLDER_LOCK_FILE: &str = "sweep.lock";
 
 /// Held while a sweep writes its folder; dropping it releases the lock.
 #[derive(Debug)]
 pub struct FolderLock {
     _file: File,
+    /// The lock file.
     pub path: PathBuf,
 }
 

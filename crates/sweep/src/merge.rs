@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 /// Files copied from the first shard (identical in every shard of one sweep).
 const SHARED_FILES: [&str; 2] = ["sweep.yaml", "points.resolved.yaml"];
 
+/// Merges the shard folders `dirs` into `out`: runs.csv, flows.csv and summary.csv as one
+/// machine would have written them (a run in two shards is kept once). Returns the number of
+/// runs.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<u64, SweepError> {
     let first = dirs
         .first()

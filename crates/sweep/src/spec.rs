@@ -20,27 +20,52 @@ use incastsim_scenario::config::{
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// Why a sweep cannot be loaded, run or merged.
 #[derive(Debug, thiserror::Error)]
 pub enum SweepError {
+    /// The base config is invalid.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// The `sweep:` section is invalid.
     #[error("{key}: {message}")]
-    Spec { key: String, message: String },
+    Spec {
+        /// The full key path (`sweep.grid`, `sweep.seeds`).
+        key: String,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
+    /// One grid point gives an invalid config.
     #[error("sweep point {label}: {source}")]
-    Point { label: String, source: ConfigError },
+    Point {
+        /// The point (`key=value,...`).
+        label: String,
+        /// Why its config is invalid.
+        source: ConfigError,
+    },
+    /// Reading or writing the results folder failed (the message names the file).
     #[error("{0}")]
     Store(String),
+    /// A run failed.
     #[error("run of point {label}, replicate {replicate} (seed {seed}): {message}")]
     Run {
+        /// Its point.
         label: String,
+        /// Its replicate.
         replicate: u32,
+        /// Its seed.
         seed: u64,
+        /// What went wrong.
         message: String,
     },
     /// [`crate::Progress::should_stop`] asked to stop (e.g. Ctrl-C in Python): the runs that
     /// finished are stored, and running the sweep again resumes.
     #[error("sweep interrupted after {done} of {total} runs; run it again to resume")]
-    Interrupted { done: u64, total: u64 },
+    Interrupted {
+        /// Runs stored.
+        done: u64,
+        /// Runs of the shard.
+        total: u64,
+    },
 }
 
 fn spec_err(key: impl Into<String>, message: impl Into<String>) -> SweepError {
@@ -61,6 +86,7 @@ pub struct PlotSpec {
     /// A swept key whose values become separate lines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series: Option<String>,
+    /// A logarithmic y axis.
     #[serde(default)]
     pub log_y: bool,
     /// File name without extension (default: `<y>-vs-<x>[-by-<series>]`).
@@ -88,21 +114,26 @@ fn one() -> u64 {
 /// One grid point: a value for every swept key, and the config that results.
 #[derive(Clone, Debug)]
 pub struct Point {
+    /// Position in the grid (0-based; rows are sorted by it).
     pub index: u32,
     /// Canonical "key=value,key=value" form; it names the point in seeds and messages.
     pub label: String,
     /// The value of each swept key (in `Sweep::keys` order), as written in outputs.
     pub values: Vec<String>,
+    /// The point's full config (base config with the point's values set).
     pub config: Config,
 }
 
 /// A validated sweep: every point's config has been checked before anything runs.
 #[derive(Clone, Debug)]
 pub struct Sweep {
+    /// Replicates per point (each with its own derived seed).
     pub seeds: u32,
     /// Swept keys, in column order.
     pub keys: Vec<String>,
+    /// Every grid point, in grid order.
     pub points: Vec<Point>,
+    /// The plots `incastsim sweep` draws when it finishes.
     pub plots: Vec<PlotSpec>,
     /// The config (after `--set`) as given, sweep section included: rerunning it reproduces the sweep.
     pub input: Value,
@@ -138,6 +169,7 @@ pub fn run_seed(base_seed: u64, label: &str, replicate: u32) -> u64 {
 }
 
 impl Sweep {
+    /// Reads a sweep config, applies `--set` overrides, expands the grid and checks every point.
     pub fn load(path: &std::path::Path, overrides: &[String]) -> Result<Sweep, SweepError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
             path: path.display().to_string(),
@@ -146,6 +178,7 @@ impl Sweep {
         Sweep::from_yaml(&text, overrides)
     }
 
+    /// [`Sweep::load`] from a string.
     pub fn from_yaml(text: &str, overrides: &[String]) -> Result<Sweep, SweepError> {
         let mut tree = parse_tree(text)?;
         for o in overrides {
@@ -169,6 +202,7 @@ impl Sweep {
         })
     }
 
+    /// Points × seeds.
     pub fn runs_total(&self) -> u64 {
         self.points.len() as u64 * self.seeds as u64
     }

@@ -8,16 +8,27 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 /// does not apply to a run) are left out; with fewer than two values std and CI are NaN.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Summary {
+    /// Finite values summarized (NaN and infinite ones are left out).
     pub count: usize,
+    /// Mean.
     pub mean: f64,
+    /// Sample standard deviation (n − 1); NaN below two values.
     pub std: f64,
+    /// Lower end of the 95 % confidence interval of the mean (Student's t, n − 1 d.o.f.).
     pub ci95_low: f64,
+    /// Upper end of that interval.
     pub ci95_high: f64,
+    /// Median (linear interpolation).
     pub median: f64,
+    /// 5th percentile.
     pub p5: f64,
+    /// 95th percentile.
     pub p95: f64,
+    /// 99th percentile.
     pub p99: f64,
+    /// Smallest value.
     pub min: f64,
+    /// Largest value.
     pub max: f64,
 }
 
@@ -29,6 +40,7 @@ pub fn t_critical_95(df: usize) -> f64 {
     StudentsT::new(0.0, 1.0, df as f64).map_or(f64::NAN, |t| t.inverse_cdf(0.975))
 }
 
+/// Summarizes `values` (non-finite ones left out); NaN statistics where undefined.
 pub fn summarize(values: &[f64]) -> Summary {
     let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
     v.sort_by(f64::total_cmp);

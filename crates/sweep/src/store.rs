@@ -30,10 +30,15 @@ use std::fs::{File, OpenOptions};
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
+/// The sweep's fingerprint and keys, checked before resuming or merging into a folder.
 pub const LOCK_FILE: &str = "sweep.lock.json";
+/// One row per run.
 pub const RUNS_FILE: &str = "runs.csv";
+/// One row per flow of every run.
 pub const FLOWS_FILE: &str = "flows.csv";
+/// One row per point and metric.
 pub const SUMMARY_FILE: &str = "summary.csv";
+/// Checksums of each run's rows, to notice lost or edited rows.
 pub const INDEX_FILE: &str = "runs.index.csv";
 
 /// Columns of `runs.index.csv`.
@@ -144,9 +149,14 @@ fn verify_folder(dir: &Path, keys: &[String]) -> Result<(HashSet<RunId>, Vec<Str
     Ok((complete, problems))
 }
 
+/// What a results folder belongs to (sweep.lock.json): a folder is only resumed or merged
+/// by the same sweep.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Lock {
+    /// The sweep's config (seeds and plots left out) and the incastsim version: another sweep,
+    /// or another version, is refused.
     pub fingerprint: String,
+    /// The swept keys, in column order.
     pub keys: Vec<String>,
 }
 
@@ -190,9 +200,11 @@ fn header_of<T: Serialize + Default>(keys: &[String]) -> Vec<String> {
     h
 }
 
+/// runs.csv's header: `point`, `replicate`, the swept keys, then the run record's columns.
 pub fn run_header(keys: &[String]) -> Vec<String> {
     header_of::<RunRecord>(keys)
 }
+/// flows.csv's header: `point`, `replicate`, the swept keys, then the flow record's columns.
 pub fn flow_header(keys: &[String]) -> Vec<String> {
     header_of::<FlowRecord>(keys)
 }
@@ -374,6 +386,7 @@ fn sort_rows(
     Ok(refs.len() as u64)
 }
 
+/// Reads sweep.lock.json from `dir` (None if absent).
 pub fn read_lock(dir: &Path) -> Result<Option<Lock>, SweepError> {
     let path = dir.join(LOCK_FILE);
     if !path.exists() {
@@ -385,6 +398,7 @@ pub fn read_lock(dir: &Path) -> Result<Option<Lock>, SweepError> {
         .map_err(|e| store_err(&path, e))
 }
 
+/// Writes sweep.lock.json into `dir`.
 pub fn write_lock(dir: &Path, lock: &Lock) -> Result<(), SweepError> {
     let path = dir.join(LOCK_FILE);
     std::fs::write(
@@ -498,9 +512,11 @@ impl Store {
         })
     }
 
+    /// Whether run (point, replicate) is stored.
     pub fn is_done(&self, point: u32, replicate: u32) -> bool {
         self.completed.contains(&(point, replicate))
     }
+    /// Runs stored.
     pub fn completed(&self) -> usize {
         self.completed.len()
     }
@@ -628,6 +644,7 @@ pub fn metric_columns(run_header: &[String]) -> Vec<usize> {
     (start..run_header.len()).collect()
 }
 
+/// summary.csv's statistic columns, after the swept keys.
 pub const SUMMARY_COLUMNS: [&str; 12] = [
     "metric",
     "count",
