@@ -8,6 +8,7 @@
 
 use incastsim_tcp::policy::{AckInfo, SenderAction, SenderPolicy, SenderView, hooks};
 
+/// Dynamic segment resizing of one connection (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dsr {
     /// Initial (small) segment size, bytes.

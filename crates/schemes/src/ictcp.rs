@@ -25,7 +25,9 @@ use std::rc::Rc;
 /// ICTCP's constants (the paper's values by default).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IctcpParams {
+    /// γ1: with d_b ≤ γ1 the window may grow by one MSS.
     pub gamma1: f64,
+    /// γ2: with d_b > γ2 for three checks in a row the window shrinks by one MSS.
     pub gamma2: f64,
     /// α: the share of the link capacity ICTCP lets the connections use.
     pub alpha: f64,
@@ -42,6 +44,7 @@ pub struct IctcpParams {
 pub struct IctcpHost {
     /// Link capacity C, bits/s.
     pub capacity_bps: f64,
+    /// Its parameters.
     pub params: IctcpParams,
     sub_slot_start: Time,
     second_sub_slot: bool,
@@ -58,6 +61,7 @@ pub struct IctcpHost {
 }
 
 impl IctcpHost {
+    /// The host's state for a link of `capacity_bps` bit/s.
     pub fn new(capacity_bps: f64, params: IctcpParams) -> Self {
         IctcpHost {
             capacity_bps,
@@ -107,6 +111,7 @@ impl IctcpHost {
         }
     }
 
+    /// Whether the current slot is in its second half, where windows may grow.
     pub fn in_second_sub_slot(&self) -> bool {
         self.second_sub_slot
     }
@@ -115,6 +120,7 @@ impl IctcpHost {
 /// One connection's ICTCP state.
 #[derive(Clone, Debug)]
 pub struct IctcpReceiver {
+    /// The host's shared state (one per receiving host, shared by its connections).
     pub host: Rc<RefCell<IctcpHost>>,
     mss: u32,
     /// The advertised window ICTCP allows, bytes.
@@ -135,6 +141,7 @@ pub struct IctcpReceiver {
 }
 
 impl IctcpReceiver {
+    /// A connection of `host` with segments of `mss` bytes.
     pub fn new(host: Rc<RefCell<IctcpHost>>, mss: u32) -> Self {
         let (rtt, min) = {
             let h = host.borrow();

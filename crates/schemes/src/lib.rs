@@ -6,6 +6,8 @@
 //! is a type implementing the policy traits (one module) plus one variant here and one config
 //! struct in `incastsim-config` (`crates/config/src/scheme.rs`); see ARCHITECTURE.md "How to add a scheme".
 
+#![warn(missing_docs)]
+
 pub mod dsr;
 pub mod ictcp;
 pub mod plato;
@@ -27,21 +29,32 @@ pub use tcprand::{AdaptiveRMin, RMin, TcpRand};
 /// Sender-side scheme state of one connection.
 #[derive(Clone, Debug)]
 pub enum SenderScheme {
+    /// Plain TCP (`scheme: none`).
     None(StandardTcp),
+    /// RTO randomization: static, TDA, MAA or FSA.
     RtoRand(RtoRandomization),
+    /// Fine-grained RTO's randomized backoff (Vasudevan et al.).
     FineRto(FineGrainedRto),
+    /// TCPRand: randomized segment sizes (Lee et al.).
     TcpRand(TcpRand),
+    /// Probabilistic retransmission, sender side (Kulkarni & Agrawal).
     ProbRetx(ProbRetxSender),
+    /// Dynamic segment resizing (Kulkarni & Agrawal).
     Dsr(Dsr),
+    /// PLATO's labelling and dummy probes, sender side.
     Plato(PlatoSender),
 }
 
 /// Receiver-side scheme state of one connection.
 #[derive(Clone, Debug)]
 pub enum ReceiverScheme {
+    /// Plain TCP.
     None(StandardTcp),
+    /// Probabilistic retransmission, receiver side (extra duplicate ACKs).
     ProbRetx(ProbRetxReceiver),
+    /// PLATO's receiver: labelled ACKs.
     Plato(PlatoReceiver),
+    /// ICTCP: receive-window control from measured throughput.
     Ictcp(IctcpReceiver),
 }
 

@@ -26,6 +26,7 @@ use incastsim_tcp::policy::{
 /// Dummies sent per ARRESTED episode before the RTO is fired.
 pub const PLATO_DUMMIES: u8 = 3;
 
+/// PLATO's sender state machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlatoState {
     /// Label the next new segment.
@@ -37,11 +38,17 @@ pub enum PlatoState {
     /// In fast recovery with no new data sendable: the next new segment is labelled.
     Wait,
     /// Probing with dummies; `dummy_acks` dummy ACKs received so far in this episode.
-    Arrested { dummy_acks: u8 },
+    Arrested {
+        /// Dummy ACKs received so far in this episode.
+        dummy_acks: u8,
+    },
 }
 
+/// PLATO's sender: labels one segment per window so the switch admits it, and probes with dummies
+/// when the ACK clock dies.
 #[derive(Clone, Copy, Debug)]
 pub struct PlatoSender {
+    /// Where the state machine is.
     pub state: PlatoState,
 }
 
@@ -150,6 +157,7 @@ pub enum RetxLabel {
 /// [`RetxLabel::Separate`], not for retransmissions.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PlatoReceiver {
+    /// Whether retransmissions get labelled ACKs.
     pub retransmission_label: RetxLabel,
 }
 

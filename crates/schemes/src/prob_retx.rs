@@ -37,10 +37,15 @@ pub enum PrTarget {
     LastSent,
 }
 
+/// Probabilistic retransmission's sender (Alg. 1): a thread that resends a segment with
+/// probability `p` every `period`, marked so the receiver answers with duplicate ACKs.
 #[derive(Clone, Debug)]
 pub struct ProbRetxSender {
+    /// How often the thread runs (Alg. 1: 20 µs).
     pub period: Duration,
+    /// Probability of a retransmission each time it runs.
     pub p: f64,
+    /// Which outstanding segment it resends.
     pub target: PrTarget,
     /// Whether Alg. 3's suspension applies (the reading `suspend_in_recovery`).
     pub suspend_in_recovery: bool,
@@ -51,6 +56,7 @@ pub struct ProbRetxSender {
 }
 
 impl ProbRetxSender {
+    /// A sender thread; `rng` is the flow's own scheme stream.
     pub fn new(
         period: Duration,
         p: f64,

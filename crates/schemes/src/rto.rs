@@ -11,7 +11,10 @@ use incastsim_tcp::policy::{SenderPolicy, SenderView, hooks};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum RtoRandMode {
     /// Eq. 3: RTO = U(RTO_min − Δ/2, RTO_min + Δ/2), then Eq. 2's backoff × 2^b.
-    Static { delta: Duration },
+    Static {
+        /// Δ: the interval's width.
+        delta: Duration,
+    },
     /// TDA, Eq. 8: RTO = U(RTO_min − ω^s Δ/2, RTO_min + ω^s Δ/2), s = successive timeouts of
     /// the segment (0 before any timeout). Three readings of §III-C are parameters:
     /// - `keep_backoff`: whether Eq. 2's ×2^b still multiplies the draw. Default no: the paper
@@ -21,20 +24,34 @@ pub enum RtoRandMode {
     /// - `lower_bound`: the lowest RTO a draw may take once Eq. 8's interval reaches below it
     ///   (ω^s Δ/2 > RTO_min); `None` = the clock granularity (a timer cannot fire sooner).
     Tda {
+        /// Δ before any timeout.
         delta: Duration,
+        /// ω: the interval grows ω-fold per successive timeout.
         omega: f64,
+        /// Multiply the draw by Eq. 2's 2^b as well.
         keep_backoff: bool,
+        /// M, the largest s (None: no cap).
         s_max: Option<u32>,
+        /// The lowest RTO a draw may take (None: the clock granularity).
         lower_bound: Option<Duration>,
     },
     /// MAA: Eq. 3 with Δ = f(N, σ) = ⌊N / (σ log₂ N)⌋ units, N = active senders of the task;
     /// Eq. 2's backoff on top.
-    Maa { sigma: f64, unit: Duration },
+    Maa {
+        /// σ of f(N, σ).
+        sigma: f64,
+        /// The unit of f(N, σ).
+        unit: Duration,
+    },
     /// FSA: TDA with ω_long once the flow has sent `long_after` bytes, else ω_short.
     Fsa {
+        /// Δ, as for TDA.
         delta: Duration,
+        /// ω for long flows.
         omega_long: f64,
+        /// ω for short flows.
         omega_short: f64,
+        /// Bytes sent after which a flow is long.
         long_after: u64,
     },
 }
@@ -42,6 +59,7 @@ pub enum RtoRandMode {
 /// RTO randomization (static, TDA, MAA or FSA) for one connection.
 #[derive(Clone, Debug)]
 pub struct RtoRandomization {
+    /// How the interval is chosen.
     pub mode: RtoRandMode,
     /// MAA's N: senders of the task active now (set by the engine's oracle).
     pub active_senders: u32,
@@ -76,6 +94,7 @@ fn capped(ps: f64, max: Duration) -> Duration {
 }
 
 impl RtoRandomization {
+    /// A randomizer drawing from `rng` (the flow's scheme stream).
     pub fn new(mode: RtoRandMode, rng: SimRng) -> Self {
         RtoRandomization {
             mode,
@@ -158,11 +177,13 @@ impl SenderPolicy for RtoRandomization {
 /// timeout = RTO × 2^b × (1 + U(0, max_extra)) with max_extra = 0.5 (§5.3 of that paper).
 #[derive(Clone, Debug)]
 pub struct FineGrainedRto {
+    /// The backoff's extra factor is U(0, max_extra).
     pub max_extra: f64,
     rng: SimRng,
 }
 
 impl FineGrainedRto {
+    /// Fine-grained RTO drawing from `rng` (the flow's scheme stream).
     pub fn new(max_extra: f64, rng: SimRng) -> Self {
         FineGrainedRto { max_extra, rng }
     }

@@ -10,6 +10,7 @@ use incastsim_tcp::policy::{SenderPolicy, SenderView, hooks};
 pub struct AdaptiveRMin {
     /// μ and σ² of Φ.
     pub mu: f64,
+    /// σ² of Φ.
     pub sigma2: f64,
     /// ν_τ ∈ [1, ∞]: trigger point τ = W_max − (W_max − α)/ν_τ (Eq. 2).
     pub nu_tau: f64,
@@ -19,6 +20,7 @@ pub struct AdaptiveRMin {
     pub theta: u32,
 }
 
+/// How rMin, the smallest payload drawn, is chosen.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum RMin {
     /// A fixed rMin in bytes (1 ≤ rMin ≤ MSS).
@@ -27,8 +29,11 @@ pub enum RMin {
     Adaptive(AdaptiveRMin),
 }
 
+/// TCPRand's sender: each new segment's payload is drawn from U[rMin, MSS] (Lee et al.), so
+/// synchronized senders stop losing the same packets.
 #[derive(Clone, Debug)]
 pub struct TcpRand {
+    /// How rMin is chosen.
     pub r_min: RMin,
     /// The last rMin used (for tests and traces).
     pub last_r_min: u32,
@@ -70,6 +75,7 @@ impl AdaptiveRMin {
 }
 
 impl TcpRand {
+    /// TCPRand drawing from `rng` (the flow's scheme stream).
     pub fn new(r_min: RMin, rng: SimRng) -> Self {
         TcpRand {
             r_min,
