@@ -4,6 +4,7 @@ use std::fmt;
 
 /// A configuration error: which key, what value, what is allowed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// Reading the config file failed.
     #[error("cannot read {path}: {message}")]

@@ -21,6 +21,7 @@ pub enum CongestionControlName {
 /// How losses are recovered (`tcp.loss_recovery`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum LossRecovery {
     /// RFC 6582 NewReno fast recovery (no SACK).
     Newreno,
@@ -65,6 +66,7 @@ pub enum RenoFriendlyAlphaName {
 /// How cwnd moves during fast recovery.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CwndReduction {
     /// NewReno: RFC 6582 window inflation; SACK: cwnd = ssthresh with RFC 6675's pipe.
     #[default]
@@ -76,6 +78,7 @@ pub enum CwndReduction {
 /// A named set of TCP defaults (see README "TCP profiles"); any key given beside it wins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum TcpProfileName {
     /// Linux 6.x defaults (sysctls, `include/net/tcp.h`).
     Linux,

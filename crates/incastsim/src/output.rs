@@ -11,6 +11,7 @@ use std::path::Path;
 
 /// Why results could not be written: the file and the underlying error.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum OutputError {
     /// Creating, writing or flushing a file failed.
     #[error("cannot write {path}: {source}")]

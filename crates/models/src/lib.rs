@@ -27,6 +27,7 @@ pub use packet_size::NmaxBound;
 
 /// A parameter outside the domain where a model is defined.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ModelError {
     /// A real-valued parameter is NaN, infinite, or outside its allowed range.
     #[error("invalid {name} = {value}: must be {allowed}")]

@@ -12,6 +12,7 @@ use std::sync::Once;
 
 /// Why a plot could not be drawn.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PlotError {
     /// The sweep's summary cannot give the requested plot (missing file, unknown column, a
     /// non-numeric x value).

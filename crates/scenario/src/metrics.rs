@@ -52,6 +52,7 @@ pub fn fast_retransmit_sender_bound(cfg: &crate::config::Config) -> f64 {
 
 /// One row of runs.csv.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct RunRecord {
     /// The config's `name`.
     pub scenario: String,
@@ -411,6 +412,7 @@ impl DropRunRecord {
 
 /// One row of drop_runs.csv: an (output port, input port) pair that was offered packets.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct DropRunRecord {
     /// The config's `name`.
     pub scenario: String,
@@ -580,6 +582,7 @@ impl RunRecord {
 
 /// One row of flows.csv.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct FlowRecord {
     /// The config's `name`.
     pub scenario: String,
@@ -678,6 +681,7 @@ pub struct FlowRecord {
 
 /// One row of senders.csv: the flows one host sent in one run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct SenderRecord {
     /// The config's `name`.
     pub scenario: String,
@@ -734,6 +738,7 @@ pub fn sender_records(flows: &[FlowRecord]) -> Vec<SenderRecord> {
 
 /// One row of ports.csv.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct PortRecord {
     /// The config's `name`.
     pub scenario: String,
@@ -792,6 +797,7 @@ pub struct PortRecord {
 
 /// One row of port_classes.csv: a port's counters for one traffic class (DSCP, capped at 7).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct PortClassRecord {
     /// The config's `name`.
     pub scenario: String,
@@ -818,6 +824,7 @@ pub struct PortClassRecord {
 /// One row of shared_buffers.csv (written only by runs with shared-buffer switches): one output
 /// queue of a shared buffer, with the buffer's own figures repeated on each of its rows.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct SharedBufferRecord {
     /// The config's `name`.
     pub scenario: String,
@@ -857,6 +864,7 @@ pub struct SharedBufferRecord {
 
 /// One row of timeseries.csv (long format).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct TimeSeriesRecord {
     /// The config's `name`.
     pub scenario: String,
@@ -874,6 +882,7 @@ pub struct TimeSeriesRecord {
 
 /// Everything one run produces.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RunResult {
     /// The run's row of runs.csv.
     pub run: RunRecord,

@@ -100,6 +100,7 @@ const NONE: u32 = u32::MAX;
 
 /// Why routes cannot be computed.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TopologyError {
     /// A host cannot be reached from a node.
     Unreachable {

@@ -67,6 +67,7 @@ impl Progress for Silent {}
 
 /// What a sweep did.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SweepReport {
     /// Grid points.
     pub points: usize,

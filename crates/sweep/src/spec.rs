@@ -22,6 +22,7 @@ use serde_json::Value;
 
 /// Why a sweep cannot be loaded, run or merged.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SweepError {
     /// The base config is invalid.
     #[error(transparent)]

@@ -3,6 +3,7 @@
 
 /// Why a segment is being sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SendCause {
     /// First transmission of new data.
     New,

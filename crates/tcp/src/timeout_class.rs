@@ -36,6 +36,7 @@
 
 /// The class of one retransmission timeout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TimeoutClass {
     /// No ACK advanced snd_una since the write that began the block and no duplicate ACK came:
     /// the whole first window of the block was lost (the book's ABTT, §3.1.1.3).
