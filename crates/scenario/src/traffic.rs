@@ -17,20 +17,13 @@ pub use incastsim_config::traffic::{DurList, HostList, SizeDistConfig, TrafficCo
 use incastsim_core::rng::Stream;
 use incastsim_core::{Duration, HostId, SimRng, Time};
 
-/// The shipped flow-size CDFs (embedded, so configs need no file path).
+/// The shipped flow-size CDFs (embedded, so configs need no file path). The files in
+/// `crates/scenario/workloads/` are links to `configs/workloads/`, so the published crate
+/// carries them.
 pub const BUILTIN_CDFS: &[(&str, &str)] = &[
-    (
-        "websearch",
-        include_str!("../../../configs/workloads/websearch.cdf"),
-    ),
-    (
-        "datamining",
-        include_str!("../../../configs/workloads/datamining.cdf"),
-    ),
-    (
-        "hadoop",
-        include_str!("../../../configs/workloads/hadoop.cdf"),
-    ),
+    ("websearch", include_str!("../workloads/websearch.cdf")),
+    ("datamining", include_str!("../workloads/datamining.cdf")),
+    ("hadoop", include_str!("../workloads/hadoop.cdf")),
 ];
 
 /// A sampler for a [`SizeDistConfig`].

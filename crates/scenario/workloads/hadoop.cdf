@@ -1,0 +1,1 @@
+../../../configs/workloads/hadoop.cdf
