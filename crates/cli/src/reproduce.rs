@@ -25,7 +25,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 mod verdict;
 
-use verdict::{estimate_text, expect_text, verdict};
+use verdict::{arm_verdict, estimate_text, expect_text, verdict};
 
 #[derive(clap::Args, Debug)]
 pub struct ReproduceArgs {
@@ -147,6 +147,14 @@ struct Claim {
     /// Markdown under the claim's row (a reading, a cause).
     #[serde(default)]
     note: String,
+    /// This claim is claim `variant_of` under another reading of what the paper leaves unstated
+    /// (e.g. the initial window): the report's readings table says whether the verdict depends
+    /// on it.
+    #[serde(default)]
+    variant_of: Option<String>,
+    /// The reading this variant takes, in words (e.g. "IW 10"); with `variant_of`.
+    #[serde(default)]
+    reading: String,
 }
 
 #[derive(Deserialize, Debug, Default, Clone, Copy, PartialEq)]
@@ -368,6 +376,62 @@ fn arm_estimate(
     })
 }
 
+/// A claim's verdicts, for the readings table.
+struct Verdicts {
+    without: String,
+    with: String,
+    /// The estimate with randomness, as the claims table writes it.
+    estimate: String,
+}
+
+/// The readings table: each claim evaluated under another reading of something the paper does
+/// not state (`variant_of`), next to the claim under the default reading, and whether the
+/// verdict with randomness depends on the reading.
+fn readings_table(
+    md: &mut String,
+    claims: &[Claim],
+    verdicts: &BTreeMap<&str, Verdicts>,
+) -> Result<()> {
+    let variants: Vec<&Claim> = claims.iter().filter(|c| c.variant_of.is_some()).collect();
+    if variants.is_empty() {
+        return Ok(());
+    }
+    let _ = writeln!(
+        md,
+        "## Readings the verdicts may depend on\n\nEach row is a claim evaluated under another reading of what the paper does not state, next to the same claim under the default reading: verdicts without / with randomness, and the estimate with randomness.\n\n| claim | default reading | other reading | depends on it (with randomness) |\n|---|---|---|---|"
+    );
+    for v in variants {
+        let base = v.variant_of.as_deref().expect("filtered");
+        if !claims.iter().any(|c| c.id == base) {
+            bail!(
+                "claim {}: variant_of {base} is not a claim of this file",
+                v.id
+            );
+        }
+        let (Some(b), Some(o)) = (verdicts.get(base), verdicts.get(v.id.as_str())) else {
+            // The quick variant may skip either point.
+            let _ = writeln!(
+                md,
+                "| {base} | | {} ([{}](#{})) | not in the quick variant |",
+                v.reading, v.id, v.id
+            );
+            continue;
+        };
+        let depends = if b.with == o.with {
+            "no: same verdict".to_string()
+        } else {
+            format!("**yes**: {} → {}", b.with, o.with)
+        };
+        let _ = writeln!(
+            md,
+            "| [{base}](#{base}) | {} / {}; {} | {}: [{}](#{}) {} / {}; {} | {depends} |",
+            b.without, b.with, b.estimate, v.reading, v.id, v.id, o.without, o.with, o.estimate
+        );
+    }
+    let _ = writeln!(md);
+    Ok(())
+}
+
 fn paper_name(arg: &str) -> (String, PathBuf) {
     let p = PathBuf::from(arg);
     if p.extension().is_some_and(|e| e == "yaml") {
@@ -530,15 +594,19 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
     );
     let _ = writeln!(
         md,
-        "**Statistics.** Mean ± 95 % CI (Student's t); a 95th percentile with its distribution-free order-statistic interval; a ratio of means (×) with Fieller's interval (independent samples, t at min(n) − 1 d.o.f.; \"unbounded\" when the denominator is not distinguishable from zero). Runs stopped by `run.max_sim_time` before their workload finished are censored: left out, and counted, unless the claim's workload runs to the time limit by design. Verdict: *reproduced* if the expectation holds over the whole interval with randomness; *partly* if only the estimate holds, or the size differs from the paper's beyond the claim's tolerance; *not reproduced* otherwise.\n"
+        "**Statistics.** Mean ± 95 % CI (Student's t); a 95th percentile with its distribution-free order-statistic interval; a ratio of means (×) with Fieller's interval (independent samples, t at min(n) − 1 d.o.f.; \"unbounded\" when the denominator is not distinguishable from zero). Runs stopped by `run.max_sim_time` before their workload finished are censored: left out, and counted, unless the claim's workload runs to the time limit by design. Verdict: *reproduced* if the expectation holds over the whole interval with randomness; *partly* if only the estimate holds, or the size differs from the paper's beyond the claim's tolerance; *not reproduced* otherwise. The verdict without randomness applies the same rules to the runs without it; the claim's verdict is the one with randomness.\n"
     );
     let _ = writeln!(md, "## Claims\n");
     let _ = writeln!(
         md,
-        "| claim | paper | expectation | without randomness | with randomness | verdict |\n|---|---|---|---|---|---|"
+        "| claim | paper | expectation | without randomness | with randomness | verdict without randomness | verdict |\n|---|---|---|---|---|---|---|"
     );
     let mut details = String::new();
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut counts_without: BTreeMap<String, usize> = BTreeMap::new();
+    // Per claim id: its verdicts without and with randomness and its estimate with randomness
+    // (for the readings table).
+    let mut verdicts: BTreeMap<&str, Verdicts> = BTreeMap::new();
     for c in &claims.claims {
         let find = |id: &str| {
             sweeps
@@ -559,7 +627,7 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
             Err(e) if args.quick && format!("{e:#}").contains("0 points match") => {
                 let _ = writeln!(
                     md,
-                    "| {} {} ({}) | {} | | not in the quick variant | | |",
+                    "| {} {} ({}) | {} | | not in the quick variant | | | |",
                     c.id,
                     c.claim.replace('|', "\\|"),
                     c.location,
@@ -570,7 +638,17 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
             Err(e) => return Err(e.context(format!("claim {}", c.id))),
         };
         let (v, why) = verdict(c, &e0, &e1);
+        let v0 = arm_verdict(c, &e0);
         *counts.entry(v.clone()).or_default() += 1;
+        *counts_without.entry(v0.clone()).or_default() += 1;
+        verdicts.insert(
+            &c.id,
+            Verdicts {
+                without: v0.clone(),
+                with: v.clone(),
+                estimate: estimate_text(&e1, c.b.is_some()),
+            },
+        );
         let ratio = c.b.is_some();
         let what = match (ratio, c.stat) {
             (true, _) => format!("{} ratio", c.metric),
@@ -580,7 +658,7 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
         };
         let _ = writeln!(
             md,
-            "| [{}](#{}) {} ({}) | {} | {what} {} | {} | {} | **{v}** |",
+            "| [{}](#{}) {} ({}) | {} | {what} {} | {} | {} | {v0} | **{v}** |",
             c.id,
             c.id,
             c.claim.replace('|', "\\|"),
@@ -630,15 +708,20 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
             let _ = writeln!(details, "{}\n", c.note.trim_end());
         }
     }
-    let _ = writeln!(
-        md,
-        "\nSummary: {}.\n",
+    let tally = |counts: &BTreeMap<String, usize>| {
         counts
             .iter()
             .map(|(v, n)| format!("{n} {v}"))
             .collect::<Vec<_>>()
             .join(", ")
+    };
+    let _ = writeln!(
+        md,
+        "\nSummary with randomness (the verdict): {}. Without randomness: {}.\n",
+        tally(&counts),
+        tally(&counts_without)
     );
+    readings_table(&mut md, &claims.claims, &verdicts)?;
     let _ = writeln!(md, "## Claim details\n\n{details}");
     for f in &claims.findings {
         let _ = writeln!(md, "## {}\n\n{}\n", f.title, f.text.trim_end());

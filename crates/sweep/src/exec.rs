@@ -121,7 +121,12 @@ pub fn run_sweep_until(
     }
     // Held until the files are final: a second sweep into `dir` is refused, not interleaved.
     let _lock = crate::lock::lock_folder(dir)?;
-    let mut store = Store::open(dir, &sweep.fingerprint, &sweep.keys, sweep.seeds)?;
+    let mut store = Store::open(
+        dir,
+        &sweep.fingerprint,
+        &sweep.keys,
+        (sweep.seeds, sweep.censored),
+    )?;
     crate::store::write_descriptions(dir, sweep)?;
     if !store.rerun.is_empty() {
         let shown: Vec<&str> = store.rerun.iter().take(10).map(String::as_str).collect();
@@ -166,7 +171,7 @@ pub fn run_sweep_until(
     drop(store);
     let interrupted = stop.load(Ordering::Relaxed) && already + computed < mine.len() as u64;
     if !interrupted {
-        finalize(dir, &sweep.keys)?;
+        finalize(dir, &sweep.keys, sweep.censored)?;
     }
     Ok(SweepReport {
         interrupted,

@@ -9,10 +9,12 @@
 //!   zip:                          # keys that vary together: one more dimension
 //!     topology.switch_buffer: [32KB, 64KB]
 //!     workload.sru: [256KB, 128KB]
+//!   censored: exclude             # summary.csv over completed runs only (default)
 //!   plots:                        # drawn when the sweep finishes
 //!     - {x: senders, y: goodput_mbps, series: tcp.rto_min}
 //! ```
 
+pub use crate::store::Censored;
 use incastsim_core::rng::mix64;
 use incastsim_scenario::config::{
     Config, ConfigError, ConfigWarning, apply_override, config_warnings, parse_tree, set_path,
@@ -106,6 +108,8 @@ struct SweepSection {
     zip: serde_json::Map<String, Value>,
     #[serde(default)]
     plots: Vec<PlotSpec>,
+    #[serde(default)]
+    censored: Censored,
 }
 
 fn one() -> u64 {
@@ -136,6 +140,9 @@ pub struct Sweep {
     pub points: Vec<Point>,
     /// The plots `incastsim sweep` draws when it finishes.
     pub plots: Vec<PlotSpec>,
+    /// What summary.csv does with runs that hit a limit before their workload finished
+    /// (`sweep.censored`; [`Censored`]).
+    pub censored: Censored,
     /// The config (after `--set`) as given, sweep section included: rerunning it reproduces the sweep.
     pub input: Value,
     /// What must match for results in an output folder to be reused: the input with the seed
@@ -197,6 +204,7 @@ impl Sweep {
             keys: dims.keys,
             points,
             plots: section.plots,
+            censored: section.censored,
             input,
             fingerprint,
             warnings,
@@ -581,6 +589,16 @@ workload: {kind: synchronized_reads, sru: 64KB, blocks: 2}
         assert!(msg("{zip: {senders: [1, 2], workload.sru: [1KB]}}").contains("equal length"));
         assert!(msg("{grid: {seed: [1, 2]}}").contains("sweep.seeds"));
         assert!(msg("{seeds: 2, bogus: 1}").contains("bogus"));
+        let bad = msg("{seeds: 2, censored: drop}");
+        assert!(
+            bad.contains("sweep.censored") && bad.contains("exclude") && bad.contains("include"),
+            "{bad}"
+        );
+        assert_eq!(
+            sweep("{seeds: 2, censored: include}").unwrap().censored,
+            Censored::Include
+        );
+        assert_eq!(sweep("{seeds: 2}").unwrap().censored, Censored::Exclude);
         assert!(
             msg("{grid: {senders: [1]}, plots: [{x: rto, y: goodput_mbps}]}")
                 .contains("not a swept key")

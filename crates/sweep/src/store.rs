@@ -158,6 +158,37 @@ pub struct Lock {
     pub fingerprint: String,
     /// The swept keys, in column order.
     pub keys: Vec<String>,
+    /// The sweep's rule for censored runs (`sweep.censored`), so that `incastsim merge`
+    /// summarizes shards as the sweep would. Absent in a lock means the default.
+    #[serde(default, skip_serializing_if = "Censored::is_default")]
+    pub censored: Censored,
+}
+
+/// What summary.csv does with the runs that hit a limit (`run.max_sim_time`, `run.max_events`,
+/// `run.max_wall_time`) before their workload finished (`completed = false` in runs.csv).
+///
+/// A censored run's metrics are measured over a cut-short window (an incast stuck in a
+/// lock-out reports the goodput of the blocks it managed before the cap), so averaging it with
+/// complete runs biases the mean towards whatever finished. By default (`exclude`) the
+/// statistics of a point are over its completed runs only, and `censored_fraction` says how
+/// many were left out; a point whose runs were all censored has empty statistics. `include`
+/// is for workloads that run to the time limit by design (e.g. a fixed simulated time of
+/// back-to-back blocks): every run is summarized, and `censored_fraction` still says how many
+/// hit the limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Censored {
+    /// Statistics over completed runs only (the default).
+    #[default]
+    Exclude,
+    /// Statistics over every run, censored or not.
+    Include,
+}
+
+impl Censored {
+    fn is_default(&self) -> bool {
+        *self == Censored::Exclude
+    }
 }
 
 fn store_err(path: &Path, e: impl std::fmt::Display) -> SweepError {
@@ -446,12 +477,13 @@ impl Store {
         dir: &Path,
         fingerprint: &str,
         keys: &[String],
-        seeds: u32,
+        (seeds, censored): (u32, Censored),
     ) -> Result<Store, SweepError> {
         std::fs::create_dir_all(dir).map_err(|e| store_err(dir, e))?;
         let lock = Lock {
             fingerprint: fingerprint.to_string(),
             keys: keys.to_vec(),
+            censored,
         };
         match read_lock(dir)? {
             Some(existing) if existing != lock => {
@@ -575,19 +607,24 @@ impl Store {
 }
 
 /// Rewrites runs.csv and flows.csv of `dir` in (point, replicate[, flow]) order and writes
-/// summary.csv. Returns the number of runs.
-pub fn finalize(dir: &Path, keys: &[String]) -> Result<u64, SweepError> {
+/// summary.csv (censored runs treated by `censored`). Returns the number of runs.
+pub fn finalize(dir: &Path, keys: &[String], censored: Censored) -> Result<u64, SweepError> {
     for f in [RUNS_FILE, FLOWS_FILE, INDEX_FILE] {
         repair(&dir.join(f))?;
     }
-    write_final(&[dir.to_path_buf()], dir, keys)
+    write_final(&[dir.to_path_buf()], dir, keys, censored)
 }
 
 /// Writes `out`'s sorted runs.csv, flows.csv and runs.index.csv from the rows of the `sources`
 /// folders (a run present in two sources is kept once) and computes summary.csv. Every run of
 /// every source must be complete (its files agree with its index row): otherwise refused,
 /// naming the runs, before anything is written. The sources are only read.
-pub fn write_final(sources: &[PathBuf], out: &Path, keys: &[String]) -> Result<u64, SweepError> {
+pub fn write_final(
+    sources: &[PathBuf],
+    out: &Path,
+    keys: &[String],
+    censored: Censored,
+) -> Result<u64, SweepError> {
     let (rh, fh) = (run_header(keys), flow_header(keys));
     let mut complete = HashSet::new();
     for src in sources {
@@ -630,7 +667,7 @@ pub fn write_final(sources: &[PathBuf], out: &Path, keys: &[String]) -> Result<u
         |r| flow_key(r, fc),
         |k| complete.contains(&(k.0, k.1)),
     )?;
-    write_summary(&out.join(SUMMARY_FILE), keys, &rh, &runs_out)?;
+    write_summary(&out.join(SUMMARY_FILE), keys, &rh, &runs_out, censored)?;
     Ok(n)
 }
 
@@ -645,8 +682,10 @@ pub fn metric_columns(run_header: &[String]) -> Vec<usize> {
 }
 
 /// summary.csv's statistic columns, after the swept keys.
-pub const SUMMARY_COLUMNS: [&str; 12] = [
+pub const SUMMARY_COLUMNS: [&str; 14] = [
     "metric",
+    "runs",
+    "censored_fraction",
     "count",
     "mean",
     "std",
@@ -660,33 +699,46 @@ pub const SUMMARY_COLUMNS: [&str; 12] = [
     "max",
 ];
 
-/// Streams the sorted runs.csv, one point at a time, into summary.csv.
+/// Streams the sorted runs.csv, one point at a time, into summary.csv: per point and metric,
+/// the point's runs, the fraction of them censored (`completed = false`), and the statistics
+/// over the runs [`Censored`] keeps (by default the completed ones).
 fn write_summary(
     path: &Path,
     keys: &[String],
     rh: &[String],
     runs_path: &Path,
+    censored: Censored,
 ) -> Result<(), SweepError> {
     let mut header = vec!["point".to_string()];
     header.extend(keys.iter().cloned());
     header.extend(SUMMARY_COLUMNS.iter().map(|s| s.to_string()));
     let metrics = metric_columns(rh);
+    let done_col = rh
+        .iter()
+        .position(|c| c == "completed")
+        .expect("completed column");
     let tmp = path.with_extension("csv.tmp");
     let mut w = csv::Writer::from_writer(BufWriter::new(
         File::create(&tmp).map_err(|e| store_err(&tmp, e))?,
     ));
     w.write_record(&header).map_err(|e| store_err(&tmp, e))?;
-    // The current point (id and swept values) and, per metric, its values over the replicates.
+    // The current point (id and swept values), its runs and censored runs, and, per metric,
+    // its values over the replicates kept.
     let mut current: Option<Vec<String>> = None;
+    let (mut runs, mut cut) = (0u64, 0u64);
     let mut values: Vec<Vec<f64>> = vec![Vec::new(); metrics.len()];
     let emit = |point: &[String],
+                (runs, cut): (u64, u64),
                 values: &mut [Vec<f64>],
                 w: &mut csv::Writer<_>|
      -> Result<(), SweepError> {
+        let fraction = format!("{}", cut as f64 / runs.max(1) as f64);
         for (&m, v) in metrics.iter().zip(values.iter_mut()) {
             let s = summarize(v);
             let mut row = point.to_vec();
             row.push(rh[m].clone());
+            row.push(runs.to_string());
+            row.push(fraction.clone());
             row.push(s.count.to_string());
             for x in [
                 s.mean,
@@ -717,13 +769,25 @@ fn write_summary(
             .as_ref()
             .is_some_and(|c| Some(c[0].as_str()) != r.get(0))
         {
-            emit(current.as_deref().expect("checked"), &mut values, &mut w)?;
+            emit(
+                current.as_deref().expect("checked"),
+                (runs, cut),
+                &mut values,
+                &mut w,
+            )?;
             current = None;
+            (runs, cut) = (0, 0);
         }
         if current.is_none() {
             let mut id = vec![r.get(0).unwrap_or_default().to_string()];
             id.extend((0..keys.len()).map(|k| r.get(2 + k).unwrap_or_default().to_string()));
             current = Some(id);
+        }
+        runs += 1;
+        let is_censored = r.get(done_col) != Some("true");
+        cut += u64::from(is_censored);
+        if is_censored && censored == Censored::Exclude {
+            return Ok(());
         }
         for (&m, v) in metrics.iter().zip(values.iter_mut()) {
             v.push(r.get(m).and_then(|s| s.parse().ok()).unwrap_or(f64::NAN));
@@ -731,7 +795,7 @@ fn write_summary(
         Ok(())
     })?;
     if let Some(c) = &current {
-        emit(c, &mut values, &mut w)?;
+        emit(c, (runs, cut), &mut values, &mut w)?;
     }
     w.flush().map_err(|e| store_err(&tmp, e))?;
     drop(w);
@@ -765,4 +829,92 @@ pub fn write_descriptions(dir: &Path, sweep: &crate::spec::Sweep) -> Result<(), 
     let text = serde_saphyr::to_string(&points).map_err(|e| store_err(&path, e))?;
     let header = "# Every point of the sweep with all defaults filled in.\n";
     std::fs::write(&path, format!("{header}{text}")).map_err(|e| store_err(&path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A runs.csv with two points: point 0 has goodputs 10 and 20 (completed) and 1 (hit the
+    /// cap); point 1 has only censored runs.
+    fn summary_of(censored: Censored) -> Vec<Vec<String>> {
+        let dir = std::env::temp_dir().join(format!(
+            "incastsim-summary-{}-{censored:?}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let keys = vec!["senders".to_string()];
+        let rh = run_header(&keys);
+        let col = |n: &str| rh.iter().position(|c| c == n).unwrap();
+        let runs = dir.join(RUNS_FILE);
+        let mut w = csv::Writer::from_path(&runs).unwrap();
+        w.write_record(&rh).unwrap();
+        for (point, replicate, done, goodput) in [
+            (0, 0, true, 10.0),
+            (0, 1, false, 1.0),
+            (0, 2, true, 20.0),
+            (1, 0, false, 2.0),
+            (1, 1, false, 4.0),
+        ] {
+            let mut row = vec![String::new(); rh.len()];
+            row[0] = point.to_string();
+            row[1] = replicate.to_string();
+            row[2] = (4 * (point + 1)).to_string();
+            row[col("completed")] = done.to_string();
+            row[col("goodput_mbps")] = goodput.to_string();
+            w.write_record(&row).unwrap();
+        }
+        w.flush().unwrap();
+        drop(w);
+        let out = dir.join(SUMMARY_FILE);
+        write_summary(&out, &keys, &rh, &runs, censored).unwrap();
+        let mut rdr = csv::Reader::from_path(&out).unwrap();
+        let header: Vec<String> = rdr.headers().unwrap().iter().map(String::from).collect();
+        assert_eq!(header[..3], ["point", "senders", "metric"]);
+        assert_eq!(header[3..], SUMMARY_COLUMNS[1..]);
+        let rows = rdr
+            .records()
+            .map(Result::unwrap)
+            .filter(|r| &r[2] == "goodput_mbps")
+            .map(|r| r.iter().map(String::from).collect())
+            .collect();
+        std::fs::remove_dir_all(&dir).unwrap();
+        rows
+    }
+
+    #[test]
+    fn censored_runs_are_counted_and_left_out_of_the_statistics() {
+        let rows = summary_of(Censored::Exclude);
+        // point, senders, metric, runs, censored_fraction, count, mean, std, ...
+        assert_eq!(
+            &rows[0][..7],
+            [
+                "0",
+                "4",
+                "goodput_mbps",
+                "3",
+                "0.3333333333333333",
+                "2",
+                "15"
+            ]
+        );
+        assert_eq!(rows[0][14..16], ["10", "20"], "min and max");
+        // Every run censored: no statistics, and the fraction says why.
+        assert_eq!(&rows[1][..6], ["1", "8", "goodput_mbps", "2", "1", "0"]);
+        assert!(
+            rows[1].iter().skip(6).all(String::is_empty),
+            "{:?}",
+            rows[1]
+        );
+    }
+
+    #[test]
+    fn include_summarizes_every_run_and_still_reports_the_fraction() {
+        let rows = summary_of(Censored::Include);
+        assert_eq!(
+            &rows[0][3..7],
+            ["3", "0.3333333333333333", "3", "10.333333333333334"]
+        );
+        assert_eq!(&rows[1][3..7], ["2", "1", "2", "3"]);
+    }
 }

@@ -98,6 +98,12 @@ pub(super) fn estimate_text(e: &Estimate, ratio: bool) -> String {
     }
 }
 
+/// The verdict of one arm alone (the same rules applied to its estimate): the table's verdict
+/// without randomness.
+pub(super) fn arm_verdict(claim: &Claim, e: &Estimate) -> String {
+    verdict(claim, e, e).0
+}
+
 /// The verdict and why, from both arms.
 pub(super) fn verdict(claim: &Claim, without: &Estimate, with: &Estimate) -> (String, String) {
     let Some(expect) = claim.expect else {
@@ -224,5 +230,9 @@ mod tests {
         assert!(why.contains("size differs"), "{why}");
         let (v, _) = verdict(&claim, &est(0.9, 0.8, 1.0), &est(1.1, 0.9, 1.3));
         assert_eq!(v, "partly");
+        // Each arm alone: without randomness significant and near the paper's ×2, with it not.
+        assert_eq!(arm_verdict(&claim, &est(2.1, 1.8, 2.4)), "reproduced");
+        assert_eq!(arm_verdict(&claim, &est(0.95, 0.9, 1.0)), "not reproduced");
+        assert_eq!(arm_verdict(&claim, &est(1.1, 0.9, 1.3)), "partly");
     }
 }

@@ -130,7 +130,7 @@ def check(config: Config, set: Overrides = None) -> str:  # noqa: A002
 
 
 class SweepResult:
-    """A sweep's `summary` (per point and metric: count, mean, std, ci95_low, ci95_high, ...),
+    """A sweep's `summary` (per point and metric: runs, censored_fraction, count (completed runs), mean, std, ci95_low, ci95_high, ...),
     `runs` (one row per run) and `flows` (one row per flow of every run) as DataFrames; `dir`
     is the results folder (None if it was a temporary one, now deleted)."""
 
