@@ -143,7 +143,13 @@ pub struct RunRecord {
     pub data_segments_sent: u64,
     pub ecn_reductions: u64,
     pub drops_total: u64,
+    /// Refused for want of buffer: `drops_threshold` + `drops_buffer_full`.
     pub drops_buffer: u64,
+    /// Of those, refused by a shared buffer's Dynamic Threshold (0 with static buffers).
+    pub drops_threshold: u64,
+    /// Of those, refused because the packet did not fit (a full static buffer, or a shared
+    /// buffer whose queue was below its threshold but whose free space was too small).
+    pub drops_buffer_full: u64,
     pub drops_aqm: u64,
     pub drops_link_loss: u64,
     pub max_port_drops: u64,
@@ -559,7 +565,12 @@ pub struct PortRecord {
     pub from_node: String,
     pub to_node: String,
     pub packets_enqueued: u64,
+    /// Refused for want of buffer: `drops_threshold` + `drops_buffer_full`.
     pub drops_buffer: u64,
+    /// Of those, refused by its switch's shared-buffer Dynamic Threshold (0 on static ports).
+    pub drops_threshold: u64,
+    /// Of those, refused because the packet did not fit the (static or shared) buffer.
+    pub drops_buffer_full: u64,
     pub drops_aqm: u64,
     pub drops_link_loss: u64,
     pub ecn_marks: u64,
