@@ -67,7 +67,8 @@ pub struct SharedBuffer {
     /// Bit per slot: its queue holds something (`next_release` is finite), so a catch-up visits
     /// only those (most of a switch's queues are empty most of the time).
     busy: Vec<u64>,
-    /// Σ queue_bytes, and Σ max(0, queue_bytes − reserved).
+    /// Σ queue_bytes, and Σ max(0, queue_bytes − reserved) (kept only with reservations:
+    /// without, it is `total`; see [`SharedBuffer::shared_used`]).
     total: u64,
     shared_used: u64,
     pub stats: SharedBufferStats,
@@ -97,6 +98,16 @@ impl SharedBuffer {
         }
     }
 
+    /// The pool's bytes in use: every queue's bytes above its reservation.
+    #[inline(always)]
+    fn shared_used(&self) -> u64 {
+        if self.params.reserved_per_queue_bytes == 0 {
+            self.total
+        } else {
+            self.shared_used
+        }
+    }
+
     /// The pool DT shares (B minus the reservations).
     pub fn shared_size(&self) -> u64 {
         self.shared_size
@@ -118,8 +129,10 @@ impl SharedBuffer {
         let reserved = self.params.reserved_per_queue_bytes;
         let old = self.queue_bytes[slot];
         self.total = self.total - old + bytes;
-        self.shared_used =
-            self.shared_used - old.saturating_sub(reserved) + bytes.saturating_sub(reserved);
+        if reserved > 0 {
+            self.shared_used =
+                self.shared_used - old.saturating_sub(reserved) + bytes.saturating_sub(reserved);
+        }
         self.queue_bytes[slot] = bytes;
         let next = port.next_release();
         self.next_release[slot] = next;
@@ -189,8 +202,17 @@ impl SharedBuffer {
     /// values do too.
     #[inline(always)]
     fn admits_on_copies(&self, slot: u32, wire: u64) -> bool {
-        self.total + wire <= self.stats.max_occupancy_bytes
-            && self.decide_on_copies(slot, wire).is_ok()
+        if self.total + wire > self.stats.max_occupancy_bytes {
+            return false;
+        }
+        if self.params.reserved_per_queue_bytes == 0 {
+            // `decide` without reservations: the pool is B and its use the total, and the
+            // packet fits (total + wire ≤ the maximum ≤ B), so only the threshold can refuse.
+            let queue = self.queue_bytes[slot as usize];
+            let free = self.shared_size - self.total;
+            return (queue as i64 as f64) < self.params.alpha * free as i64 as f64;
+        }
+        self.decide_on_copies(slot, wire).is_ok()
     }
 
     /// [`SharedBuffer::admit`] on exact occupancies: the copies are caught up first.
@@ -232,7 +254,7 @@ impl SharedBuffer {
             self.shared_size,
             self.params.reserved_per_queue_bytes,
             self.queue_bytes[slot as usize],
-            self.shared_used,
+            self.shared_used(),
             wire,
         )
     }
@@ -252,8 +274,10 @@ impl SharedBuffer {
         let bytes = ports[self.ports[slot] as usize].buffered_bytes_as_last_seen();
         debug_assert!(bytes <= old + wire, "a queue's copy undercounted it");
         self.total = self.total - old + bytes;
-        self.shared_used =
-            self.shared_used - old.saturating_sub(reserved) + bytes.saturating_sub(reserved);
+        if reserved > 0 {
+            self.shared_used =
+                self.shared_used - old.saturating_sub(reserved) + bytes.saturating_sub(reserved);
+        }
         self.queue_bytes[slot] = bytes;
         if self.next_release[slot] == Time::MAX {
             self.now_busy(ports, slot);
