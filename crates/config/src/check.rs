@@ -192,6 +192,9 @@ fn check_flow_overrides(cfg: &Config) -> Result<(), ConfigError> {
         check_tcp(&g.tcp, &format!("{key}.tcp."))?;
         // What depends on the group's packet size and congestion control, under its own keys.
         check_buffers_fit(&cfg.topology.links(), &g.tcp)?;
+        if let Some(sb) = &cfg.topology.links().shared_buffer {
+            check_shared_buffer(sb, g.tcp.mss.0 + g.tcp.header.0, &format!("{key}.tcp."))?;
+        }
         if let WorkloadConfig::SynchronizedReads { request_size, .. } = &cfg.workload {
             check_request_size(request_size.0, &g.tcp)?;
         }
@@ -405,7 +408,7 @@ fn check_topology(cfg: &Config, l: &LinkDefaults) -> Result<(), ConfigError> {
     }
     check_queue(&l.switch_queue)?;
     if let Some(sb) = &l.shared_buffer {
-        check_shared_buffer(sb, cfg.tcp.mss.0 + cfg.tcp.header.0)?;
+        check_shared_buffer(sb, cfg.tcp.mss.0 + cfg.tcp.header.0, "tcp.")?;
     }
     if l.priority_classes == 0 || l.priority_classes > 64 {
         return Err(invalid(
@@ -419,15 +422,20 @@ fn check_topology(cfg: &Config, l: &LinkDefaults) -> Result<(), ConfigError> {
 
 /// A shared buffer: room for a full packet, α in range, the reservation within the buffer.
 /// (That the reservations of all a switch's queues fit, and the switch names, need the
-/// topology built: the scenario crate's `check_buildable`.)
-fn check_shared_buffer(sb: &SharedBufferConfig, full_packet: u64) -> Result<(), ConfigError> {
+/// topology built: the scenario crate's `check_buildable`.) `full_packet` is the MSS plus
+/// header of the TCP settings under `tcp_key` (`tcp.`, or a flow override group's).
+fn check_shared_buffer(
+    sb: &SharedBufferConfig,
+    full_packet: u64,
+    tcp_key: &str,
+) -> Result<(), ConfigError> {
     let key = |k: &str| format!("topology.shared_buffer.{k}");
     if sb.size.0 < full_packet {
         return Err(invalid(
             &key("size"),
             Buffer::Bytes(sb.size.0),
             format!(
-                "room for at least one full packet: tcp.mss + tcp.header = {full_packet} B (a size in bytes)"
+                "room for at least one full packet: {tcp_key}mss + {tcp_key}header = {full_packet} B (a size in bytes)"
             ),
         ));
     }
@@ -761,6 +769,28 @@ workload: {kind: synchronized_reads, sru: 64KB}
         ]);
         assert!(e.starts_with("scheme.mss_dsr = 800"), "{e}");
         let o = ["scheme={name: dsr, mss_dsr: 800}".to_string()];
+        Config::from_yaml(BASE, &o).unwrap();
+    }
+
+    #[test]
+    fn a_shared_buffer_must_hold_one_packet_of_every_group() {
+        // 9000 B jumbo segments of one group against an 8 KB shared buffer (the top-level
+        // 1000 B segments fit it; static buffers large enough for both).
+        let e = err(&[
+            "topology.switch_buffer=64KB",
+            "topology.shared_buffer={size: 8KB}",
+            "flow_overrides=[{flows: [0], tcp: {mss: 9000}}]",
+        ]);
+        assert_eq!(
+            e,
+            "topology.shared_buffer.size = 8000B: room for at least one full packet: \
+             flow_overrides[0].tcp.mss + flow_overrides[0].tcp.header = 9040 B (a size in bytes)",
+        );
+        let o = [
+            "topology.switch_buffer=64KB".to_string(),
+            "topology.shared_buffer={size: 8KB}".to_string(),
+            "flow_overrides=[{flows: [0], tcp: {mss: 4000}}]".to_string(),
+        ];
         Config::from_yaml(BASE, &o).unwrap();
     }
 }

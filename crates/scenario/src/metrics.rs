@@ -207,8 +207,13 @@ pub struct RunRecord {
     pub ecn_reductions: u64,
     /// Packets dropped, any reason (`drops_buffer + drops_aqm + drops_link_loss`).
     pub drops_total: u64,
-    /// Packets refused at a full port buffer (tail drop, shared-buffer threshold).
+    /// Refused for want of buffer: `drops_threshold` + `drops_buffer_full`.
     pub drops_buffer: u64,
+    /// Of those, refused by a shared buffer's Dynamic Threshold (0 with static buffers).
+    pub drops_threshold: u64,
+    /// Of those, refused because the packet did not fit (a full static buffer, or a shared
+    /// buffer whose queue was below its threshold but whose free space was too small).
+    pub drops_buffer_full: u64,
     /// Packets dropped by an AQM's decision (RED) rather than a full buffer.
     pub drops_aqm: u64,
     /// Packets lost on a link by the configured random loss.
@@ -754,8 +759,12 @@ pub struct PortRecord {
     pub to_node: String,
     /// Packets admitted to the queue.
     pub packets_enqueued: u64,
-    /// Packets refused for lack of buffer.
+    /// Refused for want of buffer: `drops_threshold` + `drops_buffer_full`.
     pub drops_buffer: u64,
+    /// Of those, refused by its switch's shared-buffer Dynamic Threshold (0 on static ports).
+    pub drops_threshold: u64,
+    /// Of those, refused because the packet did not fit the (static or shared) buffer.
+    pub drops_buffer_full: u64,
     /// Packets dropped by the AQM (RED).
     pub drops_aqm: u64,
     /// Packets lost on the port's link by random loss.

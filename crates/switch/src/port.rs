@@ -365,6 +365,13 @@ impl OutputPort {
         }
     }
 
+    /// Buffered bytes as of the port's last look at its queue (its last admission, arrival or
+    /// [`OutputPort::occupancy`] call): exact then, never too low later.
+    #[inline(always)]
+    pub fn buffered_bytes_as_last_seen(&self) -> u64 {
+        self.occupancy.bytes
+    }
+
     /// Buffer occupancy at `now` (packets waiting or being serialized).
     pub fn occupancy(&mut self, now: Time) -> Occupancy {
         self.release_transmitted(now);

@@ -18,9 +18,12 @@
 //! The pool's occupancy is kept incrementally: a copy of each queue's occupancy, refreshed only
 //! for the queues whose oldest packet has finished transmission since (each port knows when
 //! that happens, [`OutputPort::next_release`]; departures are fixed at admission, see
-//! [`crate::port`]), and after every admission through the buffer. So an admission costs a
-//! scan of one `Time` per queue plus the queues that changed; debug builds check the totals
-//! against a full recount.
+//! [`crate::port`]), and after every admission through the buffer. Between refreshes the
+//! copies can only be too high, and DT is monotone, so an admission the copies allow is
+//! decided without refreshing them; a refusal (or a possible new maximum) on the copies brings
+//! them up to date first ([`SharedBuffer::admit`]). A refresh costs a scan of one `Time` per
+//! non-empty queue plus the queues that changed; debug builds check the totals against a full
+//! recount.
 
 use crate::port::OutputPort;
 use crate::qdisc::DropReason;
@@ -65,7 +68,8 @@ pub struct SharedBuffer {
     /// Bit per slot: its queue holds something (`next_release` is finite), so a catch-up visits
     /// only those (most of a switch's queues are empty most of the time).
     busy: Vec<u64>,
-    /// Σ queue_bytes, and Σ max(0, queue_bytes − reserved).
+    /// Σ queue_bytes, and Σ max(0, queue_bytes − reserved) (kept only with reservations:
+    /// without, it is `total`; see [`SharedBuffer::shared_used`]).
     total: u64,
     shared_used: u64,
     /// Counters so far.
@@ -96,6 +100,16 @@ impl SharedBuffer {
         }
     }
 
+    /// The pool's bytes in use: every queue's bytes above its reservation.
+    #[inline(always)]
+    fn shared_used(&self) -> u64 {
+        if self.params.reserved_per_queue_bytes == 0 {
+            self.total
+        } else {
+            self.shared_used
+        }
+    }
+
     /// The pool DT shares (B minus the reservations).
     pub fn shared_size(&self) -> u64 {
         self.shared_size
@@ -117,8 +131,10 @@ impl SharedBuffer {
         let reserved = self.params.reserved_per_queue_bytes;
         let old = self.queue_bytes[slot];
         self.total = self.total - old + bytes;
-        self.shared_used =
-            self.shared_used - old.saturating_sub(reserved) + bytes.saturating_sub(reserved);
+        if reserved > 0 {
+            self.shared_used =
+                self.shared_used - old.saturating_sub(reserved) + bytes.saturating_sub(reserved);
+        }
         self.queue_bytes[slot] = bytes;
         let next = port.next_release();
         self.next_release[slot] = next;
@@ -152,10 +168,58 @@ impl SharedBuffer {
     }
 
     /// Whether `wire` bytes arriving at `now` for the queue in `slot` may enter the buffer; a
-    /// refusal is counted here, by cause. The port's own discipline (ECN marking, RED) then
-    /// decides as usual on the port's own queue; call [`SharedBuffer::after_offer`] after it.
-    #[inline]
+    /// refusal is counted here, by cause (the caller counts it at the port,
+    /// [`OutputPort::refuse`]). The port's own discipline (ECN marking, RED) then decides as
+    /// usual on the port's own queue; call [`SharedBuffer::after_offer`] after it.
+    ///
+    /// Fast path: the copies of the queues are only ever too high (a departure since a queue's
+    /// last refresh is still counted), and DT admission is monotone (a longer queue or a fuller
+    /// pool never admits more: the threshold falls, the packet's share of the pool and the
+    /// pool's use rise). So if the copies admit, the exact occupancies admit too, and if the
+    /// copies' total plus the packet stays within the highest total seen, the exact one does:
+    /// the packet is admitted without bringing the copies up to date. Only otherwise (a refusal
+    /// on the copies, or perhaps a new maximum) does [`SharedBuffer::admit_exact`] catch them up
+    /// and apply the rule to the exact values. Same decisions and statistics as an exact count
+    /// at every admission, at a fraction of the cost (S3: the exact path runs at one admission
+    /// in six; `benches/scenarios.rs`, group `shared-buffer`).
+    #[inline(always)]
     pub fn admit(
+        &mut self,
+        ports: &mut [OutputPort],
+        slot: u32,
+        now: Time,
+        wire: u64,
+    ) -> Result<(), DropReason> {
+        if self.admits_on_copies(slot, wire) {
+            debug_assert!(
+                self.total >= self.occupancy(ports, now),
+                "the copies undercount the shared buffer"
+            );
+            return Ok(());
+        }
+        self.admit_exact(ports, slot, now, wire)
+    }
+
+    /// Whether the copies admit `wire` bytes into `slot` without a new maximum: then the exact
+    /// values do too.
+    #[inline(always)]
+    fn admits_on_copies(&self, slot: u32, wire: u64) -> bool {
+        if self.total + wire > self.stats.max_occupancy_bytes {
+            return false;
+        }
+        if self.params.reserved_per_queue_bytes == 0 {
+            // `decide` without reservations: the pool is B and its use the total, and the
+            // packet fits (total + wire ≤ the maximum ≤ B), so only the threshold can refuse.
+            let queue = self.queue_bytes[slot as usize];
+            let free = self.shared_size - self.total;
+            return (queue as i64 as f64) < self.params.alpha * free as i64 as f64;
+        }
+        self.decide_on_copies(slot, wire).is_ok()
+    }
+
+    /// [`SharedBuffer::admit`] on exact occupancies: the copies are caught up first.
+    #[inline(never)]
+    pub fn admit_exact(
         &mut self,
         ports: &mut [OutputPort],
         slot: u32,
@@ -172,14 +236,7 @@ impl SharedBuffer {
             self.total <= self.params.size_bytes,
             "shared buffer over its size"
         );
-        let verdict = decide(
-            self.params.alpha,
-            self.shared_size,
-            self.params.reserved_per_queue_bytes,
-            self.queue_bytes[slot as usize],
-            self.shared_used,
-            wire,
-        );
+        let verdict = self.decide_on_copies(slot, wire);
         match verdict {
             Ok(()) => {
                 self.stats.max_occupancy_bytes =
@@ -191,28 +248,52 @@ impl SharedBuffer {
         verdict
     }
 
+    /// The DT rule on the copies as they stand.
+    #[inline(always)]
+    fn decide_on_copies(&self, slot: u32, wire: u64) -> Result<(), DropReason> {
+        decide(
+            self.params.alpha,
+            self.shared_size,
+            self.params.reserved_per_queue_bytes,
+            self.queue_bytes[slot as usize],
+            self.shared_used(),
+            wire,
+        )
+    }
+
     /// The port in `slot` was offered `wire` bytes the buffer admitted, and took them
     /// (`taken`) or its own discipline refused them.
-    #[inline]
+    #[inline(always)]
     pub fn after_offer(&mut self, ports: &mut [OutputPort], slot: u32, wire: u64, taken: bool) {
         let slot = slot as usize;
         if !taken {
             return;
         }
+        // The port has just brought its queue up to date (departures by now released) and
+        // added the packet: its count is exact, and at most the copy plus the packet.
         let reserved = self.params.reserved_per_queue_bytes;
         let old = self.queue_bytes[slot];
-        let bytes = old + wire;
-        self.total += wire;
-        self.shared_used += bytes.saturating_sub(reserved) - old.saturating_sub(reserved);
+        let bytes = ports[self.ports[slot] as usize].buffered_bytes_as_last_seen();
+        debug_assert!(bytes <= old + wire, "a queue's copy undercounted it");
+        self.total = self.total - old + bytes;
+        if reserved > 0 {
+            self.shared_used =
+                self.shared_used - old.saturating_sub(reserved) + bytes.saturating_sub(reserved);
+        }
         self.queue_bytes[slot] = bytes;
         if self.next_release[slot] == Time::MAX {
-            // The queue was empty: its next departure is this packet's (or, on a priority
-            // port, not fixed yet).
-            let next = ports[self.ports[slot] as usize].next_release();
-            self.next_release[slot] = next;
-            self.busy[slot / 64] |= 1u64 << (slot % 64);
-            self.earliest_release = self.earliest_release.min(next);
+            self.now_busy(ports, slot);
         }
+    }
+
+    /// The queue in `slot` was empty and took a packet: its next departure is this packet's
+    /// (or, on a priority port, not fixed yet).
+    #[inline]
+    fn now_busy(&mut self, ports: &[OutputPort], slot: usize) {
+        let next = ports[self.ports[slot] as usize].next_release();
+        self.next_release[slot] = next;
+        self.busy[slot / 64] |= 1u64 << (slot % 64);
+        self.earliest_release = self.earliest_release.min(next);
     }
 }
 
@@ -235,7 +316,9 @@ pub fn decide(
     let extra = queue + wire - reserved.max(queue);
     let free = shared_size - shared_used;
     // Choudhury-Hahne §III: admit while q < T = α·(B − Q).
-    if own_shared as f64 >= alpha * free as f64 {
+    // Byte counts are far below 2^53, so both sides convert exactly (through i64: one
+    // instruction on x86-64, where u64 → f64 takes several).
+    if own_shared as i64 as f64 >= alpha * free as i64 as f64 {
         return Err(DropReason::Threshold);
     }
     if extra > free {

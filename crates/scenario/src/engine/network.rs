@@ -181,7 +181,10 @@ impl Network {
         self.enqueue(now, port, packet, input, events, diag)
     }
 
-    /// Offers `packet`, which entered the port's node on `input`, to `port`.
+    /// Offers `packet`, which entered the port's node on `input`, to `port`. On a port of a
+    /// shared-buffer switch the buffer's Dynamic Threshold decides first (a refusal is counted
+    /// at the port and in the buffer, by cause), then the port itself; the buffer hears what
+    /// the port took. One inlined copy of the port's admission serves both kinds of port.
     #[inline(always)]
     fn enqueue(
         &mut self,
@@ -193,11 +196,26 @@ impl Network {
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         let (flow, kind) = (packet.flow, packet.kind);
-        let p = &mut self.fabric.ports[port as usize];
-        let offered = match p.shared_buffer() {
-            None => p.enqueue(now, packet),
-            Some(buffer) => self.enqueue_shared(now, buffer, port, packet),
-        };
+        let f = &mut self.fabric;
+        let shared = f.ports[port as usize].shared_buffer();
+        let wire = packet.wire_bytes() as u64;
+        if let Some((pool, slot)) = shared
+            && let Err(reason) =
+                f.shared_buffers[pool as usize].admit(&mut f.ports, slot, now, wire)
+        {
+            f.ports[port as usize].refuse(&packet, reason);
+            return Some(AdmissionDrop {
+                port,
+                input,
+                flow,
+                kind,
+            });
+        }
+        let offered = f.ports[port as usize].enqueue(now, packet);
+        if let Some((pool, slot)) = shared {
+            let taken = matches!(offered, Enqueued::Admitted { .. });
+            f.shared_buffers[pool as usize].after_offer(&mut f.ports, slot, wire, taken);
+        }
         if let Enqueued::Admitted {
             schedule_head_at,
             schedule_tx_done_at,
@@ -218,34 +236,6 @@ impl Network {
                 flow,
                 kind,
             })
-        }
-    }
-
-    /// Offers `packet` to `port`, queue `slot` of shared buffer `pool`: the buffer's Dynamic
-    /// Threshold first (a refusal is counted at the port and in the buffer, by cause), then
-    /// the port itself.
-    #[cold]
-    fn enqueue_shared(
-        &mut self,
-        now: Time,
-        (pool, slot): (u32, u32),
-        port: u32,
-        packet: Packet,
-    ) -> Enqueued {
-        let f = &mut self.fabric;
-        let wire = packet.wire_bytes() as u64;
-        let buffer = &mut f.shared_buffers[pool as usize];
-        match buffer.admit(&mut f.ports, slot, now, wire) {
-            Ok(()) => {
-                let offered = f.ports[port as usize].enqueue(now, packet);
-                let taken = matches!(offered, Enqueued::Admitted { .. });
-                buffer.after_offer(&mut f.ports, slot, wire, taken);
-                offered
-            }
-            Err(reason) => {
-                f.ports[port as usize].refuse(&packet, reason);
-                Enqueued::Dropped(reason)
-            }
         }
     }
 

@@ -27,8 +27,10 @@ pub(crate) fn port_records(sim: &mut Simulation, end: Time) -> Vec<PortRecord> {
             from_node: fabric.node_names[fabric.port_from[i] as usize].clone(),
             to_node: fabric.node_names[p.to as usize].clone(),
             packets_enqueued: p.stats.enqueued_packets,
-            // Both of a shared buffer's causes (split in shared_buffers.csv).
+            // Both causes, then each.
             drops_buffer: p.stats.drops_buffer + p.stats.drops_threshold,
+            drops_threshold: p.stats.drops_threshold,
+            drops_buffer_full: p.stats.drops_buffer,
             drops_aqm: p.stats.drops_aqm,
             drops_link_loss: p.stats.drops_link_loss,
             ecn_marks: p.stats.ecn_marks,
@@ -68,7 +70,8 @@ pub(crate) fn port_class_records(sim: &Simulation) -> Vec<PortClassRecord> {
 }
 
 /// The rows of shared_buffers.csv: every queue of every shared buffer. On a shared-buffer port,
-/// ports.csv's `drops_buffer` counts both causes (threshold + full); this file splits them.
+/// ports.csv's `drops_buffer` counts both causes (split there too: `drops_threshold`,
+/// `drops_buffer_full`); this file adds the buffers' own totals and occupancy.
 pub(crate) fn shared_buffer_records(sim: &mut Simulation, end: Time) -> Vec<SharedBufferRecord> {
     let fabric = &mut sim.network.fabric;
     let mut out = Vec::new();

@@ -146,11 +146,10 @@ fn tcp_totals(sim: &Simulation, run: &mut RunRecord) {
 fn drops(sim: &Simulation, run: &mut RunRecord) {
     let ports = &sim.network.fabric.ports;
     run.drops_total = sim.packets_dropped();
-    // A shared buffer's threshold drops count as buffer drops here (split in shared_buffers.csv).
-    run.drops_buffer = ports
-        .iter()
-        .map(|p| p.stats.drops_buffer + p.stats.drops_threshold)
-        .sum();
+    // A shared buffer's threshold drops count as buffer drops, and on their own.
+    run.drops_threshold = ports.iter().map(|p| p.stats.drops_threshold).sum();
+    run.drops_buffer_full = ports.iter().map(|p| p.stats.drops_buffer).sum();
+    run.drops_buffer = run.drops_threshold + run.drops_buffer_full;
     run.drops_aqm = ports.iter().map(|p| p.stats.drops_aqm).sum();
     run.drops_link_loss = ports.iter().map(|p| p.stats.drops_link_loss).sum();
     run.max_port_drops = ports
