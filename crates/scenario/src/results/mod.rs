@@ -109,7 +109,14 @@ impl Simulation {
         let port_offered: Vec<u64> = fabric
             .ports
             .iter()
-            .map(|p| p.stats.enqueued_packets + p.stats.drops_buffer + p.stats.drops_aqm)
+            // Offered = admitted + refused at admission (either buffer cause, or the AQM), as
+            // ports.csv counts it; runs.csv's drop_ratio divides `drops_buffer + drops_aqm` by it.
+            .map(|p| {
+                p.stats.enqueued_packets
+                    + p.stats.drops_buffer
+                    + p.stats.drops_threshold
+                    + p.stats.drops_aqm
+            })
             .collect();
         self.diag.fill_run(
             run,
