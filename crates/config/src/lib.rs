@@ -12,6 +12,7 @@
 //!   `--strict` refuses them).
 
 pub mod check;
+mod choice;
 pub mod config;
 mod defaults;
 pub mod error;

@@ -3,8 +3,8 @@
 //! Every parameter is printed in the resolved config and is a sweepable key (`scheme.delta`).
 //! The scheme state itself is built by the scenario crate (`scheme_build`).
 
+use crate::choice::ExtensionChoice;
 use crate::error::{ConfigError, invalid};
-use crate::extension::ExtensionChoice;
 use crate::tcp::{CongestionControlName, TcpConfig};
 use crate::units::{Bytes, Dur};
 use incastsim_core::Duration;

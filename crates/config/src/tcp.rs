@@ -1,8 +1,8 @@
 //! The `tcp:` section (and each flow-override group's `tcp`): congestion control, loss
 //! recovery, segment sizes, windows and timers.
 
+use crate::choice::ExtensionChoice;
 use crate::defaults::{default_true, default_zero_dur};
-use crate::extension::ExtensionChoice;
 use crate::units::{Bytes, Dur};
 use incastsim_core::Duration;
 use serde::{Deserialize, Serialize};
