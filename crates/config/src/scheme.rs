@@ -3,6 +3,7 @@
 //! Every parameter is printed in the resolved config and is a sweepable key (`scheme.delta`).
 //! The scheme state itself is built by the scenario crate (`scheme_build`).
 
+use crate::choice::ExtensionChoice;
 use crate::error::{ConfigError, invalid};
 use crate::tcp::{CongestionControlName, TcpConfig};
 use crate::units::{Bytes, Dur};
@@ -36,6 +37,9 @@ pub enum SchemeConfig {
     Plato(PlatoParams),
     /// ICTCP (Wu et al. 2010): receiver-side window control per connection.
     Ictcp(IctcpConfigParams),
+    /// A scheme registered by a downstream crate (checked and completed by the loader's
+    /// [`crate::Catalog`]; see [`crate::extension`]).
+    Extension(ExtensionChoice),
 }
 
 /// Parameters of `Ictcp` (see [`SchemeConfig`]).
@@ -471,12 +475,14 @@ impl<'de> Deserialize<'de> for SchemeConfig {
             "prob_retx" => SchemeConfig::ProbRetx(params(&name, rest)?),
             "dsr" => SchemeConfig::Dsr(params(&name, rest)?),
             "ictcp" => SchemeConfig::Ictcp(params(&name, rest)?),
-            other => {
-                return Err(de::Error::custom(format!(
-                    "unknown scheme `{other}`; {}",
-                    names_help()
-                )));
-            }
+            // Not a built-in: the loader's catalog knows it, or lists what it knows.
+            _ => SchemeConfig::Extension(ExtensionChoice {
+                name,
+                params: match rest {
+                    serde_json::Value::Object(m) => m,
+                    _ => Default::default(),
+                },
+            }),
         })
     }
 }
@@ -500,6 +506,7 @@ impl Serialize for SchemeConfig {
             SchemeConfig::ProbRetx(p) => serde_json::to_value(p),
             SchemeConfig::Dsr(p) => serde_json::to_value(p),
             SchemeConfig::Ictcp(p) => serde_json::to_value(p),
+            SchemeConfig::Extension(e) => return e.serialize(s),
         }
         .map_err(serde::ser::Error::custom)?;
         let mut map = serde_json::Map::new();
@@ -512,9 +519,10 @@ impl Serialize for SchemeConfig {
 }
 
 impl SchemeConfig {
-    /// The scheme's name as configs and runs.csv spell it (`none`, `tda`, ...).
-    pub fn name(&self) -> &'static str {
+    /// The scheme's name as configs and runs.csv spell it (`none`, `tda`, ..., or an extension's).
+    pub fn name(&self) -> &str {
         match self {
+            SchemeConfig::Extension(e) => &e.name,
             SchemeConfig::None => "none",
             SchemeConfig::RtoStatic(_) => "rto_static",
             SchemeConfig::Tda(_) => "tda",
@@ -529,9 +537,12 @@ impl SchemeConfig {
         }
     }
 
-    /// The scheme with every parameter at its default.
+    /// The built-in scheme `name` with every parameter at its default (`None` for any other
+    /// name: an extension's defaults are its registry's).
     pub fn defaults(name: &str) -> Option<SchemeConfig> {
-        serde_json::from_value(serde_json::json!({ "name": name })).ok()
+        serde_json::from_value(serde_json::json!({ "name": name }))
+            .ok()
+            .filter(|s| !matches!(s, SchemeConfig::Extension(_)))
     }
 
     /// Header bytes of the flows' packets, if the scheme changes them (DSR's compression).
@@ -550,6 +561,8 @@ impl SchemeConfig {
     pub fn validate(&self, tcp: &TcpConfig) -> Result<(), ConfigError> {
         match self {
             SchemeConfig::None | SchemeConfig::Plato(_) => Ok(()),
+            // Checked by the catalog while loading.
+            SchemeConfig::Extension(_) => Ok(()),
             SchemeConfig::Ictcp(p) => p.validate(),
             SchemeConfig::RtoStatic(RtoStaticParams { delta }) => positive_dur("delta", delta),
             SchemeConfig::Tda(TdaParams {

@@ -118,6 +118,12 @@ pub use incastsim_switch as switch;
 /// TCP senders and receivers: congestion control, loss recovery, RTO, the policy hooks.
 pub use incastsim_tcp as tcp;
 
+/// Components from a downstream crate, registered by name: [`Extensions`] and the extension
+/// traits (see `incastsim_scenario::extend`).
+pub use incastsim_scenario::extend;
+pub use incastsim_scenario::extend::Extensions;
+pub use incastsim_scenario::{extensions, provider};
+
 pub mod output;
 pub mod pcap;
 

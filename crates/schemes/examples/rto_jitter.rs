@@ -5,8 +5,9 @@
 //! 2. the hooks it needs (here only `retransmission_timeout`), and `hooks()` naming them;
 //! 3. its randomness from the connection's own `Stream::Scheme` generator.
 //!
-//! Run it: `cargo run -p incastsim-schemes --example rto_jitter`. (To use it in simulations, add
-//! a `SenderScheme` variant and a `SchemeConfig` entry; the engine does not change.)
+//! Run it: `cargo run -p incastsim-schemes --example rto_jitter`. To use it in simulations from a
+//! crate of your own, register it by name: `examples/extend/` (repository root) does, as
+//! `scheme: {name: rto_jitter, max_extra: 50us}`.
 
 use incastsim_core::rng::Stream;
 use incastsim_core::{Duration, SimRng, Time};

@@ -45,6 +45,9 @@ pub enum Stream {
     TieOrder = 10,
     /// Per-switch choice of next hop for packet spraying (`routing: packet_spray`).
     Spray = 11,
+    /// A congestion controller registered by a downstream crate, per flow (its own stream, so
+    /// it shifts no other component's draws).
+    Controller = 12,
 }
 
 /// Derives the seed of stream `stream`, instance `index`, of the run seeded with `run_seed`.

@@ -202,6 +202,17 @@ impl Simulation {
         Ok(Simulation::from_plan(Plan::new(cfg, seed)?))
     }
 
+    /// [`Simulation::new`] with the components `extensions` registers.
+    pub fn with_extensions(
+        cfg: &Config,
+        seed: u64,
+        extensions: &crate::Extensions,
+    ) -> Result<Simulation, crate::config::ConfigError> {
+        Ok(Simulation::from_plan(Plan::with_extensions(
+            cfg, seed, extensions,
+        )?))
+    }
+
     fn start(&mut self) {
         let now = Time::ZERO;
         self.generated.schedule_first_starts(&mut self.events);
