@@ -5,7 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 
 /// An extension chosen by name, with its parameters (everything beside `name` in the mapping).
 /// In YAML `{name: my_reno, beta: 0.8}`, or just `my_reno` for all defaults. After loading
-/// with a [`Catalog`], `params` hold every parameter, defaults filled in.
+/// with a [`Catalog`](crate::extension::Catalog), `params` hold every parameter, defaults filled in.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ExtensionChoice {
     /// The name it was registered under.

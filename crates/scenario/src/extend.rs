@@ -190,8 +190,8 @@ impl SchemeContext {
     }
 }
 
-/// An incast scheme from outside incastsim, selected by `scheme: {name: <registered name>,
-/// <param>: <value>, ...}`: per-connection state behind the hooks of
+/// An incast scheme from outside incastsim, selected by
+/// `scheme: {name: <registered name>, <param>: <value>, ...}`: per-connection state behind the hooks of
 /// [`incastsim_tcp::SenderPolicy`] / [`incastsim_tcp::ReceiverPolicy`] (ARCHITECTURE.md
 /// "Schemes": a hook reads a copy of the connection's state and acts only through its return
 /// value). A side the scheme does not touch returns `None` (plain TCP there); use
