@@ -204,6 +204,9 @@ pub struct RunRecord {
     pub model_j: f64,
     pub model_q_full: f64,
     pub model_q_split: f64,
+    /// Columns added by probes (`crate::probe`), after every built-in column; none without.
+    #[serde(flatten)]
+    pub probes: crate::probe::ProbeColumns,
 }
 
 /// Fills the eight fields of a run-length histogram from its bins.
@@ -499,6 +502,9 @@ pub struct FlowRecord {
     pub drop_run_7: u64,
     pub drop_run_8plus: u64,
     pub max_drop_run: u32,
+    /// Columns added by probes (`crate::probe`), after every built-in column; none without.
+    #[serde(flatten)]
+    pub probes: crate::probe::ProbeColumns,
 }
 
 /// One row of senders.csv: the flows one host sent in one run.
@@ -654,6 +660,8 @@ pub struct RunResult {
     pub capture: Option<crate::engine::capture::CaptureResult>,
     /// The queues of the shared buffers (shared_buffers.csv; empty without shared buffers).
     pub shared_buffers: Vec<SharedBufferRecord>,
+    /// Probes' own CSV files (`crate::probe::ProbeReport::table`); empty without probes.
+    pub probe_tables: Vec<crate::probe::ProbeTable>,
 }
 
 #[cfg(test)]
