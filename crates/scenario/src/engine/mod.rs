@@ -272,7 +272,9 @@ impl Simulation {
         watch: &mut dyn FnMut(&RunProgress) -> Option<Outcome>,
     ) {
         self.start();
-        let limit = Time::ZERO + self.cfg.run.max_sim_time.0;
+        let end = Time::ZERO + self.cfg.run.max_sim_time.0;
+        // One comparison per event for both: past `limit` the run either ends or pauses.
+        let limit = pause.map_or(end, |p| p.min(end));
         let max_events = self.cfg.run.max_events.unwrap_or(u64::MAX);
         let next = |done: u64| {
             (done / WATCH_EVERY_EVENTS + 1)
@@ -286,12 +288,12 @@ impl Simulation {
                 break;
             };
             if t > limit {
+                if t <= end {
+                    return; // paused
+                }
                 self.outcome = Some(Outcome::TimeLimit);
-                self.finished_at = Some(limit);
+                self.finished_at = Some(end);
                 break;
-            }
-            if pause.is_some_and(|p| t > p) {
-                return;
             }
             let Some((now, ev)) = self.events.pop() else {
                 break;
