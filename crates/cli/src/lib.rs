@@ -1,4 +1,459 @@
-//! The parts of the `incastsim` command-line tool that other front ends reuse (the Python
-//! package calls `incastsim model` through [`model_cmd::model_from_args`]).
+//! The `incastsim` command-line tool as a library call, and the parts other front ends reuse
+//! (the Python package calls `incastsim model` through [`model_cmd::model_from_args`]).
+//!
+//! [`main_with`] is the whole command line with a registry of extensions: a downstream crate's
+//! binary is
+//! ```no_run
+//! fn main() -> std::process::ExitCode {
+//!     incastsim_cli::main_with(incastsim::Extensions::builtin() /* .congestion_control::<MyReno>("my_reno") */)
+//! }
+//! ```
+//! and gets run, sweep, merge, plot, check, reproduce, slurm and the rest, with its components
+//! usable (by name, from YAML) in every one of them.
 
+mod experiment_cmd;
 pub mod model_cmd;
+mod progress;
+mod reproduce;
+mod slurm_cmd;
+mod stop;
+mod sweep_cmd;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use incastsim::extend::{ComponentInfo, ExtensionPoint};
+use incastsim::output::{Manifest, write_run_outputs};
+use incastsim::scenario::metrics::RunRecord;
+use incastsim::scenario::{Config, ConfigError, Extensions, Outcome, Simulation};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+/// A fast, deterministic packet-level simulator for data-center incast.
+#[derive(Parser, Debug)]
+#[command(name = "incastsim", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run one scenario and write runs.csv, flows.csv, ports.csv, blocks.csv, the resolved config
+    /// and a manifest.
+    Run(RunArgs),
+    /// Run every point of a config's `sweep:` section with every seed, in parallel; resumable.
+    Sweep(sweep_cmd::SweepArgs),
+    /// Combine the output folders of sweep shards into the files one machine would have written.
+    Merge(sweep_cmd::MergeArgs),
+    /// Plot a metric of a sweep's summary against a swept key (PNG and SVG, mean with 95% CI).
+    Plot(sweep_cmd::PlotArgs),
+    /// Check a config (with overrides) and print it fully resolved, without running it.
+    Check(CheckArgs),
+    /// List the incast mitigation schemes, their parameters and defaults (the `scheme:` section).
+    Schemes,
+    /// List the components registered by the binary (congestion controllers, schemes, ...),
+    /// with their providing crate, parameters and defaults.
+    Components,
+    /// Evaluate the papers' analytic incast models from parameters (CSV on stdout).
+    Model(model_cmd::ModelArgs),
+    /// Run a micro-experiment on a switch port (TCPRand's enqueue probability, its Fig. 5).
+    Experiment(experiment_cmd::ExperimentArgs),
+    /// Run a paper's sweeps without and with randomness and write its reproduction report
+    /// (docs/reproductions/<paper>.md) from configs/papers/claims/<paper>.yaml.
+    Reproduce(reproduce::ReproduceArgs),
+    /// Write the Slurm batch scripts of a sweep: a job array of shards and a merge job that
+    /// waits for them (docs/cluster.md).
+    Slurm(slurm_cmd::SlurmArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct RunArgs {
+    /// The scenario config (YAML).
+    config: PathBuf,
+    /// Seed of the run (overrides the config's `seed`).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Override a config key, e.g. --set senders=32 --set tcp.rto_min=1ms (repeatable).
+    #[arg(long = "set", value_name = "KEY.PATH=VALUE")]
+    overrides: Vec<String>,
+    /// Output directory [default: out/<scenario name>].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Evaluate the book's incast models next to the goodput (= --set metrics.models=true).
+    #[arg(long)]
+    models: bool,
+    /// Refuse the run if its memory estimate is above this: a size (8GB) or a share of the
+    /// machine's memory (50%).
+    #[arg(long, value_name = "SIZE|PERCENT", default_value = "50%")]
+    max_memory: String,
+    /// Refuse a config with warnings (values that cannot mean what they say) instead of
+    /// printing them and running.
+    #[arg(long)]
+    strict: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct CheckArgs {
+    /// The scenario config (YAML).
+    config: PathBuf,
+    /// Override a config key (repeatable).
+    #[arg(long = "set", value_name = "KEY.PATH=VALUE")]
+    overrides: Vec<String>,
+    /// Refuse a config with warnings (exit status 2) instead of only printing them.
+    #[arg(long)]
+    strict: bool,
+}
+
+/// Prints `warnings` on stderr (`warning: key = value: why`) and returns them for the manifest;
+/// with `strict` (`--strict`) they are an error with the same lines instead.
+pub(crate) fn report_warnings(
+    warnings: &[incastsim::config::ConfigWarning],
+    strict: bool,
+) -> Result<Vec<String>> {
+    let lines: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    if strict && !lines.is_empty() {
+        bail!(
+            "--strict refuses {} warning(s):\n  {}",
+            lines.len(),
+            lines.join("\n  ")
+        );
+    }
+    for l in &lines {
+        eprintln!("warning: {l}");
+    }
+    Ok(lines)
+}
+
+/// A closed stdout (`incastsim schemes | head -1`) ends the process quietly with the
+/// conventional status (killed by SIGPIPE), as every Unix tool does, instead of a panic in
+/// `println!`: Rust ignores SIGPIPE by default, so restore the default action.
+fn exit_quietly_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called first in main, before any other thread exists; SIG_DFL is always valid.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// Runs the command line (`std::env::args`) with the components `extensions` registers: every
+/// command loads configs through it, so they may name those components. Returns the process's
+/// exit status (0 success, 2 error, or the signal status after SIGINT/SIGTERM).
+pub fn main_with(extensions: Extensions) -> ExitCode {
+    exit_quietly_on_closed_pipe();
+    let cli = Cli::parse();
+    let ext = &extensions;
+    if matches!(cli.command, Command::Run(_) | Command::Sweep(_)) {
+        stop::install();
+    }
+    let result = match cli.command {
+        Command::Run(args) => run(args, ext),
+        Command::Sweep(args) => sweep_cmd::sweep(args, ext),
+        Command::Merge(args) => sweep_cmd::merge(args, ext),
+        Command::Plot(args) => sweep_cmd::plot(args),
+        Command::Check(args) => check(args, ext),
+        Command::Schemes => {
+            schemes(ext);
+            Ok(())
+        }
+        Command::Components => {
+            components(ext);
+            Ok(())
+        }
+        Command::Model(args) => model_cmd::model(args),
+        Command::Experiment(args) => experiment_cmd::experiment(args),
+        Command::Reproduce(args) => reproduce::reproduce(args, ext),
+        Command::Slurm(args) => slurm_cmd::slurm(args, ext),
+    };
+    match result {
+        Ok(()) => stop::exit_status().map_or(ExitCode::SUCCESS, ExitCode::from),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn load(config: &std::path::Path, overrides: &[String], ext: &Extensions) -> Result<Config> {
+    incastsim::scenario::load_checked_with(config, overrides, ext)
+        .with_context(|| format!("invalid config {}", config.display()))
+}
+
+/// Whether the YAML file at `path` has a top-level `experiment:` section (`incastsim
+/// experiment` configs). Unreadable or invalid files are not: the scenario loader reports them.
+fn is_experiment_config(path: &std::path::Path) -> bool {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| incastsim::config::parse_tree(&text).ok())
+        .is_some_and(|tree| tree.get("experiment").is_some())
+}
+
+fn check(args: CheckArgs, ext: &Extensions) -> Result<()> {
+    if is_experiment_config(&args.config) {
+        use incastsim::config::experiment::ExperimentFile;
+        let file = ExperimentFile::load(&args.config, &args.overrides)
+            .with_context(|| format!("invalid config {}", args.config.display()))?;
+        print!("{}", file.to_yaml());
+        println!("# an experiment config: run it with `incastsim experiment`");
+        return Ok(());
+    }
+    match incastsim::scenario::load_checked_with(&args.config, &args.overrides, ext) {
+        Err(ConfigError::HasSweep) => {
+            let sweep = incastsim::sweep::Sweep::load_with(&args.config, &args.overrides, ext)
+                .with_context(|| format!("invalid config {}", args.config.display()))?;
+            report_warnings(&sweep.warnings, args.strict)?;
+            print!("{}", sweep.input_yaml());
+            if let Some(point) = sweep.points.first() {
+                print_unprinted_defaults(&point.config);
+            }
+            println!(
+                "# {} points x {} seeds = {} runs; swept keys: {}",
+                sweep.points.len(),
+                sweep.seeds,
+                sweep.runs_total(),
+                sweep.keys.join(", ")
+            );
+            Ok(())
+        }
+        other => {
+            let cfg = other.with_context(|| format!("invalid config {}", args.config.display()))?;
+            report_warnings(&incastsim::config::config_warnings(&cfg), args.strict)?;
+            print!("{}", cfg.to_yaml());
+            print_unprinted_defaults(&cfg);
+            Ok(())
+        }
+    }
+}
+
+/// The defaults the resolved YAML leaves out, as comments (so every knob shows in `check`).
+fn print_unprinted_defaults(cfg: &Config) {
+    for line in cfg.unprinted_defaults() {
+        println!("# default, not printed above: {line}");
+    }
+}
+
+/// Prints every scheme with its parameters at their defaults, as they go in a config (the
+/// registered ones after the built-ins).
+fn schemes(ext: &Extensions) {
+    use incastsim::config::scheme::{SCHEMES, SchemeConfig};
+    println!("Schemes (config: `scheme: <name>` or `scheme: {{name: <name>, <param>: <value>}}`):");
+    for (name, about) in SCHEMES {
+        println!("\n{name}\n  {about}");
+        let defaults = SchemeConfig::defaults(name).expect("every listed scheme has defaults");
+        let yaml = serde_saphyr::to_string(&defaults).unwrap_or_default();
+        for line in yaml.lines().filter(|l| !l.starts_with("name:")) {
+            println!("  default {line}");
+        }
+    }
+    for c in ext
+        .components()
+        .filter(|c| c.point == ExtensionPoint::Scheme)
+    {
+        print_component(ext, c);
+    }
+}
+
+/// Prints the registered components, point by point, with their provider and defaults.
+fn components(ext: &Extensions) {
+    println!(
+        "Registered components (config: `{{name: <name>, <param>: <value>}}` where the point is chosen):"
+    );
+    for point in ExtensionPoint::ALL {
+        let builtins = incastsim::config::extension::builtin_names(point);
+        let registered: Vec<_> = ext.components().filter(|c| c.point == point).collect();
+        println!("\n{}:", point.name());
+        if !builtins.is_empty() {
+            println!("  built in: {}", builtins.join(", "));
+        }
+        if registered.is_empty() {
+            println!("  none registered");
+        }
+        for c in registered {
+            print_component(ext, c);
+        }
+    }
+}
+
+/// One registered component: name, provider, description and default parameters.
+fn print_component(ext: &Extensions, c: &ComponentInfo) {
+    println!("\n{} (from {})\n  {}", c.name, c.provider, c.description);
+    match ext.defaults(c.point, c.name) {
+        Some(defaults) => {
+            let yaml = serde_saphyr::to_string(&defaults).unwrap_or_default();
+            for line in yaml.lines().filter(|l| *l != "{}") {
+                println!("  default {line}");
+            }
+        }
+        None => println!("  (some parameters have no default)"),
+    }
+}
+
+fn run(mut args: RunArgs, ext: &Extensions) -> Result<()> {
+    if args.models {
+        args.overrides.push("metrics.models=true".into());
+    }
+    let mut cfg = load(&args.config, &args.overrides, ext)?;
+    if let Some(seed) = args.seed {
+        cfg.seed = seed;
+    }
+    let warnings = report_warnings(&incastsim::config::config_warnings(&cfg), args.strict)?;
+    let out = args
+        .out
+        .unwrap_or_else(|| PathBuf::from("out").join(&cfg.name));
+    let started_unix_s = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let wall = Instant::now();
+    let max_memory = memory_limit(&args.max_memory)?;
+    let plan = incastsim::scenario::Plan::new_within_with(&cfg, cfg.seed, Some(max_memory), ext)
+        .with_context(|| format!("invalid config {}", args.config.display()))?;
+    let mut sim = Simulation::from_plan(plan);
+    let mut line = progress::RunLine::new();
+    let outcome = incastsim::scenario::drive(
+        &mut sim,
+        Some(&stop::STOP),
+        Some(&mut |p, elapsed| line.update(p, elapsed)),
+    );
+    line.finish();
+    if let Err(violation) = sim.check_invariants() {
+        bail!("invariant violated (please report this with the config): {violation}");
+    }
+    let result = sim.results();
+    let wall_s = wall.elapsed().as_secs_f64();
+    let r = &result.run;
+    let manifest = Manifest {
+        incastsim_version: incastsim::VERSION.into(),
+        git_revision: incastsim::GIT_REVISION.map(Into::into),
+        config_path: args.config.display().to_string(),
+        overrides: args.overrides.clone(),
+        seeds: vec![cfg.seed],
+        outcome: outcome.as_str().into(),
+        started_unix_s,
+        wall_time_s: wall_s,
+        events: r.events,
+        events_per_s: r.events as f64 / wall_s,
+        packets_sent: r.packets_sent,
+        packets_per_s: r.packets_sent as f64 / wall_s,
+        warnings,
+        extensions: extension_records(ext, &cfg),
+    };
+    write_run_outputs(&out, &cfg, std::slice::from_ref(&result), &manifest)?;
+    print_run_summary(r, outcome, wall_s, cfg.metrics.models, &out);
+    Ok(())
+}
+
+/// The extensions `cfg` uses, for its manifest: point, name, providing crate and version.
+pub(crate) fn extension_records(
+    ext: &Extensions,
+    cfg: &Config,
+) -> Vec<incastsim::output::ExtensionRecord> {
+    ext.used_by(cfg)
+        .into_iter()
+        .map(|c| incastsim::output::ExtensionRecord {
+            point: c.point.name().into(),
+            name: c.name.into(),
+            crate_name: c.provider.crate_name.into(),
+            crate_version: c.provider.version.into(),
+        })
+        .collect()
+}
+
+/// The machine's memory in bytes (Linux: MemTotal of /proc/meminfo), if known.
+fn machine_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// `--max-memory`: "8GB" (bytes) or "50%" (of the machine's memory; 4 GB if unknown).
+pub(crate) fn memory_limit(arg: &str) -> Result<u64> {
+    let bad = || {
+        anyhow::anyhow!(
+            "--max-memory {arg:?}: a size such as 8GB or a share of the machine's memory such as 50%"
+        )
+    };
+    if let Some(p) = arg.trim().strip_suffix('%') {
+        let share: f64 = p.trim().parse().map_err(|_| bad())?;
+        if !(share > 0.0 && share <= 100.0) {
+            return Err(bad());
+        }
+        let total = machine_memory().unwrap_or(8 << 30);
+        return Ok((total as f64 * share / 100.0) as u64);
+    }
+    let bytes = incastsim::config::units::parse_bytes(arg).map_err(|_| bad())?;
+    if bytes == 0 {
+        return Err(bad());
+    }
+    Ok(bytes)
+}
+
+/// Prints what a run did (goodput, RTOs, drops, blocks or fairness, speed, and the book's models
+/// when asked for) and where its results are.
+fn print_run_summary(
+    r: &RunRecord,
+    outcome: Outcome,
+    wall_s: f64,
+    models: bool,
+    out: &std::path::Path,
+) {
+    println!(
+        "{}: {} topology, {} senders, {}, seed {}",
+        r.scenario, r.topology, r.senders, r.workload, r.seed
+    );
+    match outcome {
+        Outcome::Completed => {}
+        Outcome::TimeLimit => {
+            println!("  stopped at run.max_sim_time before the workload finished")
+        }
+        Outcome::EventLimit => {
+            println!("  stopped at run.max_events before the workload finished")
+        }
+        Outcome::WallTimeLimit => {
+            println!("  stopped at run.max_wall_time before the workload finished")
+        }
+        Outcome::Interrupted => println!(
+            "  interrupted: what was computed is written, marked incomplete (completed = false)"
+        ),
+        Outcome::Stalled => println!("  stalled: no events left before the workload finished"),
+    }
+    println!(
+        "  goodput {:.1} Mbps over {:.4} s simulated; {} RTOs ({} flows); {} drops",
+        r.goodput_mbps, r.sim_time_s, r.rto_count, r.flows_with_rto, r.drops_total
+    );
+    if r.blocks > 0 {
+        println!(
+            "  blocks {}/{}; completion time mean {:.3} ms, p99 {:.3} ms",
+            r.blocks_completed, r.blocks, r.bct_mean_ms, r.bct_p99_ms
+        );
+    } else {
+        println!("  Jain fairness {:.4}", r.jain_fairness);
+    }
+    println!(
+        "  {} events, {} packets in {:.3} s wall ({:.1} M events/s, {:.1} M packets/s)",
+        r.events,
+        r.packets_sent,
+        wall_s,
+        r.events as f64 / wall_s / 1e6,
+        r.packets_sent as f64 / wall_s / 1e6
+    );
+    if models {
+        println!(
+            "  book models (p_c {:.4}, p_r {:.4}, δ {:.2}, RTT {:.0} us, T0 {:.0} ms): TD-only {:.1}, Full {:.1}, Split {:.1} Mbps{}",
+            r.p_c,
+            r.p_r,
+            r.delta_abtt_per_block,
+            r.rtt_mean_us,
+            r.t0_ms,
+            r.model_td_only_mbps,
+            r.model_full_mbps,
+            r.model_split_mbps,
+            if r.delayed_ack {
+                " (delayed ACK is on: the models assume one ACK per packet)"
+            } else {
+                ""
+            }
+        );
+    }
+    println!("  results in {}", out.display());
+}

@@ -413,7 +413,7 @@ fn filtered_summary(src: &Path, dir: &Path, fixed: &[(String, String)]) -> Resul
     Ok(())
 }
 
-pub fn reproduce(args: ReproduceArgs) -> Result<()> {
+pub fn reproduce(args: ReproduceArgs, ext: &incastsim::scenario::Extensions) -> Result<()> {
     let (name, claims_path) = paper_name(&args.paper);
     let text = std::fs::read_to_string(&claims_path)
         .with_context(|| format!("reading {}", claims_path.display()))?;
@@ -439,7 +439,7 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
         if args.quick {
             overrides.extend(s.quick.iter().cloned());
         }
-        let sweep = Sweep::load(&s.config, &overrides)
+        let sweep = Sweep::load_with(&s.config, &overrides, ext)
             .with_context(|| format!("sweep {} ({})", s.id, s.config.display()))?;
         if !sweep.keys.contains(&claims.randomness.key) {
             bail!(

@@ -48,14 +48,14 @@ fn absolute(p: &Path) -> Result<PathBuf> {
     })
 }
 
-pub fn slurm(args: SlurmArgs) -> Result<()> {
+pub fn slurm(args: SlurmArgs, ext: &incastsim::scenario::Extensions) -> Result<()> {
     if args.shards == 0 {
         bail!("--shards 0: at least 1 shard is needed");
     }
     if args.cpus_per_task == 0 {
         bail!("--cpus-per-task 0: at least 1 CPU is needed");
     }
-    let sweep = Sweep::load(&args.config, &args.overrides)
+    let sweep = Sweep::load_with(&args.config, &args.overrides, ext)
         .with_context(|| format!("invalid sweep config {}", args.config.display()))?;
     let name = sweep.points[0].config.name.clone();
     let out = absolute(&args.out.unwrap_or_else(|| PathBuf::from("out").join(&name)))?;

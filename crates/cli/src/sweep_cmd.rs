@@ -3,6 +3,7 @@
 use anyhow::{Context, Result};
 use incastsim::output::write_json;
 use incastsim::plot::{PlotRequest, plot_sweep, plot_sweep_to};
+use incastsim::scenario::Extensions;
 use incastsim::sweep::{Progress, Shard, Sweep, run_sweep_until};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -177,6 +178,9 @@ struct SweepManifest {
     /// The sweep's warnings (`key = value: why`), as printed on stderr; omitted when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     warnings: Vec<String>,
+    /// The registered components the points use, with their crates; omitted when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    extensions: Vec<incastsim::output::ExtensionRecord>,
 }
 
 fn unix_now() -> u64 {
@@ -207,8 +211,8 @@ fn draw(dir: &Path, plots: &[incastsim::sweep::PlotSpec]) -> Result<()> {
     Ok(())
 }
 
-pub fn sweep(args: SweepArgs) -> Result<()> {
-    let sweep = Sweep::load(&args.config, &args.overrides)
+pub fn sweep(args: SweepArgs, ext: &Extensions) -> Result<()> {
+    let sweep = Sweep::load_with(&args.config, &args.overrides, ext)
         .with_context(|| format!("invalid sweep config {}", args.config.display()))?;
     let warnings = crate::report_warnings(&sweep.warnings, args.strict)?;
     let name = sweep.points[0].config.name.clone();
@@ -242,7 +246,16 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
         ),
     )?;
     let wall_s = wall.elapsed().as_secs_f64();
+    let mut extensions = Vec::new();
+    for point in &sweep.points {
+        for e in crate::extension_records(ext, &point.config) {
+            if !extensions.contains(&e) {
+                extensions.push(e);
+            }
+        }
+    }
     let manifest = SweepManifest {
+        extensions,
         incastsim_version: incastsim::VERSION.into(),
         git_revision: incastsim::GIT_REVISION.map(Into::into),
         config_path: args.config.display().to_string(),
@@ -293,7 +306,7 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
     Ok(())
 }
 
-pub fn merge(args: MergeArgs) -> Result<()> {
+pub fn merge(args: MergeArgs, ext: &Extensions) -> Result<()> {
     let runs = incastsim::sweep::merge(&args.dirs, &args.out)?;
     println!(
         "merged {} folders: {runs} runs into {}",
@@ -302,8 +315,8 @@ pub fn merge(args: MergeArgs) -> Result<()> {
     );
     let spec = args.out.join("sweep.yaml");
     if spec.exists() {
-        let sweep =
-            Sweep::load(&spec, &[]).with_context(|| format!("reading {}", spec.display()))?;
+        let sweep = Sweep::load_with(&spec, &[], ext)
+            .with_context(|| format!("reading {}", spec.display()))?;
         draw(&args.out, &sweep.plots)?;
     }
     Ok(())

@@ -4,6 +4,7 @@
 //! - [`units`]: human units ("25us", "1Gbps", "32KB").
 //! - [`tree`]: the generic YAML tree and `--set key.path=value` overrides.
 //! - [`topology`], [`tcp`], [`workload`], [`traffic`], [`scheme`]: the sections.
+//! - [`extension`]: components registered by a downstream crate, chosen by name.
 //! - [`experiment`]: the `incastsim experiment` file.
 //! - [`check`]: the checks that need only config values (run by [`Config::from_tree`]); the
 //!   checks that need a built topology are the scenario crate's.
@@ -15,6 +16,7 @@ pub mod config;
 mod defaults;
 pub mod error;
 pub mod experiment;
+pub mod extension;
 mod load;
 pub mod profiles;
 pub mod scheme;
@@ -29,6 +31,7 @@ pub mod workload;
 pub use check::{check_config, check_name, check_tcp};
 pub use config::{Config, FlowOverride, RunConfig, TieOrderConfig};
 pub use error::{ConfigError, invalid};
+pub use extension::{Catalog, ExtensionChoice, ExtensionPoint, NoExtensions};
 pub use load::{MAX_CONFIG_BYTES, read_bounded};
 pub use scheme::SchemeConfig;
 pub use tcp::*;

@@ -3,6 +3,7 @@
 
 use crate::config::Config;
 use crate::error::ConfigError;
+use crate::extension::{Catalog, NoExtensions, resolve_extensions};
 use crate::profiles::expand_profile;
 use crate::tree::{apply_override, deep_merge, parse_tree};
 
@@ -103,17 +104,36 @@ impl Config {
     /// Reads, overrides, type-checks and validates a config file ([`Config::validate`]: the
     /// config-only checks; the scenario crate's `check_buildable` does the rest).
     pub fn load(path: &std::path::Path, overrides: &[String]) -> Result<Config, ConfigError> {
+        Config::load_with(path, overrides, &NoExtensions)
+    }
+
+    /// [`Config::load`] knowing the extensions of `catalog` (components registered by a
+    /// downstream crate, chosen by name; [`crate::extension`]).
+    pub fn load_with(
+        path: &std::path::Path,
+        overrides: &[String],
+        catalog: &dyn Catalog,
+    ) -> Result<Config, ConfigError> {
         let text = read_bounded(path, MAX_CONFIG_BYTES, "a config").map_err(|message| {
             ConfigError::Io {
                 path: path.display().to_string(),
                 message,
             }
         })?;
-        Config::from_yaml(&text, overrides)
+        Config::from_yaml_with(&text, overrides, catalog)
     }
 
     /// [`Config::load`] on YAML text.
     pub fn from_yaml(text: &str, overrides: &[String]) -> Result<Config, ConfigError> {
+        Config::from_yaml_with(text, overrides, &NoExtensions)
+    }
+
+    /// [`Config::from_yaml`] knowing the extensions of `catalog`.
+    pub fn from_yaml_with(
+        text: &str,
+        overrides: &[String],
+        catalog: &dyn Catalog,
+    ) -> Result<Config, ConfigError> {
         let mut tree = parse_tree(text)?;
         for o in overrides {
             apply_override(&mut tree, o)?;
@@ -127,12 +147,21 @@ impl Config {
         if tree.get("sweep").is_some() {
             return Err(ConfigError::HasSweep);
         }
-        Config::from_tree(tree)
+        Config::from_tree_with(tree, catalog)
     }
 
     /// Type-checks, resolves and validates ([`Config::validate`]) a config tree, with any
     /// overrides already applied.
-    pub fn from_tree(mut tree: serde_json::Value) -> Result<Config, ConfigError> {
+    pub fn from_tree(tree: serde_json::Value) -> Result<Config, ConfigError> {
+        Config::from_tree_with(tree, &NoExtensions)
+    }
+
+    /// [`Config::from_tree`] knowing the extensions of `catalog`: each extension's parameters
+    /// are checked by it and completed with their defaults before the built-in checks run.
+    pub fn from_tree_with(
+        mut tree: serde_json::Value,
+        catalog: &dyn Catalog,
+    ) -> Result<Config, ConfigError> {
         // A named profile fills in the keys its `tcp` section leaves out.
         if let Some(tcp) = tree.get_mut("tcp") {
             expand_profile(tcp);
@@ -170,6 +199,8 @@ impl Config {
                 message: "a list where a map of keys is expected: write {key: value, ...}".into(),
             });
         }
+        let mut cfg = cfg;
+        resolve_extensions(&mut cfg, catalog)?;
         let cfg = cfg.resolved();
         cfg.validate()?;
         Ok(cfg)

@@ -4,6 +4,7 @@
 //! The scheme state itself is built by the scenario crate (`scheme_build`).
 
 use crate::error::{ConfigError, invalid};
+use crate::extension::ExtensionChoice;
 use crate::tcp::{CongestionControlName, TcpConfig};
 use crate::units::{Bytes, Dur};
 use incastsim_core::Duration;
@@ -36,6 +37,9 @@ pub enum SchemeConfig {
     Plato(PlatoParams),
     /// ICTCP (Wu et al. 2010): receiver-side window control per connection.
     Ictcp(IctcpConfigParams),
+    /// A scheme registered by a downstream crate (checked and completed by the loader's
+    /// [`crate::Catalog`]; see [`crate::extension`]).
+    Extension(ExtensionChoice),
 }
 
 /// Parameters of `Ictcp` (see [`SchemeConfig`]).
@@ -441,12 +445,14 @@ impl<'de> Deserialize<'de> for SchemeConfig {
             "prob_retx" => SchemeConfig::ProbRetx(params(&name, rest)?),
             "dsr" => SchemeConfig::Dsr(params(&name, rest)?),
             "ictcp" => SchemeConfig::Ictcp(params(&name, rest)?),
-            other => {
-                return Err(de::Error::custom(format!(
-                    "unknown scheme `{other}`; {}",
-                    names_help()
-                )));
-            }
+            // Not a built-in: the loader's catalog knows it, or lists what it knows.
+            _ => SchemeConfig::Extension(ExtensionChoice {
+                name,
+                params: match rest {
+                    serde_json::Value::Object(m) => m,
+                    _ => Default::default(),
+                },
+            }),
         })
     }
 }
@@ -470,6 +476,7 @@ impl Serialize for SchemeConfig {
             SchemeConfig::ProbRetx(p) => serde_json::to_value(p),
             SchemeConfig::Dsr(p) => serde_json::to_value(p),
             SchemeConfig::Ictcp(p) => serde_json::to_value(p),
+            SchemeConfig::Extension(e) => return e.serialize(s),
         }
         .map_err(serde::ser::Error::custom)?;
         let mut map = serde_json::Map::new();
@@ -482,8 +489,9 @@ impl Serialize for SchemeConfig {
 }
 
 impl SchemeConfig {
-    pub fn name(&self) -> &'static str {
+    pub fn name(&self) -> &str {
         match self {
+            SchemeConfig::Extension(e) => &e.name,
             SchemeConfig::None => "none",
             SchemeConfig::RtoStatic(_) => "rto_static",
             SchemeConfig::Tda(_) => "tda",
@@ -498,9 +506,12 @@ impl SchemeConfig {
         }
     }
 
-    /// The scheme with every parameter at its default.
+    /// The built-in scheme `name` with every parameter at its default (`None` for any other
+    /// name: an extension's defaults are its registry's).
     pub fn defaults(name: &str) -> Option<SchemeConfig> {
-        serde_json::from_value(serde_json::json!({ "name": name })).ok()
+        serde_json::from_value(serde_json::json!({ "name": name }))
+            .ok()
+            .filter(|s| !matches!(s, SchemeConfig::Extension(_)))
     }
 
     /// Header bytes of the flows' packets, if the scheme changes them (DSR's compression).
@@ -519,6 +530,8 @@ impl SchemeConfig {
     pub fn validate(&self, tcp: &TcpConfig) -> Result<(), ConfigError> {
         match self {
             SchemeConfig::None | SchemeConfig::Plato(_) => Ok(()),
+            // Checked by the catalog while loading.
+            SchemeConfig::Extension(_) => Ok(()),
             SchemeConfig::Ictcp(p) => p.validate(),
             SchemeConfig::RtoStatic(RtoStaticParams { delta }) => positive_dur("delta", delta),
             SchemeConfig::Tda(TdaParams {

@@ -2,18 +2,68 @@
 //! recovery, segment sizes, windows and timers.
 
 use crate::defaults::{default_true, default_zero_dur};
+use crate::extension::ExtensionChoice;
 use crate::units::{Bytes, Dur};
 use incastsim_core::Duration;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// `tcp.congestion_control`: a built-in controller by name (its parameters in `tcp.cubic` /
+/// `tcp.dctcp`), or a controller registered by a downstream crate, with its parameters beside
+/// its name (`{name: my_reno, beta: 0.8}`; see [`crate::extension`]).
+#[derive(Clone, Debug, PartialEq)]
 pub enum CongestionControlName {
     Newreno,
     /// RFC 9438 (parameters in `tcp.cubic`).
     Cubic,
     /// RFC 8257 (parameters in `tcp.dctcp`; implies ECN).
     Dctcp,
+    /// A registered extension (checked and completed by the loader's `Catalog`).
+    Extension(ExtensionChoice),
+}
+
+impl CongestionControlName {
+    /// The name in outputs (`newreno`, `cubic`, `dctcp`, or the extension's).
+    pub fn name(&self) -> &str {
+        match self {
+            CongestionControlName::Newreno => "newreno",
+            CongestionControlName::Cubic => "cubic",
+            CongestionControlName::Dctcp => "dctcp",
+            CongestionControlName::Extension(e) => &e.name,
+        }
+    }
+}
+
+impl Serialize for CongestionControlName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            // Built-ins print as before: a plain name.
+            CongestionControlName::Extension(e) => e.serialize(s),
+            builtin => s.serialize_str(builtin.name()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for CongestionControlName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let choice = ExtensionChoice::from_value(
+            serde_json::Value::deserialize(d)?,
+            "congestion controller",
+        )
+        .map_err(serde::de::Error::custom)?;
+        let builtin = match choice.name.as_str() {
+            "newreno" => CongestionControlName::Newreno,
+            "cubic" => CongestionControlName::Cubic,
+            "dctcp" => CongestionControlName::Dctcp,
+            _ => return Ok(CongestionControlName::Extension(choice)),
+        };
+        if let Some(k) = choice.params.keys().next() {
+            return Err(serde::de::Error::custom(format!(
+                "{}: {} takes its parameters from tcp.{} (or none: newreno), not beside its name",
+                k, choice.name, choice.name
+            )));
+        }
+        Ok(builtin)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -41,6 +41,14 @@ pub fn set_path(
             node = entry;
             continue;
         }
+        // A component given by name alone (`scheme: tda`, `tcp.congestion_control: my_reno`)
+        // is short for `{name: tda}`: setting one of its parameters spells it out.
+        if let serde_json::Value::String(name) = node
+            && i > 0
+        {
+            let name = std::mem::take(name);
+            *node = serde_json::json!({ "name": name });
+        }
         let map = match node {
             serde_json::Value::Object(m) => m,
             serde_json::Value::Null => {

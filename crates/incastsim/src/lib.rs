@@ -116,6 +116,12 @@ pub use incastsim_switch as switch;
 /// TCP as state machines and its congestion controllers.
 pub use incastsim_tcp as tcp;
 
+/// Components from a downstream crate, registered by name: [`Extensions`] and the extension
+/// traits (see `incastsim_scenario::extend`).
+pub use incastsim_scenario::extend;
+pub use incastsim_scenario::extend::Extensions;
+pub use incastsim_scenario::{extensions, provider};
+
 mod builder;
 pub mod output;
 pub mod pcap;

@@ -189,6 +189,23 @@ pub struct Manifest {
     /// The config's warnings (`key = value: why`), as printed on stderr; omitted when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The registered components the config uses, with the crate that provides them; omitted
+    /// when none (so the manifests of built-in runs keep their keys).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extensions: Vec<ExtensionRecord>,
+}
+
+/// A component from outside incastsim that a run used, as its manifest records it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+pub struct ExtensionRecord {
+    /// Where it plugs in (`congestion_control`, `scheme`, ...).
+    pub point: String,
+    /// The name the config chose it by.
+    pub name: String,
+    /// The crate that provides it.
+    pub crate_name: String,
+    /// That crate's version.
+    pub crate_version: String,
 }
 
 /// Writes the results of one or more runs of `cfg` into `dir`.

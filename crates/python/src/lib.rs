@@ -125,6 +125,7 @@ fn run(
                 .map(ToString::to_string)
                 .collect(),
             started_unix_s,
+            extensions: Vec::new(),
             wall_time_s: wall_s,
             events: r.events,
             events_per_s: r.events as f64 / wall_s,

@@ -16,6 +16,7 @@ pub mod cdf;
 pub mod diagnostics;
 pub mod engine;
 pub mod enqueue_experiment;
+pub mod extend;
 pub mod fabric;
 pub mod ideal_fct;
 pub mod metrics;
@@ -27,6 +28,7 @@ pub mod traffic;
 
 pub use config::{Config, ConfigError};
 pub use engine::{FlowState, Outcome, RunProgress, Simulation};
+pub use extend::Extensions;
 /// The config crate: schema, units, overrides, config-only checks.
 pub use incastsim_config as config;
 pub use incastsim_config::units;
@@ -35,7 +37,10 @@ pub use metrics::{
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub use plan::{Plan, check_buildable, from_yaml_checked, load_checked};
+pub use plan::{
+    Plan, check_buildable, check_buildable_with, from_yaml_checked, from_yaml_checked_with,
+    load_checked, load_checked_with,
+};
 
 /// Why a run could not produce results.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -78,7 +83,27 @@ pub fn run_once_until(
     stop: Option<&AtomicBool>,
     max_memory: Option<u64>,
 ) -> Result<RunResult, RunError> {
-    let mut sim = Simulation::from_plan(Plan::new_within(cfg, seed, max_memory)?);
+    run_once_until_with(cfg, seed, stop, max_memory, &Extensions::builtin())
+}
+
+/// [`run_once`] with the components `extensions` registers.
+pub fn run_once_with(
+    cfg: &Config,
+    seed: u64,
+    extensions: &Extensions,
+) -> Result<RunResult, RunError> {
+    run_once_until_with(cfg, seed, None, None, extensions)
+}
+
+/// [`run_once_until`] with the components `extensions` registers.
+pub fn run_once_until_with(
+    cfg: &Config,
+    seed: u64,
+    stop: Option<&AtomicBool>,
+    max_memory: Option<u64>,
+    extensions: &Extensions,
+) -> Result<RunResult, RunError> {
+    let mut sim = Simulation::from_plan(Plan::new_within_with(cfg, seed, max_memory, extensions)?);
     if drive(&mut sim, stop, None) == Outcome::Interrupted {
         return Err(RunError::Interrupted);
     }

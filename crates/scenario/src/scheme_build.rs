@@ -1,6 +1,8 @@
 //! Building the scheme state of a run from its `scheme:` section: each flow's sender-side state
 //! and, per receiving host, the receiver-side state.
 
+use crate::config::ConfigError;
+use crate::extend::{Extensions, PreparedScheme, SchemeContext};
 use incastsim_config::scheme::{
     DsrParams, FineRtoParams, FsaParams, MaaParams, PlatoParams, PlatoRetxLabelName, PrSegmentName,
     ProbRetxParams, RMinConfig, RtoStaticParams, SchemeConfig, TcprandParams, TdaParams,
@@ -15,13 +17,24 @@ use incastsim_schemes::{
 use incastsim_tcp::StandardTcp;
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// The sender-side state of flow `flow`. Its randomness is the flow's own `Stream::Scheme`
 /// generator, so runs with and without a scheme see the same jitter and loss draws.
-pub fn sender_scheme(scheme: &SchemeConfig, run_seed: u64, flow: u32) -> SenderScheme {
+/// `extension`: the prepared scheme when `scheme` is a registered extension (see
+/// [`prepare_extension`]); its sender side gets `ctx`.
+pub fn sender_scheme(
+    scheme: &SchemeConfig,
+    extension: Option<&dyn PreparedScheme>,
+    ctx: &SchemeContext,
+) -> SenderScheme {
+    let (run_seed, flow) = (ctx.run_seed(), ctx.flow);
     let rng = || SimRng::for_stream(run_seed, Stream::Scheme, flow as u64);
     match scheme {
         SchemeConfig::None => SenderScheme::None(StandardTcp),
+        SchemeConfig::Extension(_) => extension
+            .and_then(|e| e.sender(ctx))
+            .unwrap_or(SenderScheme::None(StandardTcp)),
         SchemeConfig::RtoStatic(RtoStaticParams { delta }) => SenderScheme::RtoRand(
             RtoRandomization::new(RtoRandMode::Static { delta: delta.0 }, rng()),
         ),
@@ -127,9 +140,15 @@ fn pr_target(segment: PrSegmentName) -> PrTarget {
 
 /// Makes the receiver-side state of each flow; state shared by the flows of one receiving host
 /// (ICTCP's interface) is created once per host. `capacity_bps`: the receivers' link rate.
-pub fn receiver_factory(scheme: &SchemeConfig, capacity_bps: f64) -> ReceiverFactory<'_> {
+/// `extension`: the prepared scheme when `scheme` is a registered extension.
+pub fn receiver_factory<'a>(
+    scheme: &'a SchemeConfig,
+    extension: Option<&'a dyn PreparedScheme>,
+    capacity_bps: f64,
+) -> ReceiverFactory<'a> {
     ReceiverFactory {
         scheme,
+        extension,
         capacity_bps,
         hosts: Vec::new(),
     }
@@ -138,14 +157,32 @@ pub fn receiver_factory(scheme: &SchemeConfig, capacity_bps: f64) -> ReceiverFac
 /// Builds each flow's receiver-side scheme state (see [`receiver_factory`]).
 pub struct ReceiverFactory<'a> {
     scheme: &'a SchemeConfig,
+    extension: Option<&'a dyn PreparedScheme>,
     capacity_bps: f64,
     hosts: Vec<(u32, Rc<RefCell<IctcpHost>>)>,
 }
 
+/// The registered scheme `scheme` names, ready to build connections (`None` for a built-in).
+pub fn prepare_extension(
+    scheme: &SchemeConfig,
+    extensions: &Extensions,
+) -> Result<Option<Arc<dyn PreparedScheme>>, ConfigError> {
+    match scheme {
+        SchemeConfig::Extension(choice) => extensions.prepare_scheme("scheme", choice).map(Some),
+        _ => Ok(None),
+    }
+}
+
 impl ReceiverFactory<'_> {
-    /// The state of a flow received by host `dst` with segments of `mss` bytes.
-    pub fn make(&mut self, dst: u32, mss: u32) -> ReceiverScheme {
+    /// The state of flow `ctx.flow`, received by host `ctx.dst` with segments of `ctx.mss`
+    /// bytes.
+    pub fn make(&mut self, ctx: &SchemeContext) -> ReceiverScheme {
+        let (dst, mss) = (ctx.dst, ctx.mss);
         match self.scheme {
+            SchemeConfig::Extension(_) => self
+                .extension
+                .and_then(|e| e.receiver(ctx))
+                .unwrap_or(ReceiverScheme::None(StandardTcp)),
             SchemeConfig::ProbRetx(_) => ReceiverScheme::ProbRetx(ProbRetxReceiver),
             SchemeConfig::Plato(PlatoParams {
                 retransmission_label,

@@ -34,6 +34,9 @@ pub enum SenderScheme {
     ProbRetx(ProbRetxSender),
     Dsr(Dsr),
     Plato(PlatoSender),
+    /// A scheme registered by a downstream crate (`incastsim_scenario::Extensions`): one
+    /// indirect call per hook it names in `hooks()`.
+    Extension(Box<dyn DynSenderPolicy>),
 }
 
 /// Receiver-side scheme state of one connection.
@@ -43,6 +46,45 @@ pub enum ReceiverScheme {
     ProbRetx(ProbRetxReceiver),
     Plato(PlatoReceiver),
     Ictcp(IctcpReceiver),
+    /// A scheme registered by a downstream crate.
+    Extension(Box<dyn DynReceiverPolicy>),
+}
+
+/// A sender-side policy behind a pointer: any [`SenderPolicy`] that can be cloned and printed
+/// (implemented for every such type).
+pub trait DynSenderPolicy: SenderPolicy + std::fmt::Debug {
+    /// A boxed copy (so that [`SenderScheme`] stays `Clone`).
+    fn box_clone(&self) -> Box<dyn DynSenderPolicy>;
+}
+
+impl<T: SenderPolicy + Clone + std::fmt::Debug + 'static> DynSenderPolicy for T {
+    fn box_clone(&self) -> Box<dyn DynSenderPolicy> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn DynSenderPolicy> {
+    fn clone(&self) -> Self {
+        self.box_clone()
+    }
+}
+
+/// A receiver-side policy behind a pointer (see [`DynSenderPolicy`]).
+pub trait DynReceiverPolicy: ReceiverPolicy + std::fmt::Debug {
+    /// A boxed copy (so that [`ReceiverScheme`] stays `Clone`).
+    fn box_clone(&self) -> Box<dyn DynReceiverPolicy>;
+}
+
+impl<T: ReceiverPolicy + Clone + std::fmt::Debug + 'static> DynReceiverPolicy for T {
+    fn box_clone(&self) -> Box<dyn DynReceiverPolicy> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn DynReceiverPolicy> {
+    fn clone(&self) -> Self {
+        self.box_clone()
+    }
 }
 
 /// Calls `$call` on whichever scheme `$self` holds.
@@ -56,6 +98,7 @@ macro_rules! each_sender {
             SenderScheme::ProbRetx($p) => $call,
             SenderScheme::Dsr($p) => $call,
             SenderScheme::Plato($p) => $call,
+            SenderScheme::Extension($p) => $call,
         }
     };
 }
@@ -67,6 +110,7 @@ macro_rules! each_receiver {
             ReceiverScheme::ProbRetx($p) => $call,
             ReceiverScheme::Plato($p) => $call,
             ReceiverScheme::Ictcp($p) => $call,
+            ReceiverScheme::Extension($p) => $call,
         }
     };
 }

@@ -14,6 +14,7 @@
 //! ```
 
 use incastsim_core::rng::mix64;
+use incastsim_scenario::Extensions;
 use incastsim_scenario::config::{
     Config, ConfigError, ConfigWarning, apply_override, config_warnings, parse_tree, set_path,
 };
@@ -112,6 +113,9 @@ pub struct Sweep {
     /// Suspect values (issue 17 finding 7): duplicate swept values, and each point's config
     /// warnings (one per key and value, however many points share it).
     pub warnings: Vec<ConfigWarning>,
+    /// The components registered by the binary that loaded it ([`Sweep::load_with`]): its
+    /// points were checked with them and its runs are built with them.
+    pub extensions: Extensions,
 }
 
 /// Writes a YAML value the way outputs show it ("1ms", "32", "true").
@@ -139,14 +143,33 @@ pub fn run_seed(base_seed: u64, label: &str, replicate: u32) -> u64 {
 
 impl Sweep {
     pub fn load(path: &std::path::Path, overrides: &[String]) -> Result<Sweep, SweepError> {
+        Sweep::load_with(path, overrides, &Extensions::builtin())
+    }
+
+    /// [`Sweep::load`] knowing the components `extensions` registers (a swept key may be one
+    /// of an extension's parameters: `tcp.congestion_control.beta`).
+    pub fn load_with(
+        path: &std::path::Path,
+        overrides: &[String],
+        extensions: &Extensions,
+    ) -> Result<Sweep, SweepError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;
-        Sweep::from_yaml(&text, overrides)
+        Sweep::from_yaml_with(&text, overrides, extensions)
     }
 
     pub fn from_yaml(text: &str, overrides: &[String]) -> Result<Sweep, SweepError> {
+        Sweep::from_yaml_with(text, overrides, &Extensions::builtin())
+    }
+
+    /// [`Sweep::from_yaml`] knowing the components `extensions` registers.
+    pub fn from_yaml_with(
+        text: &str,
+        overrides: &[String],
+        extensions: &Extensions,
+    ) -> Result<Sweep, SweepError> {
         let mut tree = parse_tree(text)?;
         for o in overrides {
             apply_override(&mut tree, o)?;
@@ -154,7 +177,7 @@ impl Sweep {
         let input = tree.clone();
         let section = take_section(&mut tree)?;
         let dims = Dimensions::of(&section)?;
-        let points = dims.expand(&tree)?;
+        let points = dims.expand(&tree, extensions)?;
         check_plots(&section.plots, &dims.keys)?;
         let fingerprint = fingerprint(&input);
         let warnings = sweep_warnings(&section, &points);
@@ -166,6 +189,7 @@ impl Sweep {
             input,
             fingerprint,
             warnings,
+            extensions: extensions.clone(),
         })
     }
 
@@ -359,7 +383,7 @@ impl Dimensions {
 
     /// Expands the grid (odometer, last dimension fastest) over the config tree (the sweep
     /// section removed) and checks every point's config.
-    fn expand(&self, tree: &Value) -> Result<Vec<Point>, SweepError> {
+    fn expand(&self, tree: &Value, extensions: &Extensions) -> Result<Vec<Point>, SweepError> {
         let (keys, dims, dim_keys) = (&self.keys, &self.dims, &self.dim_keys);
         let mut points = Vec::with_capacity(self.total as usize);
         let mut step = vec![0usize; dims.len()];
@@ -380,8 +404,8 @@ impl Dimensions {
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
                 .join(",");
-            let config = Config::from_tree(point_tree)
-                .and_then(|c| incastsim_scenario::check_buildable(&c).map(|()| c))
+            let config = Config::from_tree_with(point_tree, extensions)
+                .and_then(|c| incastsim_scenario::check_buildable_with(&c, extensions).map(|()| c))
                 .map_err(|source| SweepError::Point {
                     label: if label.is_empty() {
                         "(the base config)".into()

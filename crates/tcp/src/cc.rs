@@ -323,20 +323,67 @@ impl CongestionControl for Dctcp {
     }
 }
 
-/// Which controller a flow runs (enum dispatch; no `dyn` on the per-ACK path).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Which controller a flow runs (enum dispatch; no `dyn` on the per-ACK path of the
+/// built-ins). A controller from outside incastsim is the one [`Cc::Extension`] variant: one
+/// indirect call per hook.
+#[derive(Clone, Debug)]
 pub enum Cc {
     NewReno(NewReno),
     Cubic(Cubic),
     Dctcp(Dctcp),
+    /// A controller registered by a downstream crate (`incastsim_scenario::Extensions`).
+    Extension(ExtensionCc),
 }
 
 impl Cc {
+    /// The controller's name in outputs (an extension's is the name it was registered under).
     pub fn name(&self) -> &'static str {
         match self {
             Cc::NewReno(_) => "newreno",
             Cc::Cubic(_) => "cubic",
             Cc::Dctcp(_) => "dctcp",
+            Cc::Extension(e) => e.name,
+        }
+    }
+}
+
+/// A congestion controller behind a pointer: any [`CongestionControl`] that can be cloned
+/// (each connection gets its own) and printed. Implemented for every such type.
+pub trait DynController: CongestionControl + std::fmt::Debug {
+    /// A boxed copy (so that [`Cc`] stays `Clone`).
+    fn box_clone(&self) -> Box<dyn DynController>;
+}
+
+impl<T: CongestionControl + Clone + std::fmt::Debug + 'static> DynController for T {
+    fn box_clone(&self) -> Box<dyn DynController> {
+        Box::new(self.clone())
+    }
+}
+
+/// An outside controller with the name it was registered under.
+#[derive(Debug)]
+pub struct ExtensionCc {
+    /// The registered name (the `congestion_control` column).
+    pub name: &'static str,
+    /// The controller.
+    pub controller: Box<dyn DynController>,
+}
+
+impl ExtensionCc {
+    /// `controller`, named `name` in outputs.
+    pub fn new(name: &'static str, controller: impl DynController + 'static) -> ExtensionCc {
+        ExtensionCc {
+            name,
+            controller: Box::new(controller),
+        }
+    }
+}
+
+impl Clone for ExtensionCc {
+    fn clone(&self) -> Self {
+        ExtensionCc {
+            name: self.name,
+            controller: self.controller.box_clone(),
         }
     }
 }
@@ -347,6 +394,21 @@ macro_rules! each_cc {
             Cc::NewReno($c) => $e,
             Cc::Cubic($c) => $e,
             Cc::Dctcp($c) => $e,
+            Cc::Extension(ext) => {
+                let $c = &mut *ext.controller;
+                $e
+            }
+        }
+    };
+    (ref $self:ident, $c:ident => $e:expr) => {
+        match $self {
+            Cc::NewReno($c) => $e,
+            Cc::Cubic($c) => $e,
+            Cc::Dctcp($c) => $e,
+            Cc::Extension(ext) => {
+                let $c = &*ext.controller;
+                $e
+            }
         }
     };
 }
@@ -378,7 +440,7 @@ impl CongestionControl for Cc {
     }
     #[inline]
     fn state(&self, w: &Window) -> CcState {
-        each_cc!(self, c => c.state(w))
+        each_cc!(ref self, c => c.state(w))
     }
 }
 

@@ -20,7 +20,10 @@ pub mod segment;
 pub mod sender;
 pub mod timeout_class;
 
-pub use cc::{Cc, CongestionControl, Cubic, CubicConfig, Dctcp, NewReno, RenoFriendlyAlpha};
+pub use cc::{
+    Cc, CongestionControl, Cubic, CubicConfig, Dctcp, DynController, ExtensionCc, NewReno,
+    RenoFriendlyAlpha,
+};
 pub use cc_state::{CcState, CubicState, RecoveryState, Window};
 pub use policy::{AckInfo, ReceiverPolicy, SenderAction, SenderPolicy, SenderView, StandardTcp};
 pub use receiver::{

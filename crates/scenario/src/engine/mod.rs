@@ -215,6 +215,17 @@ impl Simulation {
         Ok(Simulation::from_plan(Plan::new(cfg, seed)?))
     }
 
+    /// [`Simulation::new`] with the components `extensions` registers.
+    pub fn with_extensions(
+        cfg: &Config,
+        seed: u64,
+        extensions: &crate::Extensions,
+    ) -> Result<Simulation, crate::config::ConfigError> {
+        Ok(Simulation::from_plan(Plan::with_extensions(
+            cfg, seed, extensions,
+        )?))
+    }
+
     /// Starts the workload (its first requests or starts): once, before the first event.
     fn start(&mut self) {
         if std::mem::replace(&mut self.started, true) {

@@ -9,14 +9,40 @@
 
 use crate::build::BuiltTopology;
 use crate::config::{Config, ConfigError, TopologyConfig, invalid};
+use crate::extend::Extensions;
 use crate::traffic::GeneratedFlow;
 use std::path::Path;
 
 /// The checks of `cfg` that need it built, in order; `cfg` must have passed the config-only
 /// checks (every `Config` from `Config::from_tree` has).
 pub fn check_buildable(cfg: &Config) -> Result<(), ConfigError> {
+    check_buildable_with(cfg, &Extensions::builtin())
+}
+
+/// [`check_buildable`] with the components `extensions` registers: also that every extension
+/// `cfg` names is registered there and its parameters read.
+pub fn check_buildable_with(cfg: &Config, extensions: &Extensions) -> Result<(), ConfigError> {
+    check_extensions(cfg, extensions)?;
     let (built, generated) = build_and_draw(cfg, cfg.seed)?;
     check_built(cfg, &built, &generated)
+}
+
+/// Every extension `cfg` names is registered in `extensions` and its parameters read.
+fn check_extensions(cfg: &Config, extensions: &Extensions) -> Result<(), ConfigError> {
+    use crate::config::CongestionControlName;
+    let groups = std::iter::once(("tcp".to_string(), &cfg.tcp)).chain(
+        cfg.flow_overrides
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (format!("flow_overrides[{i}].tcp"), &g.tcp)),
+    );
+    for (key, t) in groups {
+        if let CongestionControlName::Extension(choice) = &t.congestion_control {
+            extensions.prepare_controller(&format!("{key}.congestion_control"), choice)?;
+        }
+    }
+    crate::scheme_build::prepare_extension(&cfg.scheme, extensions)?;
+    Ok(())
 }
 
 /// Builds the topology (checking a custom graph first) and draws the traffic generators' flows,
@@ -152,6 +178,28 @@ pub fn load_checked(path: &Path, overrides: &[String]) -> Result<Config, ConfigE
 pub fn from_yaml_checked(text: &str, overrides: &[String]) -> Result<Config, ConfigError> {
     let cfg = Config::from_yaml(text, overrides)?;
     check_buildable(&cfg)?;
+    Ok(cfg)
+}
+
+/// [`load_checked`] knowing the components `extensions` registers.
+pub fn load_checked_with(
+    path: &Path,
+    overrides: &[String],
+    extensions: &Extensions,
+) -> Result<Config, ConfigError> {
+    let cfg = Config::load_with(path, overrides, extensions)?;
+    check_buildable_with(&cfg, extensions)?;
+    Ok(cfg)
+}
+
+/// [`from_yaml_checked`] knowing the components `extensions` registers.
+pub fn from_yaml_checked_with(
+    text: &str,
+    overrides: &[String],
+    extensions: &Extensions,
+) -> Result<Config, ConfigError> {
+    let cfg = Config::from_yaml_with(text, overrides, extensions)?;
+    check_buildable_with(&cfg, extensions)?;
     Ok(cfg)
 }
 

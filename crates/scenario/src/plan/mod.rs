@@ -11,12 +11,16 @@ mod ports;
 mod tcp;
 
 pub use apps::{CapturePlan, ObservePlan, SendOverheadPlan, SyncReadsPlan, UdpPlan, WorkloadPlan};
-pub use checks::{check_buildable, from_yaml_checked, load_checked};
+pub use checks::{
+    check_buildable, check_buildable_with, from_yaml_checked, from_yaml_checked_with, load_checked,
+    load_checked_with,
+};
 pub use tcp::{ControllerFactory, TcpProfile};
 
 use crate::build::{BuiltTopology, routes_for};
 use crate::config::{Config, ConfigError, RoutingConfig};
 use crate::diagnostics::Diagnostics;
+use crate::extend::{ControllerContext, Extensions, SchemeContext};
 use crate::fabric::Fabric;
 use crate::traffic::GeneratedFlow;
 use incastsim_core::rng::{Stream, derive_seed};
@@ -79,12 +83,32 @@ impl Plan {
         Plan::new_within(cfg, seed, None)
     }
 
+    /// [`Plan::new`] with the components `extensions` registers (the config names them by
+    /// name; [`crate::extend`]).
+    pub fn with_extensions(
+        cfg: &Config,
+        seed: u64,
+        extensions: &Extensions,
+    ) -> Result<Plan, ConfigError> {
+        Plan::new_within_with(cfg, seed, None, extensions)
+    }
+
     /// [`Plan::new`], refusing (before building any per-flow state) a run whose
     /// [`memory::estimate`] exceeds `max_memory` bytes.
     pub fn new_within(
         cfg: &Config,
         seed: u64,
         max_memory: Option<u64>,
+    ) -> Result<Plan, ConfigError> {
+        Plan::new_within_with(cfg, seed, max_memory, &Extensions::builtin())
+    }
+
+    /// [`Plan::new_within`] with the components `extensions` registers.
+    pub fn new_within_with(
+        cfg: &Config,
+        seed: u64,
+        max_memory: Option<u64>,
+        extensions: &Extensions,
     ) -> Result<Plan, ConfigError> {
         let (built, generated) = checks::build_and_draw(cfg, seed)?;
         checks::check_built(cfg, &built, &generated)?;
@@ -112,31 +136,48 @@ impl Plan {
         let flows = plan_flows(cfg, &built, workload_flows, &generated);
 
         let scheme_header = cfg.scheme.header_bytes();
-        let profiles: Vec<TcpProfile> = std::iter::once(&cfg.tcp)
-            .chain(cfg.flow_overrides.iter().map(|g| &g.tcp))
-            .map(|t| TcpProfile::new(t, scheme_header))
-            .collect();
+        let profiles: Vec<TcpProfile> = std::iter::once(("tcp".to_string(), &cfg.tcp))
+            .chain(
+                cfg.flow_overrides
+                    .iter()
+                    .enumerate()
+                    .map(|(i, g)| (format!("flow_overrides[{i}].tcp"), &g.tcp)),
+            )
+            .map(|(key, t)| TcpProfile::new(t, scheme_header, &key, extensions))
+            .collect::<Result<_, _>>()?;
+        let scheme_extension = crate::scheme_build::prepare_extension(&cfg.scheme, extensions)?;
+        let scheme_extension = scheme_extension.as_deref();
         let profile = |f: &PlannedFlow| &profiles[f.profile as usize];
         let senders: Vec<TcpSender<SenderScheme>> = flows
             .iter()
             .enumerate()
             .map(|(i, f)| {
                 let p = profile(f);
-                let scheme = crate::scheme_build::sender_scheme(&cfg.scheme, seed, i as u32);
-                let mut s =
-                    TcpSender::new(i as FlowId, p.sender, p.controller.new_controller(), scheme);
+                let ctx = SchemeContext::new(seed, i as u32, f.dst, p.ideal.mss as u32);
+                let scheme =
+                    crate::scheme_build::sender_scheme(&cfg.scheme, scheme_extension, &ctx);
+                let cc = ControllerContext::new(seed, i as u32, p.sender.smss);
+                let mut s = TcpSender::new(
+                    i as FlowId,
+                    p.sender,
+                    p.controller.new_controller(&cc),
+                    scheme,
+                );
                 s.set_peer_window(p.receiver.window_bytes as u64);
                 s.set_packet_cwnd(p.packet_cwnd);
                 s
             })
             .collect();
         let capacity_bps = cfg.topology.links().link_rate.0.as_f64();
-        let mut receiver_schemes = crate::scheme_build::receiver_factory(&cfg.scheme, capacity_bps);
+        let mut receiver_schemes =
+            crate::scheme_build::receiver_factory(&cfg.scheme, scheme_extension, capacity_bps);
         let receivers = flows
             .iter()
-            .map(|f| {
+            .enumerate()
+            .map(|(i, f)| {
                 let p = profile(f);
-                let scheme = receiver_schemes.make(f.dst, p.ideal.mss as u32);
+                let ctx = SchemeContext::new(seed, i as u32, f.dst, p.ideal.mss as u32);
+                let scheme = receiver_schemes.make(&ctx);
                 TcpReceiver::new(p.receiver, scheme)
             })
             .collect();

@@ -2,33 +2,43 @@
 //! converted once from config into the protocol crates' settings. A profile builds a fresh
 //! controller per connection, as quinn's `ControllerFactory` does.
 
+use crate::config::ConfigError;
 use crate::config::{
     CongestionControlName, CwndReduction, CwndUnit, LossRecovery, RecoveryExitName,
     RenoFriendlyAlphaName, RttSamplingName, TcpConfig,
 };
+use crate::extend::{ControllerContext, Extensions, PreparedController};
 use crate::traffic::IdealTcp;
 use incastsim_core::Duration;
 use incastsim_tcp::{
     Cc, Cubic, CubicConfig, Dctcp, DelayedAckConfig, EcnFeedback, NewReno, ReceiverConfig,
     RecoveryExit, RenoFriendlyAlpha, RtoConfig, RttSampling, SenderConfig,
 };
+use std::sync::Arc;
 
 /// The congestion controller a profile builds, with its parameters.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum ControllerFactory {
     NewReno,
     Cubic(CubicConfig),
-    Dctcp { g: f64, initial_alpha: f64 },
+    Dctcp {
+        g: f64,
+        initial_alpha: f64,
+    },
+    /// A controller registered by a downstream crate, its parameters read.
+    Extension(Arc<dyn PreparedController>),
 }
 
 impl ControllerFactory {
-    pub fn new_controller(&self) -> Cc {
-        match *self {
+    /// The controller of one connection (`ctx`: its flow, segment size and random stream).
+    pub fn new_controller(&self, ctx: &ControllerContext) -> Cc {
+        match self {
             ControllerFactory::NewReno => Cc::NewReno(NewReno::default()),
-            ControllerFactory::Cubic(c) => Cc::Cubic(Cubic::new(c)),
+            ControllerFactory::Cubic(c) => Cc::Cubic(Cubic::new(*c)),
             ControllerFactory::Dctcp { g, initial_alpha } => {
-                Cc::Dctcp(Dctcp::new(g, initial_alpha))
+                Cc::Dctcp(Dctcp::new(*g, *initial_alpha))
             }
+            ControllerFactory::Extension(e) => e.new_controller(ctx),
         }
     }
 }
@@ -51,12 +61,18 @@ pub struct TcpProfile {
 }
 
 impl TcpProfile {
-    /// `scheme_header`: the header size a scheme imposes, if any.
-    pub fn new(t: &TcpConfig, scheme_header: Option<u64>) -> TcpProfile {
-        TcpProfile {
+    /// `scheme_header`: the header size a scheme imposes, if any; `key`: where `t` is
+    /// (`tcp`, `flow_overrides[0].tcp`), for errors; `extensions`: the registered controllers.
+    pub fn new(
+        t: &TcpConfig,
+        scheme_header: Option<u64>,
+        key: &str,
+        extensions: &Extensions,
+    ) -> Result<TcpProfile, ConfigError> {
+        Ok(TcpProfile {
             sender: sender_config(t),
             receiver: receiver_config(t),
-            controller: controller(t),
+            controller: controller(t, key, extensions)?,
             packet_cwnd: t.cwnd_unit == CwndUnit::Packets,
             wire_header_bytes: scheme_header.unwrap_or(t.header.0) as u16,
             dscp: t.dscp,
@@ -67,7 +83,7 @@ impl TcpProfile {
                 initial_cwnd_segments: t.initial_cwnd as u64,
                 receive_window_segments: t.receive_window_segments as u64,
             },
-        }
+        })
     }
 }
 
@@ -107,7 +123,7 @@ fn receiver_config(t: &TcpConfig) -> ReceiverConfig {
             count: t.delayed_ack.count,
             timeout: t.delayed_ack.timeout.0,
         }),
-        ecn: match (t.congestion_control, t.ecn) {
+        ecn: match (&t.congestion_control, t.ecn) {
             (CongestionControlName::Dctcp, _) => EcnFeedback::Dctcp,
             (_, true) => EcnFeedback::Classic,
             (_, false) => EcnFeedback::Off,
@@ -117,8 +133,15 @@ fn receiver_config(t: &TcpConfig) -> ReceiverConfig {
     }
 }
 
-fn controller(t: &TcpConfig) -> ControllerFactory {
-    match t.congestion_control {
+fn controller(
+    t: &TcpConfig,
+    key: &str,
+    extensions: &Extensions,
+) -> Result<ControllerFactory, ConfigError> {
+    Ok(match &t.congestion_control {
+        CongestionControlName::Extension(choice) => ControllerFactory::Extension(
+            extensions.prepare_controller(&format!("{key}.congestion_control"), choice)?,
+        ),
         CongestionControlName::Newreno => ControllerFactory::NewReno,
         CongestionControlName::Cubic => ControllerFactory::Cubic(CubicConfig {
             c: t.cubic.c,
@@ -133,7 +156,7 @@ fn controller(t: &TcpConfig) -> ControllerFactory {
             g: t.dctcp.g,
             initial_alpha: t.dctcp.initial_alpha,
         },
-    }
+    })
 }
 
 #[cfg(test)]
@@ -155,7 +178,7 @@ mod tests {
             )
             .unwrap();
             let t = &cfg.tcp;
-            let p = TcpProfile::new(t, None);
+            let p = TcpProfile::new(t, None, "tcp", &Extensions::builtin()).unwrap();
             let (s, r) = (p.sender, p.receiver);
             assert_eq!(s.initial_cwnd_segments, t.initial_cwnd, "{name}");
             assert_eq!(s.limited_transmit, t.limited_transmit, "{name}");
@@ -182,7 +205,7 @@ mod tests {
                     .then_some((t.delayed_ack.count, t.delayed_ack.timeout.0)),
                 "{name}"
             );
-            let ControllerFactory::Cubic(c) = p.controller else {
+            let ControllerFactory::Cubic(c) = p.controller.clone() else {
                 panic!("cubic")
             };
             let linux_alpha = matches!(

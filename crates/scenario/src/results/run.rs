@@ -3,7 +3,7 @@
 
 use super::RunEnd;
 use super::flows::FlowStats;
-use crate::config::{CongestionControlName, WorkloadConfig};
+use crate::config::WorkloadConfig;
 use crate::engine::apps::Workload;
 use crate::engine::{Outcome, Simulation};
 use crate::metrics::{RunRecord, quantile};
@@ -43,12 +43,7 @@ fn identity(sim: &Simulation) -> RunRecord {
         senders: cfg.senders,
         workload: cfg.workload.kind().into(),
         scheme: cfg.scheme.name().into(),
-        congestion_control: match cfg.tcp.congestion_control {
-            CongestionControlName::Newreno => "newreno",
-            CongestionControlName::Cubic => "cubic",
-            CongestionControlName::Dctcp => "dctcp",
-        }
-        .into(),
+        congestion_control: cfg.tcp.congestion_control.name().to_string(),
         link_rate_bps: links.link_rate.0.0,
         switch_buffer: links.switch_buffer.to_string(),
         mss_bytes: cfg.tcp.mss.0,

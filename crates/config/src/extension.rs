@@ -1,0 +1,203 @@
+//! Components from outside incastsim, chosen by name in the config (`tcp.congestion_control:
+//! {name: my_reno, beta: 0.8}`, `scheme: {name: rto_jitter, max_extra: 50us}`).
+//!
+//! This crate does not know any extension: it keeps the name and the raw parameters in an
+//! [`ExtensionChoice`] and asks a [`Catalog`] (the registry a downstream binary builds,
+//! `incastsim_scenario::Extensions`) to check them and fill in their defaults while the config
+//! loads ([`crate::Config::from_tree_with`]), so an extension's errors come out at the same
+//! step and in the same shape as a built-in's (key path, value, what is allowed), and the
+//! resolved config prints every parameter. [`NoExtensions`] is the catalog of the built-ins
+//! alone (what `Config::load` and friends use).
+
+use crate::error::{ConfigError, invalid};
+use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
+
+/// The five places a downstream crate can plug a component in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ExtensionPoint {
+    /// `tcp.congestion_control` (and each `flow_overrides[i].tcp.congestion_control`).
+    CongestionControl,
+    /// `scheme`: sender- and receiver-side policy hooks.
+    Scheme,
+    /// A switch port's queue discipline (`topology.switch_queue`, `topology.links[i].queue`).
+    QueueDiscipline,
+    /// An entry of `traffic:` (who sends what, when).
+    TrafficGenerator,
+    /// A measurement (`probes:`).
+    Probe,
+}
+
+impl ExtensionPoint {
+    /// Every point, in the order `incastsim components` lists them.
+    pub const ALL: [ExtensionPoint; 5] = [
+        ExtensionPoint::CongestionControl,
+        ExtensionPoint::Scheme,
+        ExtensionPoint::QueueDiscipline,
+        ExtensionPoint::TrafficGenerator,
+        ExtensionPoint::Probe,
+    ];
+
+    /// The name used in listings and manifests (`congestion_control`, `scheme`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            ExtensionPoint::CongestionControl => "congestion_control",
+            ExtensionPoint::Scheme => "scheme",
+            ExtensionPoint::QueueDiscipline => "queue_discipline",
+            ExtensionPoint::TrafficGenerator => "traffic_generator",
+            ExtensionPoint::Probe => "probe",
+        }
+    }
+}
+
+/// An extension chosen by name, with its parameters (everything beside `name` in the mapping).
+/// In YAML `{name: my_reno, beta: 0.8}`, or just `my_reno` for all defaults. After loading
+/// with a [`Catalog`], `params` hold every parameter, defaults filled in.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExtensionChoice {
+    /// The name it was registered under.
+    pub name: String,
+    /// Its parameters as a YAML mapping (without `name`).
+    pub params: serde_json::Map<String, serde_json::Value>,
+}
+
+impl ExtensionChoice {
+    /// The choice written as `value` (a name, or a mapping with `name`); `what` names the
+    /// point in the error ("scheme", "congestion controller").
+    pub fn from_value(value: serde_json::Value, what: &str) -> Result<ExtensionChoice, String> {
+        match value {
+            serde_json::Value::String(name) => Ok(ExtensionChoice {
+                name,
+                params: Default::default(),
+            }),
+            serde_json::Value::Object(mut params) => match params.remove("name") {
+                Some(serde_json::Value::String(name)) => Ok(ExtensionChoice { name, params }),
+                _ => Err(format!(
+                    "missing `name`: write {{name: <{what}>, <parameter>: <value>, ...}}"
+                )),
+            },
+            other => Err(format!(
+                "invalid {what} {other}: expected a name or {{name: <{what}>, ...}}"
+            )),
+        }
+    }
+
+    /// `{name: ..., params...}` as one mapping, `name` first.
+    pub fn to_map(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut map = serde_json::Map::new();
+        map.insert("name".into(), self.name.clone().into());
+        map.extend(self.params.clone());
+        map
+    }
+}
+
+impl Serialize for ExtensionChoice {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_map().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for ExtensionChoice {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        ExtensionChoice::from_value(serde_json::Value::deserialize(d)?, "component")
+            .map_err(de::Error::custom)
+    }
+}
+
+/// What the config loader asks about components it does not know. Implemented by the registry
+/// of the downstream binary (`incastsim_scenario::Extensions`); [`NoExtensions`] knows none.
+/// `Send + Sync`: sweeps check their points on many threads.
+pub trait Catalog: Send + Sync {
+    /// Checks `choice`, found under `key` (`tcp.congestion_control`, `scheme`), and returns it
+    /// with every parameter, defaults filled in. Errors name the full key
+    /// (`tcp.congestion_control.beta = 1.5: ...`); an unknown name lists what is registered
+    /// ([`unknown_name`]).
+    fn resolve(
+        &self,
+        point: ExtensionPoint,
+        key: &str,
+        choice: &ExtensionChoice,
+    ) -> Result<ExtensionChoice, ConfigError>;
+
+    /// The names registered for `point`, in registration order.
+    fn names(&self, point: ExtensionPoint) -> Vec<&'static str>;
+}
+
+/// The catalog of the built-in components alone: every extension name is unknown.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoExtensions;
+
+impl Catalog for NoExtensions {
+    fn resolve(
+        &self,
+        point: ExtensionPoint,
+        key: &str,
+        choice: &ExtensionChoice,
+    ) -> Result<ExtensionChoice, ConfigError> {
+        Err(unknown_name(point, key, &choice.name, &[]))
+    }
+    fn names(&self, _point: ExtensionPoint) -> Vec<&'static str> {
+        Vec::new()
+    }
+}
+
+/// The built-in names of `point` (listed beside the registered ones in errors).
+pub fn builtin_names(point: ExtensionPoint) -> Vec<&'static str> {
+    match point {
+        ExtensionPoint::CongestionControl => vec!["newreno", "cubic", "dctcp"],
+        ExtensionPoint::Scheme => crate::scheme::SCHEMES.iter().map(|(n, _)| *n).collect(),
+        // Filled in with the points (the queue disciplines' and generators' `kind`s).
+        ExtensionPoint::QueueDiscipline
+        | ExtensionPoint::TrafficGenerator
+        | ExtensionPoint::Probe => Vec::new(),
+    }
+}
+
+/// `key = name: one of <built-ins>, or a registered extension: <names>` (or "none registered").
+pub fn unknown_name(
+    point: ExtensionPoint,
+    key: &str,
+    name: &str,
+    registered: &[&str],
+) -> ConfigError {
+    let builtins = builtin_names(point);
+    let extensions = if registered.is_empty() {
+        "none registered (a binary built with incastsim::cli::main_with can add them)".to_string()
+    } else {
+        registered.join(", ")
+    };
+    let allowed = if builtins.is_empty() {
+        format!("a registered extension: {extensions}")
+    } else {
+        format!(
+            "one of {}, or a registered extension: {extensions}",
+            builtins.join(", ")
+        )
+    };
+    invalid(key, name, allowed)
+}
+
+/// Asks `catalog` about every extension `cfg` names (each group's congestion controller, the
+/// scheme) and puts back what it returns: checked parameters, defaults filled in.
+pub(crate) fn resolve_extensions(
+    cfg: &mut crate::Config,
+    catalog: &dyn Catalog,
+) -> Result<(), ConfigError> {
+    use crate::scheme::SchemeConfig;
+    use crate::tcp::CongestionControlName;
+    let groups = std::iter::once(("tcp".to_string(), &mut cfg.tcp)).chain(
+        cfg.flow_overrides
+            .iter_mut()
+            .enumerate()
+            .map(|(i, g)| (format!("flow_overrides[{i}].tcp"), &mut g.tcp)),
+    );
+    for (key, tcp) in groups {
+        if let CongestionControlName::Extension(choice) = &mut tcp.congestion_control {
+            let key = format!("{key}.congestion_control");
+            *choice = catalog.resolve(ExtensionPoint::CongestionControl, &key, choice)?;
+        }
+    }
+    if let SchemeConfig::Extension(choice) = &mut cfg.scheme {
+        *choice = catalog.resolve(ExtensionPoint::Scheme, "scheme", choice)?;
+    }
+    Ok(())
+}
