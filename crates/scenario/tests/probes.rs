@@ -212,3 +212,76 @@ fn factories_build_one_probe_per_run_with_its_own_stream() {
     };
     assert_eq!(draw(), draw());
 }
+
+/// The mean queueing delay probe as an extension chosen by name from YAML, with a parameter.
+struct MeanQdelayExt;
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MeanQdelayParams {
+    /// The column's name.
+    #[serde(default = "default_column")]
+    column: String,
+}
+
+fn default_column() -> String {
+    "mean_queue_delay_us".into()
+}
+
+impl incastsim_scenario::extend::ProbeExtension for MeanQdelayExt {
+    type Params = MeanQdelayParams;
+    type Probe = MeanQueueDelay;
+    const DESCRIPTION: &'static str = "each flow's mean queueing delay of data packets, µs";
+    fn check(p: &MeanQdelayParams) -> Result<(), incastsim_scenario::ConfigError> {
+        if p.column.is_empty() {
+            return Err(incastsim_scenario::config::invalid(
+                "column",
+                "\"\"",
+                "a column name",
+            ));
+        }
+        Ok(())
+    }
+    fn new(_: &MeanQdelayParams, setup: &incastsim_scenario::probe::ProbeSetup) -> MeanQueueDelay {
+        MeanQueueDelay {
+            sum_ps: vec![0; setup.flows],
+            hops: vec![0; setup.flows],
+        }
+    }
+}
+
+#[test]
+fn a_probe_chosen_by_name_from_yaml_adds_its_column() {
+    use incastsim_scenario::{Extensions, from_yaml_checked_with, run_once_with};
+    let ext = Extensions::new().probe::<MeanQdelayExt>("mean_qdelay");
+    let yaml = format!("{TWO_SERVERS}probes: [{{name: mean_qdelay}}]\n");
+    let cfg = from_yaml_checked_with(&yaml, &[], &ext).unwrap();
+    // The resolved config names it with its parameters' defaults.
+    assert!(
+        cfg.to_yaml().contains("mean_queue_delay_us"),
+        "{}",
+        cfg.to_yaml()
+    );
+    let r = run_once_with(&cfg, cfg.seed, &ext).unwrap();
+    match r.flows[1].probes.get("mean_queue_delay_us") {
+        Some(ProbeValue::Float(v)) => assert!((v - 8.16).abs() < 1e-9, "{v}"),
+        other => panic!("{other:?}"),
+    }
+    // A bad parameter: the full key, the value, what is allowed (as a built-in's).
+    let bad = format!("{TWO_SERVERS}probes: [{{name: mean_qdelay, column: ''}}]\n");
+    let e = from_yaml_checked_with(&bad, &[], &ext)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("probes[0].column"), "{e}");
+    let typo = format!("{TWO_SERVERS}probes: [{{name: mean_qdelay, colum: x}}]\n");
+    let e = from_yaml_checked_with(&typo, &[], &ext)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("probes[0]") && e.contains("colum"), "{e}");
+    // An unknown name lists what is registered.
+    let unknown = format!("{TWO_SERVERS}probes: [{{name: qdelay}}]\n");
+    let e = from_yaml_checked_with(&unknown, &[], &ext)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("mean_qdelay"), "{e}");
+}

@@ -128,6 +128,7 @@ impl Simulation {
     /// Builds the run: cannot fail, the plan has checked everything.
     pub fn from_plan(mut plan: Plan) -> Simulation {
         let transport = Transport::new(&mut plan);
+        let probes = std::mem::take(&mut plan.probes);
         let capture = Simulation::capture_for(&plan);
         let flow_profile = plan.flows.iter().map(|f| f.profile).collect();
         let Plan {
@@ -170,6 +171,17 @@ impl Simulation {
             outcome: None,
             started: false,
         };
+        for (i, p) in probes.iter().enumerate() {
+            let setup = crate::probe::ProbeSetup {
+                config: &sim.cfg,
+                seed: sim.seed,
+                index: i as u32,
+                flows: sim.transport.flows.len(),
+                ports: sim.network.fabric.ports.len(),
+            };
+            let probe = p.new_probe(&setup);
+            sim.network.probes.push(probe);
+        }
         if let Some(port) = observe.traced_port {
             sim.network.fabric.ports[port as usize].enable_trace();
         }
@@ -685,13 +697,14 @@ impl Simulation {
     }
 
     /// Builds one probe per factory for this run (their random streams are `Stream::Probe`
-    /// instances 0, 1, ... in this order) and adds them.
+    /// instances in this order, after the config's `probes:`) and adds them.
     pub fn add_probes(&mut self, factories: &[crate::probe::ProbeFactory]) {
+        let first = self.network.probes.list.len();
         for (i, make) in factories.iter().enumerate() {
             let setup = crate::probe::ProbeSetup {
                 config: &self.cfg,
                 seed: self.seed,
-                index: i as u32,
+                index: (first + i) as u32,
                 flows: self.transport.flows.len(),
                 ports: self.network.fabric.ports.len(),
             };
