@@ -180,7 +180,7 @@ impl Simulation {
                 ports: sim.network.fabric.ports.len(),
             };
             let probe = p.new_probe(&setup);
-            sim.network.probes.push(probe);
+            sim.network.add_probe(probe);
         }
         if let Some(port) = observe.traced_port {
             sim.network.fabric.ports[port as usize].enable_trace();
@@ -693,7 +693,7 @@ impl Simulation {
     /// Adds a probe ([`crate::probe::Probe`]) to this run: from now on it hears of every hook.
     /// Add probes before running: a probe added later misses what happened before.
     pub fn add_probe(&mut self, probe: Box<dyn crate::probe::Probe>) {
-        self.network.probes.push(probe);
+        self.network.add_probe(probe);
     }
 
     /// Builds one probe per factory for this run (their random streams are `Stream::Probe`

@@ -69,6 +69,9 @@ pub struct Network {
     /// The run's probes (`crate::probe`), here because most hooks are packet events; the
     /// engine's glue calls the transport-level ones. Off (one flag test per hook site) without.
     pub(crate) probes: ProbeSet,
+    /// The capture or a probe is on: the packet paths take their watched (out-of-line) copies.
+    /// One flag, tested once per arrival and per host send (as the capture's alone was).
+    watched: bool,
 }
 
 impl Network {
@@ -76,6 +79,7 @@ impl Network {
         Network {
             fabric,
             counters: PacketCounters::default(),
+            watched: capture.on,
             capture,
             probes: ProbeSet::default(),
         }
@@ -92,10 +96,10 @@ impl Network {
         events: &mut EventQueue<Event>,
         diag: &mut Diagnostics,
     ) -> Arrival {
-        if self.probes.on {
+        if self.watched {
             return self.on_head_arrival_probed(now, port, events, diag);
         }
-        self.arrive(now, port, events, diag)
+        self.arrive::<false>(now, port, events, diag)
     }
 
     /// [`Network::on_head_arrival`] with probes: a packet the link lost, or one delivered to
@@ -111,7 +115,7 @@ impl Network {
     ) -> Arrival {
         let p = &self.fabric.ports[port as usize];
         let (head, lost_before) = (p.head_packet(), p.stats.drops_link_loss);
-        let arrival = self.arrive(now, port, events, diag);
+        let arrival = self.arrive::<true>(now, port, events, diag);
         let lost = self.fabric.ports[port as usize].stats.drops_link_loss > lost_before;
         if lost && let Some(packet) = head {
             self.probes
@@ -124,8 +128,10 @@ impl Network {
         arrival
     }
 
+    /// The arrival itself; `WATCHED`: with the pcap capture and probes (compiled out of the
+    /// unwatched copy, so a run without them tests one flag per arrival, as before probes).
     #[inline(always)]
-    fn arrive(
+    fn arrive<const WATCHED: bool>(
         &mut self,
         now: Time,
         port: u32,
@@ -139,7 +145,8 @@ impl Network {
             events.schedule(at, Event::PortHead { port });
         }
         let at_switch = matches!(self.fabric.nodes[to as usize], NodeKind::Switch(_));
-        if self.capture.on
+        if WATCHED
+            && self.capture.on
             && let Some(packet) = &arrival.packet
         {
             self.capture.on_arrival(now, port, packet, !at_switch);
@@ -147,7 +154,7 @@ impl Network {
         if at_switch && let Some(packet) = arrival.packet {
             return Arrival {
                 at_host: None,
-                dropped: self.forward(now, to, packet, port, events, diag),
+                dropped: self.forward::<WATCHED>(now, to, packet, port, events, diag),
             };
         }
         // At a host: handed back as it came off the link (moving it into other news costs a
@@ -194,18 +201,42 @@ impl Network {
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         self.counters.sent += 1;
+        let port = self.fabric.host_port[host as usize];
+        if self.watched {
+            return self.send_watched(now, host, port, packet, events, diag);
+        }
+        self.offer(now, port, packet, LOCAL_INPUT, events, diag)
+    }
+
+    /// [`Network::send_from_host`] with the pcap capture or probes on.
+    #[cold]
+    #[inline(never)]
+    fn send_watched(
+        &mut self,
+        now: Time,
+        host: HostId,
+        port: u32,
+        packet: Packet,
+        events: &mut EventQueue<Event>,
+        diag: &mut Diagnostics,
+    ) -> Option<AdmissionDrop> {
         if self.capture.on {
             self.capture.on_host_send(now, host, &packet);
         }
-        let port = self.fabric.host_port[host as usize];
         self.enqueue(now, port, packet, LOCAL_INPUT, events, diag)
+    }
+
+    /// Adds a probe (and watches the packet paths from now on).
+    pub(crate) fn add_probe(&mut self, probe: Box<dyn crate::probe::Probe>) {
+        self.probes.push(probe);
+        self.watched = true;
     }
 
     /// A switch picks the output port (ECMP per flow) and offers the packet to it; `input` is
     /// the port the packet arrived on. Always inlined: with the probed copy of the arrival
     /// path calling it too, the compiler stopped inlining it (S3: +4.4 % instructions).
     #[inline(always)]
-    fn forward(
+    fn forward<const WATCHED: bool>(
         &mut self,
         now: Time,
         node: NodeId,
@@ -225,7 +256,11 @@ impl Network {
             }
         };
         self.counters.forwarded += 1;
-        self.enqueue(now, port, packet, input, events, diag)
+        if WATCHED {
+            self.enqueue(now, port, packet, input, events, diag)
+        } else {
+            self.offer(now, port, packet, input, events, diag)
+        }
     }
 
     /// Offers `packet`, which entered the port's node on `input`, to `port`.
