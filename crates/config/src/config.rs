@@ -61,6 +61,11 @@ pub struct Config {
     /// Limits of the run (simulated time, events, wall time) and the order of simultaneous events.
     #[serde(default)]
     pub run: RunConfig,
+    /// Measurements registered by a downstream crate, by name with their parameters
+    /// (`probes: [{name: mean_qdelay}]`; `incastsim_scenario::probe`). They observe: the
+    /// built-in columns are the same with or without them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub probes: Vec<crate::extension::ExtensionChoice>,
 }
 
 /// TCP settings for some flows. In the YAML, `tcp` may give any subset of the `tcp` keys; the

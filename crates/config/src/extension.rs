@@ -145,5 +145,8 @@ pub(crate) fn resolve_extensions(
     if let SchemeConfig::Extension(choice) = &mut cfg.scheme {
         *choice = catalog.resolve(ExtensionPoint::Scheme, "scheme", choice)?;
     }
+    for (i, choice) in cfg.probes.iter_mut().enumerate() {
+        *choice = catalog.resolve(ExtensionPoint::Probe, &format!("probes[{i}]"), choice)?;
+    }
     Ok(())
 }

@@ -1,47 +1,100 @@
-//! incastsim: a fast, deterministic packet-level simulator for data-center incast.
+//! incastsim: a fast, deterministic packet-level simulator for data-center incast, as a library.
 //!
-//! A run goes Config → Plan → Engine → Results: a [`Config`](scenario::Config) (YAML with
-//! human units, `--set`-style overrides, checked in full with every error naming the key, the
-//! value and what is allowed) and a seed become a [`Plan`](scenario::Plan) (every object the
-//! run needs), which the engine ([`Simulation`](scenario::Simulation)) runs to a
-//! [`RunResult`](scenario::RunResult) of records: one [`RunRecord`](scenario::RunRecord) for
-//! the run, one [`FlowRecord`](scenario::FlowRecord) per TCP connection, one
-//! [`PortRecord`](scenario::PortRecord) per switch port. [`output`] writes them as the CSV
-//! files of `incastsim run`; [`sweep`] runs grids of configs × seeds in parallel.
+//! A run goes Config → Plan → Engine → Results (`ARCHITECTURE.md`): a config is checked in
+//! full before anything runs, a run cannot fail once planned, and the same config and seed give
+//! the same results, bit for bit, on any machine and thread count.
 //!
-//! The same config and seed give bit-identical results on any machine and with any thread
-//! count: time is integer picoseconds and every random component draws from its own seeded
-//! stream.
+//! # From code
 //!
-//! # Run a config
+//! **1. A config**: from a file or YAML text ([`scenario::load_checked`],
+//! [`scenario::from_yaml_checked`], with `--set`-style overrides), or built in code with
+//! [`ConfigBuilder`] (typed values, checked exactly as a file is, with the same errors).
 //!
-//! [`scenario::from_yaml_checked`] parses and checks a config (from a string;
-//! [`scenario::load_checked`] reads a file), [`scenario::run_once`] plans, runs and checks the
-//! end-of-run invariants:
+//! **2. Run it**: [`scenario::run_once`] gives a [`scenario::RunResult`], the rows of
+//! `runs.csv`, `flows.csv`, `ports.csv`, ... as typed records; [`output`] writes them as
+//! `incastsim run` does.
+//!
 //! ```
-//! use incastsim::scenario::{from_yaml_checked, run_once};
+//! use incastsim::ConfigBuilder;
+//! use incastsim::scenario::run_once;
 //!
-//! // Four servers answer a client's 20 KB reads over one 1 Gbps switch with 32 KB per port.
-//! let yaml = "
-//! name: tiny-incast
-//! seed: 1
-//! senders: 4
+//! let cfg = ConfigBuilder::from_yaml(
+//!     "senders: 8
 //! topology: {kind: star, link_rate: 1Gbps, link_delay: 25us, switch_buffer: 32KB}
-//! tcp: {congestion_control: newreno, rto_min: 200ms}
-//! workload: {kind: synchronized_reads, sru: 20KB, blocks: 2}
-//! ";
-//! // Overrides use the `--set key=value` syntax of the command line.
-//! let cfg = from_yaml_checked(yaml, &["tcp.rto_min=1ms".into()]).unwrap();
+//! workload: {kind: synchronized_reads, sru: 64KB, blocks: 2}",
+//! )
+//! .unwrap()
+//! .set("tcp.rto_min", "1ms")
+//! .build()
+//! .unwrap();
 //! let result = run_once(&cfg, cfg.seed).unwrap();
+//! assert!(result.run.completed);
+//! println!("{:.0} Mbps, {} RTOs", result.run.goodput_mbps, result.run.rto_count);
+//! ```
 //!
-//! // One run record, one flow record per server, one completion time per block.
-//! assert_eq!(result.run.senders, 4);
+//! **3. Or step it** (tests, notebooks): [`scenario::Simulation::run_until`] runs to a time and
+//! pauses; read a flow ([`scenario::Simulation::flow_state`]: its controller's state, sequence
+//! numbers, bytes delivered) or a port ([`scenario::Simulation::port_occupancy`], `ports()`),
+//! then continue. The results equal those of one uninterrupted run.
+//!
+//! ```
+//! use incastsim::core::{Duration, Time};
+//! use incastsim::scenario::{Outcome, Simulation, from_yaml_checked};
+//!
+//! let cfg = from_yaml_checked(
+//!     "senders: 4
+//! topology: {kind: star}
+//! workload: {kind: synchronized_reads, sru: 64KB, blocks: 2}",
+//!     &[],
+//! )
+//! .unwrap();
+//! let mut sim = Simulation::new(&cfg, cfg.seed).unwrap();
+//! let t = Time::ZERO + Duration::from_us(500);
+//! assert_eq!(sim.run_until(t), None); // paused at 500 µs
+//! let flow = sim.flow_state(0);
+//! let queue = sim.port_occupancy(0, t);
+//! println!("cwnd {} B, {} B queued", flow.cc.cwnd_bytes, queue.bytes);
+//! assert_eq!(sim.run(), Outcome::Completed);
+//! let result = sim.results();
 //! assert_eq!(result.flows.len(), 4);
-//! assert_eq!(result.block_times_ms.len(), 2);
-//! for flow in &result.flows {
-//!     assert_eq!(flow.bytes_delivered, 2 * 20_000);
+//! ```
+//!
+//! **4. Sweeps**: [`sweep::Sweep::from_yaml`] expands and checks a `sweep:` section;
+//! [`sweep::run_sweep`] runs it on threads into a resumable folder, telling a [`ProgressFn`]
+//! (or any [`sweep::Progress`]) as runs finish.
+//!
+//! **Measurements of one's own**: a [`scenario::probe::Probe`] hears packets enqueued, marked,
+//! dropped, dequeued and delivered, ACKs with the sender's state, RTOs, and transfers starting
+//! and finishing, and adds columns to `runs.csv`/`flows.csv` or writes a CSV file of its own
+//! ([`scenario::run_once_with_probes`], [`scenario::Simulation::add_probe`]). Without probes a
+//! hook costs one predictable branch.
+//!
+//! ```
+//! use incastsim::core::{Packet, PacketKind, Time};
+//! use incastsim::scenario::probe::{Probe, ProbeFactory, ProbeReport};
+//! use incastsim::scenario::{Simulation, from_yaml_checked, run_once_with_probes};
+//! use std::sync::Arc;
+//!
+//! /// Data packets' total queueing delay, as a runs.csv column.
+//! struct QueueingDelay(u64);
+//! impl Probe for QueueingDelay {
+//!     fn on_dequeue(&mut self, _: Time, _: u32, p: &Packet, admitted: Time, tx_start: Time) {
+//!         if p.kind == PacketKind::Data {
+//!             self.0 += tx_start.since(admitted).as_ps();
+//!         }
+//!     }
+//!     fn finish(&mut self, _: &Simulation, report: &mut ProbeReport) {
+//!         report.run_column("data_queueing_us", self.0 as f64 / 1e6);
+//!     }
 //! }
-//! println!("{:.1} Mbps, {} RTOs", result.run.goodput_mbps, result.run.rto_count);
+//!
+//! let yaml = "senders: 4
+//! topology: {kind: star}
+//! workload: {kind: synchronized_reads, sru: 64KB, blocks: 1}";
+//! let cfg = from_yaml_checked(yaml, &[]).unwrap();
+//! let probe: ProbeFactory = Arc::new(|_setup| Box::new(QueueingDelay(0)));
+//! let result = run_once_with_probes(&cfg, cfg.seed, &[probe]).unwrap();
+//! assert!(result.run.probes.get("data_queueing_us").is_some());
 //! ```
 //!
 //! # Read the records as `incastsim run` writes them
@@ -124,8 +177,11 @@ pub use incastsim_scenario::extend;
 pub use incastsim_scenario::extend::Extensions;
 pub use incastsim_scenario::{extensions, provider};
 
+mod builder;
 pub mod output;
 pub mod pcap;
+
+pub use builder::{ConfigBuilder, ProgressFn};
 
 /// The incastsim version, written into every manifest.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -67,19 +67,15 @@ enum CsvOrIo {
     Io(std::io::Error),
 }
 
-fn write_csv_to<W: Write, T: Serialize + Default>(mut out: W, rows: &[T]) -> Result<(), CsvOrIo> {
-    if rows.is_empty() {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        w.serialize(T::default()).map_err(CsvOrIo::Csv)?;
-        let text = w.into_inner().map_err(|e| CsvOrIo::Io(e.into_error()))?;
-        let header_end = text
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(text.len(), |i| i + 1);
-        out.write_all(&text[..header_end]).map_err(CsvOrIo::Io)?;
-        return out.flush().map_err(CsvOrIo::Io);
-    }
+fn write_csv_to<W: Write, T: Serialize + Default>(out: W, rows: &[T]) -> Result<(), CsvOrIo> {
     let mut w = csv::Writer::from_writer(out);
+    if rows.is_empty() {
+        // The header of a default row (through `csv_fields`, as the rows: the csv crate's own
+        // serializer refuses the probe columns' map).
+        w.write_record(csv_fields(&T::default()).iter().map(|(k, _)| k))
+            .map_err(CsvOrIo::Csv)?;
+        return w.flush().map_err(CsvOrIo::Io);
+    }
     for (i, r) in rows.iter().enumerate() {
         let fields = csv_fields(r);
         if i == 0 {
@@ -285,6 +281,7 @@ pub fn write_run_outputs(
     } else if shared_path.exists() {
         std::fs::remove_file(&shared_path).map_err(io_err(&shared_path))?;
     }
+    write_probe_tables(dir, results)?;
     let resolved = dir.join("config.resolved.yaml");
     let header = "# The fully resolved configuration of these results: every default filled in.\n";
     std::fs::write(&resolved, format!("{header}{}", cfg.to_yaml())).map_err(io_err(&resolved))?;
@@ -293,6 +290,51 @@ pub fn write_run_outputs(
     serde_json::to_writer_pretty(&mut f, manifest).map_err(|e| io_err(&mpath)(e.into()))?;
     writeln!(f).map_err(io_err(&mpath))?;
     f.flush().map_err(io_err(&mpath))
+}
+
+/// Writes the probes' own CSV files (`incastsim_scenario::probe::ProbeReport::table`): one file
+/// per name, the rows of every run (seed) one after the other, under the first run's header.
+/// A name that is not a plain `*.csv` file name is refused (a probe writes only into the
+/// output folder).
+pub fn write_probe_tables(dir: &Path, results: &[RunResult]) -> Result<(), OutputError> {
+    use incastsim_scenario::probe::ProbeTable;
+    let mut files: Vec<(&str, &[String], Vec<&ProbeTable>)> = Vec::new();
+    for t in results.iter().flat_map(|r| &r.probe_tables) {
+        match files.iter_mut().find(|(f, _, _)| *f == t.file) {
+            Some((_, _, tables)) => tables.push(t),
+            None => files.push((&t.file, &t.header, vec![t])),
+        }
+    }
+    for (file, header, tables) in files {
+        let plain = !file.contains(['/', '\\']) && file.ends_with(".csv") && file != ".csv";
+        let path = dir.join(file);
+        if !plain {
+            return Err(io_err(&path)(std::io::Error::other(
+                "a probe's table needs a plain file name ending in .csv",
+            )));
+        }
+        let csv_err = |source| OutputError::Csv {
+            path: path.display().to_string(),
+            source,
+        };
+        let mut w = csv::Writer::from_path(&path).map_err(csv_err)?;
+        w.write_record(header).map_err(csv_err)?;
+        for row in tables.iter().flat_map(|t| &t.rows) {
+            w.write_record(row.iter().map(probe_field))
+                .map_err(csv_err)?;
+        }
+        w.flush().map_err(io_err(&path))?;
+    }
+    Ok(())
+}
+
+/// A probe's value as a CSV field: the text a built-in column of the same type gets.
+fn probe_field(v: &incastsim_scenario::probe::ProbeValue) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(serde_json::Value::Null) | Err(_) => String::new(),
+        Ok(other) => other.to_string(),
+    }
 }
 
 /// Writes any serializable value as pretty JSON (manifests).

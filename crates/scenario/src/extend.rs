@@ -254,22 +254,51 @@ pub trait TrafficGeneratorExtension: 'static {
     }
 }
 
-/// A measurement from outside incastsim, selected by name.
+/// A measurement from outside incastsim, selected by name: `probes: [{name: <registered
+/// name>, <param>: <value>, ...}]` (a list: several probes, each with its parameters).
 ///
-/// The slot and its registration ([`Extensions::probe`]) exist; the build side is being added
-/// (issue 20): the intended shape is `type Probe: crate::Probe` (no-op default hooks: packet
-/// enqueued, marked, dropped with its reason, dequeued, delivered; ACK processed with the
-/// sender's state view; RTO fired; flow started and finished; extra columns for runs.csv and
-/// flows.csv or its own CSV) and `fn new(params: &Self::Params, ctx: &ProbeContext) -> Self::Probe`.
-/// A probe observes: it cannot change what the run does.
+/// Its probe ([`crate::probe::Probe`]) has no-op default hooks (packet enqueued, marked,
+/// dropped with its reason, dequeued, delivered; ACK processed with the sender's
+/// [`incastsim_tcp::CcState`]; RTO fired; transfer started and finished) and adds columns to
+/// `runs.csv`/`flows.csv` or a CSV file of its own when the run ends. It observes only: every
+/// hook gets shared references, so the run is the same with or without it; its randomness is
+/// [`crate::probe::ProbeSetup::rng`]. One probe per run, built by [`ProbeExtension::new`].
+/// Sweeps keep the built-in columns only (their store's header is fixed before runs start).
 pub trait ProbeExtension: 'static {
-    /// Its parameters.
+    /// Its parameters (everything beside `name` in its entry of `probes`).
     type Params: ExtensionParams;
+    /// The probe of one run.
+    type Probe: crate::probe::Probe + 'static;
     /// One line for `incastsim components`.
     const DESCRIPTION: &'static str;
     /// Checks the parameters (keys relative to the probe).
     fn check(_params: &Self::Params) -> Result<(), ConfigError> {
         Ok(())
+    }
+    /// The probe of the run `setup` describes.
+    fn new(params: &Self::Params, setup: &crate::probe::ProbeSetup) -> Self::Probe;
+}
+
+/// A probe ready to be built for runs: the extension's type with its parameters read once.
+pub trait PreparedProbe: Send + Sync + Debug {
+    /// The probe of one run.
+    fn new_probe(&self, setup: &crate::probe::ProbeSetup) -> Box<dyn crate::probe::Probe>;
+}
+
+struct ProbeWith<P: ProbeExtension> {
+    name: &'static str,
+    params: P::Params,
+}
+
+impl<P: ProbeExtension> Debug for ProbeWith<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {:?}", self.name, self.params)
+    }
+}
+
+impl<P: ProbeExtension> PreparedProbe for ProbeWith<P> {
+    fn new_probe(&self, setup: &crate::probe::ProbeSetup) -> Box<dyn crate::probe::Probe> {
+        Box::new(P::new(&self.params, setup))
     }
 }
 
@@ -464,7 +493,7 @@ pub struct Extensions {
     schemes: Vec<Registered<dyn PreparedScheme>>,
     queue_disciplines: Vec<Registered<()>>,
     traffic_generators: Vec<Registered<()>>,
-    probes: Vec<Registered<()>>,
+    probes: Vec<Registered<dyn PreparedProbe>>,
 }
 
 impl Default for Extensions {
@@ -612,13 +641,21 @@ impl Extensions {
     /// Registers probe `P` as `name` (see [`ProbeExtension`]).
     pub fn probe<P: ProbeExtension>(mut self, name: &'static str) -> Extensions {
         self.refuse_taken(ExtensionPoint::Probe, name);
+        fn prepare<P: ProbeExtension>(
+            name: &'static str,
+            key: &str,
+            params: &serde_json::Map<String, serde_json::Value>,
+        ) -> Result<Arc<dyn PreparedProbe>, ConfigError> {
+            let params = read_params::<P::Params>(key, params)?;
+            Ok(Arc::new(ProbeWith::<P> { name, params }))
+        }
         self.probes.push(Registered {
             info: self.info(ExtensionPoint::Probe, name, P::DESCRIPTION),
             codec: Arc::new(Codec::<P::Params> {
                 check: P::check,
                 _params: PhantomData,
             }),
-            prepare: None,
+            prepare: Some(prepare::<P>),
         });
         self
     }
@@ -690,6 +727,9 @@ impl Extensions {
         if let SchemeConfig::Extension(e) = &cfg.scheme {
             add(ExtensionPoint::Scheme, &e.name);
         }
+        for p in &cfg.probes {
+            add(ExtensionPoint::Probe, &p.name);
+        }
         out
     }
 
@@ -705,6 +745,15 @@ impl Extensions {
             key,
             choice,
         )
+    }
+
+    /// Probe `choice` (found under `key`) ready to be built for runs.
+    pub fn prepare_probe(
+        &self,
+        key: &str,
+        choice: &ExtensionChoice,
+    ) -> Result<Arc<dyn PreparedProbe>, ConfigError> {
+        prepare(&self.probes, ExtensionPoint::Probe, key, choice)
     }
 
     /// The scheme `choice` (found under `key`) ready to build connections.

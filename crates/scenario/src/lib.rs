@@ -23,12 +23,13 @@ pub mod fabric;
 pub mod ideal_fct;
 pub mod metrics;
 pub mod plan;
+pub mod probe;
 mod results;
 pub mod scheme_build;
 pub mod traffic;
 
 pub use config::{Config, ConfigError};
-pub use engine::{Outcome, RunProgress, Simulation};
+pub use engine::{FlowState, Outcome, RunProgress, Simulation};
 pub use extend::Extensions;
 /// The config crate: schema, units, overrides, config-only checks.
 pub use incastsim_config as config;
@@ -60,6 +61,20 @@ pub enum RunError {
 /// Plans, runs and collects one (config, seed), checking the end-of-run invariants.
 pub fn run_once(cfg: &Config, seed: u64) -> Result<RunResult, RunError> {
     run_once_until(cfg, seed, None, None)
+}
+
+/// [`run_once`] with probes: one probe per factory is built for the run (`crate::probe`) and
+/// hears every hook; their columns and tables are in the result.
+pub fn run_once_with_probes(
+    cfg: &Config,
+    seed: u64,
+    probes: &[probe::ProbeFactory],
+) -> Result<RunResult, RunError> {
+    let mut sim = Simulation::from_plan(Plan::new(cfg, seed)?);
+    sim.add_probes(probes);
+    sim.run();
+    sim.check_invariants().map_err(RunError::Invariant)?;
+    Ok(sim.results())
 }
 
 /// [`run_once`] that stops early, with [`RunError::Interrupted`], once `stop` is set, and

@@ -318,6 +318,9 @@ pub struct RunRecord {
     pub model_q_full: f64,
     /// The Split model's Q (same meaning).
     pub model_q_split: f64,
+    /// Columns added by probes (`crate::probe`), after every built-in column; none without.
+    #[serde(flatten)]
+    pub probes: crate::probe::ProbeColumns,
 }
 
 /// Fills the eight fields of a run-length histogram from its bins.
@@ -682,6 +685,9 @@ pub struct FlowRecord {
     pub drop_run_8plus: u64,
     /// Its longest run of consecutive dropped data segments at one port.
     pub max_drop_run: u32,
+    /// Columns added by probes (`crate::probe`), after every built-in column; none without.
+    #[serde(flatten)]
+    pub probes: crate::probe::ProbeColumns,
 }
 
 /// One row of senders.csv: the flows one host sent in one run.
@@ -911,6 +917,8 @@ pub struct RunResult {
     pub capture: Option<crate::engine::capture::CaptureResult>,
     /// The queues of the shared buffers (shared_buffers.csv; empty without shared buffers).
     pub shared_buffers: Vec<SharedBufferRecord>,
+    /// Probes' own CSV files (`crate::probe::ProbeReport::table`); empty without probes.
+    pub probe_tables: Vec<crate::probe::ProbeTable>,
 }
 
 #[cfg(test)]

@@ -48,6 +48,9 @@ pub enum Stream {
     /// A congestion controller registered by a downstream crate, per flow (its own stream, so
     /// it shifts no other component's draws).
     Controller = 12,
+    /// A probe's own stream (instance = the probe's index), so a probe that draws random
+    /// numbers changes nothing else in the run.
+    Probe = 13,
 }
 
 /// Derives the seed of stream `stream`, instance `index`, of the run seeded with `run_seed`.

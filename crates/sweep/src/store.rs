@@ -566,12 +566,21 @@ impl Store {
             row.push(replicate.to_string());
             row.extend(point.values.iter().cloned());
         };
+        // Built-in columns only: probes' columns (after them) are not in the header, which is
+        // fixed before any run.
+        let flow_width = own_fields(&FlowRecord::default(), &self.keys).len();
+        let run_width = own_fields(&RunRecord::default(), &self.keys).len();
         let flows_path = self.dir.join(FLOWS_FILE);
         let mut flows_hash = 0u64;
         for f in &result.flows {
             let mut row = Vec::new();
             prefix(&mut row);
-            row.extend(own_fields(f, &self.keys).into_iter().map(|(_, v)| v));
+            row.extend(
+                own_fields(f, &self.keys)
+                    .into_iter()
+                    .take(flow_width)
+                    .map(|(_, v)| v),
+            );
             flows_hash = flows_hash.wrapping_add(row_hash(row.iter().map(String::as_str)));
             self.flows
                 .write_record(&row)
@@ -584,6 +593,7 @@ impl Store {
         row.extend(
             own_fields(&result.run, &self.keys)
                 .into_iter()
+                .take(run_width)
                 .map(|(_, v)| v),
         );
         self.runs

@@ -12,7 +12,7 @@ pub mod shared;
 
 pub use port::{Arrival, Enqueued, LinkLoss, OutputPort, PortStats, STAT_CLASSES, TxDone};
 pub use qdisc::{
-    BufferLimit, DropReason, DropTail, Occupancy, QueueDisc, QueueDiscipline, Red, RedParams,
-    RedProfile, Threshold, ThresholdAdmit, ThresholdMark, Verdict,
+    BoxedQueueDisc, BufferLimit, DropReason, DropTail, ExtensionQueueDisc, Occupancy, QueueDisc,
+    QueueDiscipline, Red, RedParams, RedProfile, Threshold, ThresholdAdmit, ThresholdMark, Verdict,
 };
 pub use shared::{SharedBuffer, SharedBufferParams, SharedBufferStats};

@@ -107,6 +107,9 @@ pub struct TxDone {
     pub schedule_head_at: Option<Time>,
     /// When the next transmission ends, if one started.
     pub schedule_tx_done_at: Option<Time>,
+    /// When the packet that got the transmitter was admitted (`None`: none did); the packet
+    /// is then [`OutputPort::newest_departure`]. For probes.
+    pub started_admitted_at: Option<Time>,
 }
 
 /// The head packet reached the far end of the link.
@@ -246,7 +249,7 @@ impl OutputPort {
         loss_rng: SimRng,
         qdisc: QueueDisc,
     ) -> OutputPort {
-        let qdisc_tracks_idle = matches!(qdisc, QueueDisc::Red(_));
+        let qdisc_tracks_idle = qdisc.tracks_idle();
         OutputPort {
             qdisc_tracks_idle,
             trace: None,
@@ -406,6 +409,30 @@ impl OutputPort {
         self.fifo.len() + waiting
     }
 
+    /// Packets of a strict-priority port admitted but not yet given the transmitter (0 for a
+    /// FIFO port, which fixes every departure at admission).
+    pub fn waiting_packets(&self) -> usize {
+        self.packets_in_port() - self.fifo.len()
+    }
+
+    /// The packet that got the transmitter last and when its first bit went on the wire (for
+    /// probes: right after an admission that did not wait, or a `TxDone` that started one).
+    pub fn newest_departure(&self) -> Option<(Packet, Time)> {
+        self.fifo.back().map(|q| {
+            let wire = q.packet.wire_bytes() as u64;
+            (
+                q.packet,
+                Time(q.tx_end.as_ps() - self.serialization.time_for(wire).as_ps()),
+            )
+        })
+    }
+
+    /// The packet that reaches the far end of the link next (for probes: a lost packet is gone
+    /// after [`OutputPort::pop_arrival`]).
+    pub fn head_packet(&self) -> Option<Packet> {
+        self.fifo.front().map(|q| q.packet)
+    }
+
     /// Offers a packet to the port at `now`.
     #[inline(always)] // one call site on the hot path; keeps the event loop flat
     pub fn enqueue(&mut self, now: Time, mut packet: Packet) -> Enqueued {
@@ -528,6 +555,7 @@ impl OutputPort {
             return TxDone {
                 schedule_head_at: None,
                 schedule_tx_done_at: None,
+                started_admitted_at: None,
             };
         };
         *tx_done_pending = false;
@@ -535,6 +563,7 @@ impl OutputPort {
             return TxDone {
                 schedule_head_at: None,
                 schedule_tx_done_at: None,
+                started_admitted_at: None,
             };
         };
         let (packet, admitted) = q.pop_front().expect("non-empty");
@@ -548,6 +577,7 @@ impl OutputPort {
         TxDone {
             schedule_head_at: head,
             schedule_tx_done_at: more.then_some(self.last_tx_end),
+            started_admitted_at: Some(admitted),
         }
     }
 

@@ -68,13 +68,60 @@ pub enum Verdict {
     Drop(DropReason),
 }
 
-/// A queue discipline decides at enqueue time. Implement it for a new AQM, then add a variant to
-/// [`QueueDisc`] so the per-packet path stays an enum match (no dynamic dispatch).
+/// A queue discipline decides at enqueue time. A built-in one is a variant of [`QueueDisc`], so
+/// the per-packet path stays an enum match (no dynamic dispatch); one from another crate (an
+/// extension) goes in [`QueueDisc::Extension`] through [`QueueDisc::extension`] and costs one
+/// indirect call per packet at its ports.
+///
+/// What a discipline may do: decide (admit, mark, drop with a reason) and set the packet's ECN
+/// or flag bits. The port counts the verdict, keeps the buffer and never lets it exceed
+/// [`QueueDiscipline::limit`] (checked in debug builds). A discipline that draws random numbers
+/// holds its own stream (the plan gives each port one), so it changes nothing else in the run.
 pub trait QueueDiscipline {
     /// Decides the fate of `packet` arriving at `now` when the buffer holds `occupancy`.
     fn on_enqueue(&mut self, packet: &mut Packet, occupancy: Occupancy, now: Time) -> Verdict;
     /// The hard limit of the buffer (checked as an invariant).
     fn limit(&self) -> BufferLimit;
+    /// Whether the port should call [`QueueDiscipline::note_idle`] (RED's average decays over
+    /// idle time); false by default, which spares the port the test.
+    fn tracks_idle(&self) -> bool {
+        false
+    }
+    /// The port's buffer has been empty since `since` (called before an arrival finds it
+    /// empty, only if [`QueueDiscipline::tracks_idle`]).
+    fn note_idle(&mut self, since: Time) {
+        let _ = since;
+    }
+}
+
+/// A queue discipline from another crate, boxed: what [`QueueDisc::Extension`] holds. Any
+/// `QueueDiscipline + Clone + Debug + Send` is one (ports are cloned when a plan is copied).
+pub trait ExtensionQueueDisc: QueueDiscipline + Send + std::fmt::Debug {
+    /// A boxed copy (ports are `Clone`).
+    fn clone_box(&self) -> Box<dyn ExtensionQueueDisc>;
+}
+
+impl<T: QueueDiscipline + Clone + Send + std::fmt::Debug + 'static> ExtensionQueueDisc for T {
+    fn clone_box(&self) -> Box<dyn ExtensionQueueDisc> {
+        Box::new(self.clone())
+    }
+}
+
+/// The boxed extension discipline of [`QueueDisc::Extension`].
+#[derive(Debug)]
+pub struct BoxedQueueDisc(pub Box<dyn ExtensionQueueDisc>);
+
+impl Clone for BoxedQueueDisc {
+    fn clone(&self) -> Self {
+        BoxedQueueDisc(self.0.clone_box())
+    }
+}
+
+impl PartialEq for BoxedQueueDisc {
+    /// Equal when their state reads the same (`Debug`): an extension need not be `PartialEq`.
+    fn eq(&self, other: &Self) -> bool {
+        format!("{:?}", self.0) == format!("{:?}", other.0)
+    }
 }
 
 /// Drop-tail: admit while the packet fits the buffer.
@@ -353,6 +400,9 @@ pub enum QueueDisc {
     ThresholdMark(ThresholdMark),
     /// Admission of labelled packets only above a threshold (PLATO).
     ThresholdAdmit(ThresholdAdmit),
+    /// A discipline from another crate (selected by name from the config): one indirect call
+    /// per packet, at the ports that run it only.
+    Extension(BoxedQueueDisc),
 }
 
 impl QueueDisc {
@@ -361,11 +411,18 @@ impl QueueDisc {
         QueueDisc::DropTail(DropTail { limit })
     }
 
+    /// An extension's discipline as a port's.
+    pub fn extension(q: impl ExtensionQueueDisc + 'static) -> QueueDisc {
+        QueueDisc::Extension(BoxedQueueDisc(Box::new(q)))
+    }
+
     /// The port's buffer has been empty since `since` (RED's idle-time correction uses it).
     #[inline]
     pub fn note_idle(&mut self, since: Time) {
-        if let QueueDisc::Red(r) = self {
-            r.note_idle(since);
+        match self {
+            QueueDisc::Red(r) => r.note_idle(since),
+            QueueDisc::Extension(e) => e.0.note_idle(since),
+            _ => {}
         }
     }
 }
@@ -378,6 +435,7 @@ impl QueueDiscipline for QueueDisc {
             QueueDisc::Red(r) => r.on_enqueue(packet, occ, now),
             QueueDisc::ThresholdMark(t) => t.on_enqueue(packet, occ, now),
             QueueDisc::ThresholdAdmit(t) => t.on_enqueue(packet, occ, now),
+            QueueDisc::Extension(e) => e.0.on_enqueue(packet, occ, now),
         }
     }
     fn limit(&self) -> BufferLimit {
@@ -386,6 +444,14 @@ impl QueueDiscipline for QueueDisc {
             QueueDisc::Red(r) => r.limit(),
             QueueDisc::ThresholdMark(t) => t.limit(),
             QueueDisc::ThresholdAdmit(t) => t.limit(),
+            QueueDisc::Extension(e) => e.0.limit(),
+        }
+    }
+    fn tracks_idle(&self) -> bool {
+        match self {
+            QueueDisc::Red(_) => true,
+            QueueDisc::Extension(e) => e.0.tracks_idle(),
+            _ => false,
         }
     }
 }

@@ -109,12 +109,32 @@ pub struct Simulation {
     pub(crate) events_processed: u64,
     pub(crate) finished_at: Option<Time>,
     pub(crate) outcome: Option<Outcome>,
+    /// Whether the workload has started (at the first call that runs events, so probes added
+    /// after `from_plan` see everything from the first packet on).
+    started: bool,
+}
+
+/// A flow's state at a pause ([`Simulation::run_until`]), for tests and notebooks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct FlowState {
+    /// Its controller's state (cwnd, ssthresh, CUBIC's curve, DCTCP's α, recovery state).
+    pub cc: incastsim_tcp::CcState,
+    /// Oldest unacknowledged sequence number (bytes from 0).
+    pub snd_una: u64,
+    /// Highest sequence number sent so far, plus one (bytes from 0).
+    pub snd_max: u64,
+    /// Bytes its receiver delivered in order to the application.
+    pub delivered_bytes: u64,
+    /// Retransmission timeouts so far.
+    pub timeouts: u64,
 }
 
 impl Simulation {
     /// Builds the run: cannot fail, the plan has checked everything.
     pub fn from_plan(mut plan: Plan) -> Simulation {
         let transport = Transport::new(&mut plan);
+        let probes = std::mem::take(&mut plan.probes);
         let capture = Simulation::capture_for(&plan);
         let flow_profile = plan.flows.iter().map(|f| f.profile).collect();
         let Plan {
@@ -155,7 +175,19 @@ impl Simulation {
             events_processed: 0,
             finished_at: None,
             outcome: None,
+            started: false,
         };
+        for (i, p) in probes.iter().enumerate() {
+            let setup = crate::probe::ProbeSetup {
+                config: &sim.cfg,
+                seed: sim.seed,
+                index: i as u32,
+                flows: sim.transport.flows.len(),
+                ports: sim.network.fabric.ports.len(),
+            };
+            let probe = p.new_probe(&setup);
+            sim.network.add_probe(probe);
+        }
         if let Some(port) = observe.traced_port {
             sim.network.fabric.ports[port as usize].enable_trace();
         }
@@ -166,7 +198,6 @@ impl Simulation {
             sim.events
                 .schedule(u.start(), Event::UdpSend { source: i as u32 });
         }
-        sim.start();
         sim
     }
 
@@ -213,7 +244,11 @@ impl Simulation {
         )?))
     }
 
+    /// Starts the workload (its first requests or starts): once, before the first event.
     fn start(&mut self) {
+        if std::mem::replace(&mut self.started, true) {
+            return;
+        }
         let now = Time::ZERO;
         self.generated.schedule_first_starts(&mut self.events);
         match &mut self.workload {
@@ -243,9 +278,38 @@ impl Simulation {
         &mut self,
         watch: &mut dyn FnMut(&RunProgress) -> Option<Outcome>,
     ) -> Outcome {
-        let limit = Time::ZERO + self.cfg.run.max_sim_time.0;
+        self.advance(None, watch);
+        self.outcome.unwrap_or(Outcome::Stalled)
+    }
+
+    /// Runs every event at or before `t`, then pauses (if the run has not ended first: then
+    /// its outcome). Read the state ([`Simulation::flow_state`], [`Simulation::port_occupancy`],
+    /// [`Simulation::senders`], ...) and continue with `run_until` or [`Simulation::run`]: the
+    /// results are those of one uninterrupted run, bit for bit (events are the same and in the
+    /// same order; reading never changes the model).
+    pub fn run_until(&mut self, t: Time) -> Option<Outcome> {
+        self.advance(Some(t), &mut |_| None);
+        self.outcome
+    }
+
+    /// The loop: runs events until the run ends or (with `pause`) the next event is later
+    /// than `pause`. The watcher and `run.max_events` are checked at every multiple of
+    /// [`WATCH_EVERY_EVENTS`] events processed (and at `max_events`), wherever the run paused.
+    fn advance(
+        &mut self,
+        pause: Option<Time>,
+        watch: &mut dyn FnMut(&RunProgress) -> Option<Outcome>,
+    ) {
+        self.start();
+        let end = Time::ZERO + self.cfg.run.max_sim_time.0;
+        // One comparison per event for both: past `limit` the run either ends or pauses.
+        let limit = pause.map_or(end, |p| p.min(end));
         let max_events = self.cfg.run.max_events.unwrap_or(u64::MAX);
-        let next = |done: u64| done.saturating_add(WATCH_EVERY_EVENTS).min(max_events);
+        let next = |done: u64| {
+            (done / WATCH_EVERY_EVENTS + 1)
+                .saturating_mul(WATCH_EVERY_EVENTS)
+                .min(max_events)
+        };
         let mut next_watch = next(self.events_processed);
         while self.outcome.is_none() {
             let Some(t) = self.events.peek_time() else {
@@ -253,8 +317,11 @@ impl Simulation {
                 break;
             };
             if t > limit {
+                if t <= end {
+                    return; // paused
+                }
                 self.outcome = Some(Outcome::TimeLimit);
-                self.finished_at = Some(limit);
+                self.finished_at = Some(end);
                 break;
             }
             let Some((now, ev)) = self.events.pop() else {
@@ -275,7 +342,6 @@ impl Simulation {
                 }
             }
         }
-        self.outcome.unwrap_or(Outcome::Stalled)
     }
 
     /// Where the run is (see [`RunProgress`]).
@@ -335,6 +401,15 @@ impl Simulation {
 
     #[inline(always)]
     fn on_rto(&mut self, now: Time, flow: u32, generation: u32) {
+        if self.network.probes.on {
+            return self.on_rto_probed(now, flow, generation);
+        }
+        self.fire_timer(now, flow, generation);
+    }
+
+    /// The sender's timer slot (RTO, RACK reordering timer, loss probe) popped.
+    #[inline(always)]
+    fn fire_timer(&mut self, now: Time, flow: u32, generation: u32) {
         if self
             .transport
             .on_rto_event(now, flow, generation, &mut self.events)
@@ -343,6 +418,44 @@ impl Simulation {
             self.transport
                 .sync_rto_timer(flow as usize, &mut self.events);
         }
+    }
+
+    /// [`Simulation::on_rto`] with probes: an expiry that was an RTO is news to them.
+    #[cold]
+    #[inline(never)]
+    fn on_rto_probed(&mut self, now: Time, flow: u32, generation: u32) {
+        let f = flow as usize;
+        let before = self.transport.senders[f].stats().timeouts;
+        self.fire_timer(now, flow, generation);
+        let s = &self.transport.senders[f];
+        if s.stats().timeouts > before {
+            let state = s.cc_state();
+            self.network.probes.each(|p| p.on_rto(now, flow, &state));
+        }
+    }
+
+    /// Probes hear of an ACK flow f's sender processed.
+    #[cold]
+    #[inline(never)]
+    fn probe_ack(&mut self, now: Time, f: usize) {
+        let state = self.transport.senders[f].cc_state();
+        self.network
+            .probes
+            .each(|p| p.on_ack(now, f as u32, &state));
+    }
+
+    /// Probes hear of a transfer of flow f starting (`start`) or delivered in full.
+    #[cold]
+    #[inline(never)]
+    fn probe_transfer(&mut self, now: Time, f: usize, start: bool) {
+        let flow = f as u32;
+        self.network.probes.each(|p| {
+            if start {
+                p.on_flow_start(now, flow)
+            } else {
+                p.on_flow_finish(now, flow)
+            }
+        });
     }
 
     #[inline(always)]
@@ -445,6 +558,9 @@ impl Simulation {
             }
             PacketKind::Ack => {
                 self.transport.on_ack(now, f, &packet);
+                if self.network.probes.on {
+                    self.probe_ack(now, f);
+                }
                 self.transmit_segments(now, f);
                 self.transport.sync_rto_timer(f, &mut self.events);
             }
@@ -490,6 +606,9 @@ impl Simulation {
     /// A server writes its response (or a bulk sender starts).
     fn server_start(&mut self, now: Time, f: usize) {
         self.transport.set_flow_active(f, true);
+        if self.network.probes.on {
+            self.probe_transfer(now, f, true);
+        }
         let bytes = self.workload.bytes_to_write(f);
         self.write(now, f, bytes);
     }
@@ -497,6 +616,9 @@ impl Simulation {
     /// A traffic-generator flow starts: its application writes the flow (or endless data).
     fn flow_start(&mut self, now: Time, f: usize) {
         if let FlowOrigin::Generated { index, .. } = self.transport.origin[f] {
+            if self.network.probes.on {
+                self.probe_transfer(now, f, true);
+            }
             let bytes = self
                 .generated
                 .on_start(index as usize, f as u32, &mut self.events);
@@ -540,8 +662,13 @@ impl Simulation {
     fn on_app_delivery(&mut self, now: Time, f: usize, bytes: u64) {
         if let FlowOrigin::Generated { index, .. } = self.transport.origin[f] {
             let delivered = self.transport.receivers[f].stats().delivered_bytes;
-            if self.generated.on_delivery(now, index as usize, delivered) {
+            let i = index as usize;
+            let was_complete = self.network.probes.on && self.generated.completed_at[i].is_some();
+            if self.generated.on_delivery(now, i, delivered) {
                 self.finish(now);
+            }
+            if self.network.probes.on && !was_complete && self.generated.completed_at[i].is_some() {
+                self.probe_transfer(now, f, false);
             }
             return;
         }
@@ -551,6 +678,9 @@ impl Simulation {
         let news = w.on_delivery(now, f, bytes);
         if news != Delivery::Partial {
             self.transport.set_flow_active(f, false);
+            if self.network.probes.on {
+                self.probe_transfer(now, f, false);
+            }
         }
         match news {
             Delivery::Partial | Delivery::FlowDone => {}
@@ -564,7 +694,51 @@ impl Simulation {
         self.outcome = Some(Outcome::Completed);
     }
 
+    // ----- probes -----
+
+    /// Adds a probe ([`crate::probe::Probe`]) to this run: from now on it hears of every hook.
+    /// Add probes before running: a probe added later misses what happened before.
+    pub fn add_probe(&mut self, probe: Box<dyn crate::probe::Probe>) {
+        self.network.add_probe(probe);
+    }
+
+    /// Builds one probe per factory for this run (their random streams are `Stream::Probe`
+    /// instances in this order, after the config's `probes:`) and adds them.
+    pub fn add_probes(&mut self, factories: &[crate::probe::ProbeFactory]) {
+        let first = self.network.probes.list.len();
+        for (i, make) in factories.iter().enumerate() {
+            let setup = crate::probe::ProbeSetup {
+                config: &self.cfg,
+                seed: self.seed,
+                index: (first + i) as u32,
+                flows: self.transport.flows.len(),
+                ports: self.network.fabric.ports.len(),
+            };
+            let probe = make(&setup);
+            self.add_probe(probe);
+        }
+    }
+
     // ----- read access (tests, results) -----
+
+    /// Flow f's state now (see [`FlowState`]).
+    pub fn flow_state(&self, f: usize) -> FlowState {
+        let s = &self.transport.senders[f];
+        FlowState {
+            cc: s.cc_state(),
+            snd_una: s.snd_una(),
+            snd_max: s.snd_max(),
+            delivered_bytes: self.transport.receivers[f].stats().delivered_bytes,
+            timeouts: s.stats().timeouts,
+        }
+    }
+
+    /// Output port `port`'s buffer occupancy at `at` (the time [`Simulation::run_until`]
+    /// paused at, or any time from [`Simulation::now`] to the next event): bytes and packets
+    /// waiting or being serialized. Reading it changes nothing in the run.
+    pub fn port_occupancy(&mut self, port: usize, at: Time) -> incastsim_switch::Occupancy {
+        self.network.fabric.ports[port].occupancy(at)
+    }
 
     /// Flow f's TCP profile.
     pub(crate) fn profile_of(&self, f: usize) -> &crate::plan::TcpProfile {

@@ -9,10 +9,11 @@ use super::event::Event;
 use crate::config::RoutingConfig;
 use crate::diagnostics::{Diagnostics, LOCAL_INPUT};
 use crate::fabric::Fabric;
+use crate::probe::ProbeSet;
 use incastsim_core::{
-    EventQueue, HostId, NodeId, NodeKind, Packet, PacketKind, Routes, SimRng, Time,
+    Ecn, EventQueue, HostId, NodeId, NodeKind, Packet, PacketKind, Routes, SimRng, Time,
 };
-use incastsim_switch::Enqueued;
+use incastsim_switch::{DropReason, Enqueued};
 
 /// Random packet spraying (Dixit et al., "On the impact of packet spraying in data center
 /// networks", INFOCOM 2013): each packet picks one of the equal-cost next hops uniformly at
@@ -50,6 +51,8 @@ pub struct AdmissionDrop {
     pub flow: u32,
     /// Data, ACK, request or UDP.
     pub kind: PacketKind,
+    /// Why the packet was refused (buffer full, shared-buffer threshold, AQM).
+    pub reason: DropReason,
 }
 
 /// What became of the head packet of a port that reached the far end of its link: delivered to
@@ -70,6 +73,12 @@ pub struct Network {
     pub counters: PacketCounters,
     /// Packets copied for pcap traces (off unless the config has `pcap:`).
     pub capture: Capture,
+    /// The run's probes (`crate::probe`), here because most hooks are packet events; the
+    /// engine's glue calls the transport-level ones. Off (one flag test per hook site) without.
+    pub(crate) probes: ProbeSet,
+    /// The capture or a probe is on: the packet paths take their watched (out-of-line) copies.
+    /// One flag, tested once per arrival and per host send (as the capture's alone was).
+    watched: bool,
 }
 
 impl Network {
@@ -78,7 +87,9 @@ impl Network {
         Network {
             fabric,
             counters: PacketCounters::default(),
+            watched: capture.on,
             capture,
+            probes: ProbeSet::default(),
         }
     }
 
@@ -93,6 +104,48 @@ impl Network {
         events: &mut EventQueue<Event>,
         diag: &mut Diagnostics,
     ) -> Arrival {
+        if self.watched {
+            return self.on_head_arrival_probed(now, port, events, diag);
+        }
+        self.arrive::<false>(now, port, events, diag)
+    }
+
+    /// [`Network::on_head_arrival`] with probes: a packet the link lost, or one delivered to
+    /// its host, is news to them (admission at the next port is `enqueue`'s).
+    #[cold]
+    #[inline(never)]
+    fn on_head_arrival_probed(
+        &mut self,
+        now: Time,
+        port: u32,
+        events: &mut EventQueue<Event>,
+        diag: &mut Diagnostics,
+    ) -> Arrival {
+        let p = &self.fabric.ports[port as usize];
+        let (head, lost_before) = (p.head_packet(), p.stats.drops_link_loss);
+        let arrival = self.arrive::<true>(now, port, events, diag);
+        let lost = self.fabric.ports[port as usize].stats.drops_link_loss > lost_before;
+        if lost && let Some(packet) = head {
+            self.probes
+                .each(|pr| pr.on_drop(now, port, &packet, DropReason::LinkLoss));
+        }
+        if let Some(packet) = &arrival.at_host {
+            self.probes
+                .each(|pr| pr.on_deliver(now, packet.dst, packet));
+        }
+        arrival
+    }
+
+    /// The arrival itself; `WATCHED`: with the pcap capture and probes (compiled out of the
+    /// unwatched copy, so a run without them tests one flag per arrival, as before probes).
+    #[inline(always)]
+    fn arrive<const WATCHED: bool>(
+        &mut self,
+        now: Time,
+        port: u32,
+        events: &mut EventQueue<Event>,
+        diag: &mut Diagnostics,
+    ) -> Arrival {
         let p = &mut self.fabric.ports[port as usize];
         let to = p.to;
         let arrival = p.pop_arrival(now);
@@ -100,7 +153,8 @@ impl Network {
             events.schedule(at, Event::PortHead { port });
         }
         let at_switch = matches!(self.fabric.nodes[to as usize], NodeKind::Switch(_));
-        if self.capture.on
+        if WATCHED
+            && self.capture.on
             && let Some(packet) = &arrival.packet
         {
             self.capture.on_arrival(now, port, packet, !at_switch);
@@ -108,7 +162,7 @@ impl Network {
         if at_switch && let Some(packet) = arrival.packet {
             return Arrival {
                 at_host: None,
-                dropped: self.forward(now, to, packet, port, events, diag),
+                dropped: self.forward::<WATCHED>(now, to, packet, port, events, diag),
             };
         }
         // At a host: handed back as it came off the link (moving it into other news costs a
@@ -135,6 +189,13 @@ impl Network {
         if let Some(at) = done.schedule_tx_done_at {
             events.schedule(at, Event::PortTxDone { port });
         }
+        if self.probes.on
+            && let Some(admitted) = done.started_admitted_at
+            && let Some((packet, tx_start)) = self.fabric.ports[port as usize].newest_departure()
+        {
+            self.probes
+                .each(|pr| pr.on_dequeue(now, port, &packet, admitted, tx_start));
+        }
     }
 
     /// A host hands a packet to its NIC.
@@ -148,17 +209,42 @@ impl Network {
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         self.counters.sent += 1;
+        let port = self.fabric.host_port[host as usize];
+        if self.watched {
+            return self.send_watched(now, host, port, packet, events, diag);
+        }
+        self.offer(now, port, packet, LOCAL_INPUT, events, diag)
+    }
+
+    /// [`Network::send_from_host`] with the pcap capture or probes on.
+    #[cold]
+    #[inline(never)]
+    fn send_watched(
+        &mut self,
+        now: Time,
+        host: HostId,
+        port: u32,
+        packet: Packet,
+        events: &mut EventQueue<Event>,
+        diag: &mut Diagnostics,
+    ) -> Option<AdmissionDrop> {
         if self.capture.on {
             self.capture.on_host_send(now, host, &packet);
         }
-        let port = self.fabric.host_port[host as usize];
         self.enqueue(now, port, packet, LOCAL_INPUT, events, diag)
     }
 
+    /// Adds a probe (and watches the packet paths from now on).
+    pub(crate) fn add_probe(&mut self, probe: Box<dyn crate::probe::Probe>) {
+        self.probes.push(probe);
+        self.watched = true;
+    }
+
     /// A switch picks the output port (ECMP per flow) and offers the packet to it; `input` is
-    /// the port the packet arrived on.
-    #[inline]
-    fn forward(
+    /// the port the packet arrived on. Always inlined: with the probed copy of the arrival
+    /// path calling it too, the compiler stopped inlining it (S3: +4.4 % instructions).
+    #[inline(always)]
+    fn forward<const WATCHED: bool>(
         &mut self,
         now: Time,
         node: NodeId,
@@ -178,7 +264,11 @@ impl Network {
             }
         };
         self.counters.forwarded += 1;
-        self.enqueue(now, port, packet, input, events, diag)
+        if WATCHED {
+            self.enqueue(now, port, packet, input, events, diag)
+        } else {
+            self.offer(now, port, packet, input, events, diag)
+        }
     }
 
     /// Offers `packet`, which entered the port's node on `input`, to `port`. On a port of a
@@ -187,6 +277,70 @@ impl Network {
     /// the port took. One inlined copy of the port's admission serves both kinds of port.
     #[inline(always)]
     fn enqueue(
+        &mut self,
+        now: Time,
+        port: u32,
+        packet: Packet,
+        input: u32,
+        events: &mut EventQueue<Event>,
+        diag: &mut Diagnostics,
+    ) -> Option<AdmissionDrop> {
+        if self.probes.on {
+            return self.enqueue_probed(now, port, packet, input, events, diag);
+        }
+        self.offer(now, port, packet, input, events, diag)
+    }
+
+    /// [`Network::enqueue`] with probes: they hear of the drop, or of the admission (and the
+    /// mark), and of the departure if the port fixed it now (a strict-priority port fixes a
+    /// waiting packet's in `on_tx_done`).
+    #[cold]
+    #[inline(never)]
+    fn enqueue_probed(
+        &mut self,
+        now: Time,
+        port: u32,
+        packet: Packet,
+        input: u32,
+        events: &mut EventQueue<Event>,
+        diag: &mut Diagnostics,
+    ) -> Option<AdmissionDrop> {
+        let p = &self.fabric.ports[port as usize];
+        let (marks, waiting) = (p.stats.ecn_marks, p.waiting_packets());
+        let dropped = self.offer(now, port, packet, input, events, diag);
+        let p = &self.fabric.ports[port as usize];
+        let probes = &mut self.probes;
+        if let Some(d) = &dropped {
+            probes.each(|pr| pr.on_drop(now, port, &packet, d.reason));
+            return dropped;
+        }
+        let started = (p.waiting_packets() == waiting)
+            .then(|| p.newest_departure())
+            .flatten();
+        let admitted = match started {
+            Some((stored, _)) => stored,
+            None if p.stats.ecn_marks > marks => Packet {
+                ecn: Ecn::Ce,
+                ..packet
+            },
+            None => packet,
+        };
+        if p.stats.ecn_marks > marks {
+            probes.each(|pr| pr.on_mark(now, port, &admitted));
+        }
+        probes.each(|pr| pr.on_enqueue(now, port, &admitted));
+        if let Some((_, tx_start)) = started {
+            probes.each(|pr| pr.on_dequeue(now, port, &admitted, now, tx_start));
+        }
+        dropped
+    }
+
+    /// Offers `packet` to `port` (the admission itself, probes or not). On a port of a
+    /// shared-buffer switch the buffer's Dynamic Threshold decides first (a refusal is counted
+    /// at the port and in the buffer, by cause), then the port itself; the buffer hears what
+    /// the port took. One inlined copy of the port's admission serves both kinds of port.
+    #[inline(always)]
+    fn offer(
         &mut self,
         now: Time,
         port: u32,
@@ -209,6 +363,7 @@ impl Network {
                 input,
                 flow,
                 kind,
+                reason,
             });
         }
         let offered = f.ports[port as usize].enqueue(now, packet);
@@ -216,26 +371,27 @@ impl Network {
             let taken = matches!(offered, Enqueued::Admitted { .. });
             f.shared_buffers[pool as usize].after_offer(&mut f.ports, slot, wire, taken);
         }
-        if let Enqueued::Admitted {
-            schedule_head_at,
-            schedule_tx_done_at,
-        } = offered
-        {
-            diag.on_admitted(port, input, flow, kind);
-            if let Some(at) = schedule_head_at {
-                events.schedule(at, Event::PortHead { port });
+        match offered {
+            Enqueued::Admitted {
+                schedule_head_at,
+                schedule_tx_done_at,
+            } => {
+                diag.on_admitted(port, input, flow, kind);
+                if let Some(at) = schedule_head_at {
+                    events.schedule(at, Event::PortHead { port });
+                }
+                if let Some(at) = schedule_tx_done_at {
+                    events.schedule(at, Event::PortTxDone { port });
+                }
+                None
             }
-            if let Some(at) = schedule_tx_done_at {
-                events.schedule(at, Event::PortTxDone { port });
-            }
-            None
-        } else {
-            Some(AdmissionDrop {
+            Enqueued::Dropped(reason) => Some(AdmissionDrop {
                 port,
                 input,
                 flow,
                 kind,
-            })
+                reason,
+            }),
         }
     }
 

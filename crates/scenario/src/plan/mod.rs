@@ -93,6 +93,8 @@ pub struct Plan {
     pub active_senders_oracle: bool,
     /// The run's [`memory::estimate`] in bytes (the fuzz test holds runs to it).
     pub memory_estimate: u64,
+    /// The probes `probes:` names (built for the run by `Simulation::from_plan`).
+    pub probes: Vec<std::sync::Arc<dyn crate::extend::PreparedProbe>>,
 }
 
 impl Plan {
@@ -208,7 +210,14 @@ impl Plan {
             senders.first().map_or((None, false), |s| {
                 (s.policy.timer_period(), s.policy.wants_active_senders())
             });
+        let probes = cfg
+            .probes
+            .iter()
+            .enumerate()
+            .map(|(i, choice)| extensions.prepare_probe(&format!("probes[{i}]"), choice))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Plan {
+            probes,
             cfg: cfg.clone(),
             seed,
             fabric,

@@ -57,7 +57,9 @@ impl Simulation {
         let drop_runs = self.fill_diagnostics(&mut run, &mut flows, &mut ports);
         let time_series = ports::time_series(self, end);
         let shared_buffers = ports::shared_buffer_records(self, end);
+        let probe_tables = self.finish_probes(&mut run, &mut flows);
         RunResult {
+            probe_tables,
             shared_buffers,
             drop_runs,
             run,
@@ -72,6 +74,30 @@ impl Simulation {
                 .on
                 .then(|| std::mem::take(&mut self.network.capture.result)),
         }
+    }
+
+    /// Lets each probe report (`Probe::finish`) and puts its columns into the records; returns
+    /// the probes' own tables. The probes leave the run here (results are read once).
+    fn finish_probes(
+        &mut self,
+        run: &mut RunRecord,
+        flows: &mut [FlowRecord],
+    ) -> Vec<crate::probe::ProbeTable> {
+        if !self.network.probes.on {
+            return Vec::new();
+        }
+        let mut probes = std::mem::take(&mut self.network.probes);
+        let mut report = crate::probe::ProbeReport::new(flows.len());
+        for p in &mut probes.list {
+            p.finish(self, &mut report);
+        }
+        run.probes.0.extend(report.run);
+        for (name, values) in report.flow {
+            for (rec, v) in flows.iter_mut().zip(values) {
+                rec.probes.0.push((name.clone(), v));
+            }
+        }
+        report.tables
     }
 
     /// Fills the diagnostic columns of runs/flows/ports.csv; returns drop_runs.csv's rows.

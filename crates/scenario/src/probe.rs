@@ -1,0 +1,287 @@
+//! Probes: measurement code of one's own, called by the engine at fixed points of a run.
+//!
+//! A [`Probe`] is a trait with a no-op default for every hook: a packet enqueued at a port,
+//! ECN-marked, dropped (with its [`DropReason`]), dequeued (its departure fixed), delivered to
+//! its host; an ACK processed (with the sender's [`CcState`]); an RTO fired; a flow's transfer
+//! started and finished. At the end of the run [`Probe::finish`] reads the finished
+//! [`Simulation`] and adds columns to `runs.csv` and `flows.csv` or a CSV file of its own
+//! ([`ProbeReport`]); the output layer writes them with the built-in columns.
+//!
+//! **Probes observe; they do not change the run.** Every hook gets shared references only, so a
+//! run with probes produces the same built-in columns, bit for bit, as the run without. A probe
+//! that wants randomness draws from its own stream ([`ProbeSetup::rng`], `Stream::Probe`,
+//! instance = the probe's index), never from the run's.
+//!
+//! **Cost.** Probes are the one place the engine calls `dyn` code per packet, and only when a
+//! probe is registered: every hook site is one test of a flag that is false for the whole run
+//! without probes (a predictable branch), with the probed path out of line.
+
+use crate::config::Config;
+use crate::engine::Simulation;
+use incastsim_core::{HostId, Packet, SimRng, Stream, Time};
+pub use incastsim_switch::DropReason;
+pub use incastsim_tcp::CcState;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
+/// One value of a probe's column. `Missing` is an empty field (a flow the probe has nothing on).
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub enum ProbeValue {
+    /// An empty field.
+    #[default]
+    Missing,
+    /// An integer (written without a decimal point).
+    Int(i64),
+    /// A non-negative integer (counts, bytes).
+    UInt(u64),
+    /// A real number (written as serde writes an `f64` in the built-in columns; NaN and the
+    /// infinities are empty fields).
+    Float(f64),
+    /// Text (quoted by the CSV writer if it needs to be).
+    Text(String),
+}
+
+impl From<f64> for ProbeValue {
+    fn from(v: f64) -> ProbeValue {
+        ProbeValue::Float(v)
+    }
+}
+impl From<u64> for ProbeValue {
+    fn from(v: u64) -> ProbeValue {
+        ProbeValue::UInt(v)
+    }
+}
+impl From<i64> for ProbeValue {
+    fn from(v: i64) -> ProbeValue {
+        ProbeValue::Int(v)
+    }
+}
+impl From<u32> for ProbeValue {
+    fn from(v: u32) -> ProbeValue {
+        ProbeValue::UInt(v.into())
+    }
+}
+impl From<&str> for ProbeValue {
+    fn from(v: &str) -> ProbeValue {
+        ProbeValue::Text(v.to_string())
+    }
+}
+impl From<String> for ProbeValue {
+    fn from(v: String) -> ProbeValue {
+        ProbeValue::Text(v)
+    }
+}
+impl<T: Into<ProbeValue>> From<Option<T>> for ProbeValue {
+    fn from(v: Option<T>) -> ProbeValue {
+        v.map_or(ProbeValue::Missing, Into::into)
+    }
+}
+
+impl Serialize for ProbeValue {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ProbeValue::Missing => s.serialize_none(),
+            ProbeValue::Int(v) => s.serialize_i64(*v),
+            ProbeValue::UInt(v) => s.serialize_u64(*v),
+            ProbeValue::Float(v) => s.serialize_f64(*v),
+            ProbeValue::Text(v) => s.serialize_str(v),
+        }
+    }
+}
+
+/// Probe columns of one row of `runs.csv` or `flows.csv`, after the built-in columns, in the
+/// order the probes added them. Empty without probes, so the files are as before.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProbeColumns(pub Vec<(String, ProbeValue)>);
+
+impl ProbeColumns {
+    /// Whether no probe added a column.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    /// The value of column `name`, if a probe added it.
+    pub fn get(&self, name: &str) -> Option<&ProbeValue> {
+        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+}
+
+impl Serialize for ProbeColumns {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+/// A CSV file of a probe's own, written next to `runs.csv` by the output layer (one file for all
+/// the seeds of `incastsim run`, the rows of each run one after the other).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProbeTable {
+    /// The file name: a plain name ending in `.csv` (checked when it is written).
+    pub file: String,
+    /// Column names, in order.
+    pub header: Vec<String>,
+    /// One entry per row, one value per column of `header`.
+    pub rows: Vec<Vec<ProbeValue>>,
+}
+
+/// What probes add to a run's results, filled by [`Probe::finish`].
+#[derive(Debug, Default)]
+pub struct ProbeReport {
+    flows: usize,
+    pub(crate) run: Vec<(String, ProbeValue)>,
+    /// Column names and one value per flow.
+    pub(crate) flow: Vec<(String, Vec<ProbeValue>)>,
+    pub(crate) tables: Vec<ProbeTable>,
+}
+
+impl ProbeReport {
+    pub(crate) fn new(flows: usize) -> ProbeReport {
+        ProbeReport {
+            flows,
+            ..ProbeReport::default()
+        }
+    }
+
+    /// Adds column `name` to the run's row of `runs.csv`.
+    pub fn run_column(&mut self, name: impl Into<String>, value: impl Into<ProbeValue>) {
+        self.run.push((name.into(), value.into()));
+    }
+
+    /// Adds column `name` to every row of `flows.csv`: `values[f]` for flow f (flows past the
+    /// end of `values` get an empty field).
+    pub fn flow_column(&mut self, name: impl Into<String>, mut values: Vec<ProbeValue>) {
+        values.resize(self.flows, ProbeValue::Missing);
+        self.flow.push((name.into(), values));
+    }
+
+    /// Adds a CSV file of the probe's own (`file`: a plain name ending in `.csv`).
+    pub fn table(
+        &mut self,
+        file: impl Into<String>,
+        header: Vec<String>,
+        rows: Vec<Vec<ProbeValue>>,
+    ) {
+        self.tables.push(ProbeTable {
+            file: file.into(),
+            header,
+            rows,
+        });
+    }
+}
+
+/// What a probe's factory knows about the run it builds a probe for.
+#[derive(Clone, Copy, Debug)]
+pub struct ProbeSetup<'a> {
+    /// The run's resolved config.
+    pub config: &'a Config,
+    /// The run's seed.
+    pub seed: u64,
+    /// The probe's position among the run's probes (its random stream's instance).
+    pub index: u32,
+    /// Flows of the run (ids 0..flows).
+    pub flows: usize,
+    /// Output ports of the run (ids 0..ports).
+    pub ports: usize,
+}
+
+impl ProbeSetup<'_> {
+    /// The probe's own random stream: seeded from the run's seed, `Stream::Probe` and the
+    /// probe's index, so drawing from it changes nothing else in the run.
+    pub fn rng(&self) -> SimRng {
+        SimRng::for_stream(self.seed, Stream::Probe, self.index.into())
+    }
+}
+
+/// Measurement hooks. Every hook has a no-op default: implement only those the measurement
+/// needs. `port` is an output port's id (`Simulation::ports()[port]`, names in ports.csv),
+/// `flow` a flow's id (the `flow` column of flows.csv).
+///
+/// A probe is built per run (by a [`ProbeFactory`]), so sweeps running on many threads give
+/// each run its own; `Send` because a run may move between threads.
+pub trait Probe: Send {
+    /// `packet` was admitted into output port `port` at `now` (after any ECN mark).
+    fn on_enqueue(&mut self, now: Time, port: u32, packet: &Packet) {
+        let _ = (now, port, packet);
+    }
+    /// `packet` was admitted into `port` with the ECN CE mark set by the port's discipline
+    /// (called before [`Probe::on_enqueue`]).
+    fn on_mark(&mut self, now: Time, port: u32, packet: &Packet) {
+        let _ = (now, port, packet);
+    }
+    /// `packet` was dropped at `port`: refused at admission (buffer, AQM, a shared buffer's
+    /// threshold) or lost on the port's link (`DropReason::LinkLoss`, at the far end).
+    fn on_drop(&mut self, now: Time, port: u32, packet: &Packet, reason: DropReason) {
+        let _ = (now, port, packet, reason);
+    }
+    /// `port` fixed `packet`'s departure: it was admitted at `admitted` and its first bit goes
+    /// on the wire at `tx_start` (so `tx_start - admitted` is its queueing delay). A FIFO port
+    /// fixes the departure at admission (`now == admitted`, `tx_start ≥ now`); a strict-priority
+    /// port when the packet gets the transmitter (`now == tx_start`).
+    fn on_dequeue(
+        &mut self,
+        now: Time,
+        port: u32,
+        packet: &Packet,
+        admitted: Time,
+        tx_start: Time,
+    ) {
+        let _ = (now, port, packet, admitted, tx_start);
+    }
+    /// `packet` reached its destination host `host`.
+    fn on_deliver(&mut self, now: Time, host: HostId, packet: &Packet) {
+        let _ = (now, host, packet);
+    }
+    /// Flow `flow`'s sender processed an ACK; `state` is its controller's state afterwards.
+    fn on_ack(&mut self, now: Time, flow: u32, state: &CcState) {
+        let _ = (now, flow, state);
+    }
+    /// Flow `flow`'s retransmission timer fired (an RTO; not RACK's reordering timer or a tail
+    /// loss probe); `state` is after the sender's reaction.
+    fn on_rto(&mut self, now: Time, flow: u32, state: &CcState) {
+        let _ = (now, flow, state);
+    }
+    /// Flow `flow`'s application starts a transfer: a synchronized-reads server its response
+    /// (once per block), a bulk sender, a traffic generator's flow.
+    fn on_flow_start(&mut self, now: Time, flow: u32) {
+        let _ = (now, flow);
+    }
+    /// Flow `flow`'s transfer was delivered in full (a response of a block, a sized generated
+    /// flow). Endless flows never finish.
+    fn on_flow_finish(&mut self, now: Time, flow: u32) {
+        let _ = (now, flow);
+    }
+    /// The run is over: read what the probe wants from `sim` (read-only) and add columns or a
+    /// table to `report`.
+    fn finish(&mut self, sim: &Simulation, report: &mut ProbeReport) {
+        let _ = (sim, report);
+    }
+}
+
+/// Builds a run's probe (one per run: sweeps run many at once).
+pub type ProbeFactory = std::sync::Arc<dyn Fn(&ProbeSetup) -> Box<dyn Probe> + Send + Sync>;
+
+/// The probes of a run, as the engine holds them: `on` is false without probes, and every hook
+/// site tests it before anything else.
+#[derive(Default)]
+pub(crate) struct ProbeSet {
+    pub on: bool,
+    pub list: Vec<Box<dyn Probe>>,
+}
+
+impl ProbeSet {
+    pub fn push(&mut self, probe: Box<dyn Probe>) {
+        self.list.push(probe);
+        self.on = true;
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub fn each(&mut self, mut f: impl FnMut(&mut dyn Probe)) {
+        for p in &mut self.list {
+            f(p.as_mut());
+        }
+    }
+}
