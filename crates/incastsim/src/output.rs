@@ -72,7 +72,7 @@ fn write_csv_to<W: Write, T: Serialize + Default>(mut out: W, rows: &[T]) -> Res
     for (i, r) in rows.iter().enumerate() {
         let fields = csv_fields(r);
         if i == 0 {
-            w.write_record(fields.iter().map(|(k, _)| k))
+            w.write_record(fields.iter().map(|(k, _)| k.as_bytes()))
                 .map_err(CsvOrIo::Csv)?;
         }
         w.write_record(fields.iter().map(|(_, v)| v))

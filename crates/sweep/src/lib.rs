@@ -6,6 +6,7 @@
 //! ([`spec::run_seed`]), so results never depend on thread count, shard or run order.
 
 pub mod exec;
+mod fields;
 pub mod lock;
 pub mod merge;
 pub mod spec;
