@@ -171,7 +171,7 @@ impl Serializer for Scalar {
     }
 }
 
-impl<'a> Serializer for &'a mut Row {
+impl Serializer for &mut Row {
     type Ok = ();
     type Error = NotFlat;
     type SerializeSeq = Impossible<(), NotFlat>;
