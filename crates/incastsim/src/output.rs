@@ -5,6 +5,7 @@
 
 use incastsim_scenario::{Config, RunResult};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -79,7 +80,7 @@ fn write_csv_to<W: Write, T: Serialize + Default>(out: W, rows: &[T]) -> Result<
     for (i, r) in rows.iter().enumerate() {
         let fields = csv_fields(r);
         if i == 0 {
-            w.write_record(fields.iter().map(|(k, _)| k))
+            w.write_record(fields.iter().map(|(k, _)| k.as_bytes()))
                 .map_err(CsvOrIo::Csv)?;
         }
         w.write_record(fields.iter().map(|(_, v)| v))
@@ -95,41 +96,41 @@ pub trait TableSink {
     fn table<T: Serialize + Default>(&mut self, file: &str, rows: &[T]) -> Result<(), OutputError>;
 }
 
+/// The rows of one table over `results`: borrowed for a single run (a k = 32 fat-tree's ports
+/// and drop runs are ~100,000 rows; a copy of them was the run's peak memory), gathered for
+/// several.
+fn rows_of<T: Clone>(results: &[RunResult], table: impl Fn(&RunResult) -> &Vec<T>) -> Cow<'_, [T]> {
+    match results {
+        [one] => Cow::Borrowed(&table(one)[..]),
+        _ => Cow::Owned(
+            results
+                .iter()
+                .flat_map(|r| table(r).iter().cloned())
+                .collect(),
+        ),
+    }
+}
+
 /// Each CSV file of `results` (runs, flows, senders, ports, port classes, drop runs, time
 /// series, blocks) as rows, in the order `incastsim run` writes them. The files and the Python
 /// package's tables both come from here.
 pub fn emit_tables(results: &[RunResult], sink: &mut impl TableSink) -> Result<(), OutputError> {
     let runs: Vec<_> = results.iter().map(|r| r.run.clone()).collect();
     sink.table("runs.csv", &runs)?;
-    let flows: Vec<_> = results
-        .iter()
-        .flat_map(|r| r.flows.iter().cloned())
-        .collect();
+    let flows = rows_of(results, |r| &r.flows);
     sink.table("flows.csv", &flows)?;
     let senders: Vec<_> = results
         .iter()
         .flat_map(|r| incastsim_scenario::metrics::sender_records(&r.flows))
         .collect();
     sink.table("senders.csv", &senders)?;
-    let ports: Vec<_> = results
-        .iter()
-        .flat_map(|r| r.ports.iter().cloned())
-        .collect();
+    let ports = rows_of(results, |r| &r.ports);
     sink.table("ports.csv", &ports)?;
-    let classes: Vec<_> = results
-        .iter()
-        .flat_map(|r| r.port_classes.iter().cloned())
-        .collect();
+    let classes = rows_of(results, |r| &r.port_classes);
     sink.table("port_classes.csv", &classes)?;
-    let drop_runs: Vec<_> = results
-        .iter()
-        .flat_map(|r| r.drop_runs.iter().cloned())
-        .collect();
+    let drop_runs = rows_of(results, |r| &r.drop_runs);
     sink.table("drop_runs.csv", &drop_runs)?;
-    let series: Vec<_> = results
-        .iter()
-        .flat_map(|r| r.time_series.iter().cloned())
-        .collect();
+    let series = rows_of(results, |r| &r.time_series);
     sink.table("timeseries.csv", &series)?;
     let blocks: Vec<BlockRow> = results
         .iter()

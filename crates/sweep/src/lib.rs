@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod exec;
+mod fields;
 pub mod lock;
 pub mod merge;
 pub mod spec;

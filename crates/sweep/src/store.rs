@@ -25,6 +25,7 @@ use crate::stats::summarize;
 use csv::StringRecord;
 use incastsim_scenario::{FlowRecord, RunRecord, RunResult};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::BufWriter;
@@ -195,39 +196,24 @@ fn store_err(path: &Path, e: impl std::fmt::Display) -> SweepError {
     SweepError::Store(format!("{}: {e}", path.display()))
 }
 
-/// The fields of a row as (column, text), in declaration order. A missing value (NaN, or None)
-/// is an empty field, the one convention of every CSV (runs and sweeps alike): pandas reads it
-/// as NaN and a column stays numeric. The run files (`incastsim::output`) write rows with it too.
-pub fn csv_fields<T: Serialize>(t: &T) -> Vec<(String, String)> {
-    match serde_json::to_value(t).expect("rows serialize") {
-        serde_json::Value::Object(m) => m
-            .into_iter()
-            .map(|(k, v)| {
-                let text = match v {
-                    serde_json::Value::String(s) => s,
-                    // serde_json turns a non-finite f64 into null.
-                    serde_json::Value::Null => String::new(),
-                    other => other.to_string(),
-                };
-                (k, text)
-            })
-            .collect(),
-        _ => unreachable!("rows are structs"),
-    }
-}
+pub use crate::fields::csv_fields;
 
 /// A record's fields without those a swept key already provides (no duplicate column names).
-fn own_fields<T: Serialize>(t: &T, keys: &[String]) -> Vec<(String, String)> {
+fn own_fields<T: Serialize>(t: &T, keys: &[String]) -> Vec<(Cow<'static, str>, String)> {
     csv_fields(t)
         .into_iter()
-        .filter(|(k, _)| !keys.contains(k))
+        .filter(|(k, _)| !keys.iter().any(|key| key == k))
         .collect()
 }
 
 fn header_of<T: Serialize + Default>(keys: &[String]) -> Vec<String> {
     let mut h = vec!["point".to_string(), "replicate".to_string()];
     h.extend(keys.iter().cloned());
-    h.extend(own_fields(&T::default(), keys).into_iter().map(|(k, _)| k));
+    h.extend(
+        own_fields(&T::default(), keys)
+            .into_iter()
+            .map(|(k, _)| k.into_owned()),
+    );
     h
 }
 
