@@ -73,7 +73,7 @@ fn write_csv_to<W: Write, T: Serialize + Default>(out: W, rows: &[T]) -> Result<
     if rows.is_empty() {
         // The header of a default row (through `csv_fields`, as the rows: the csv crate's own
         // serializer refuses the probe columns' map).
-        w.write_record(csv_fields(&T::default()).iter().map(|(k, _)| k))
+        w.write_record(csv_fields(&T::default()).iter().map(|(k, _)| k.as_bytes()))
             .map_err(CsvOrIo::Csv)?;
         return w.flush().map_err(CsvOrIo::Io);
     }

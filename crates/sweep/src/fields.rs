@@ -178,12 +178,19 @@ impl Serializer for &mut Row {
     type SerializeTuple = Impossible<(), NotFlat>;
     type SerializeTupleStruct = Impossible<(), NotFlat>;
     type SerializeTupleVariant = Impossible<(), NotFlat>;
-    type SerializeMap = Impossible<(), NotFlat>;
+    type SerializeMap = Self;
     type SerializeStruct = Self;
     type SerializeStructVariant = Impossible<(), NotFlat>;
 
     fn serialize_struct(self, _: &'static str, len: usize) -> Result<Self, NotFlat> {
         self.0.reserve(len);
+        Ok(self)
+    }
+
+    // A struct with a `#[serde(flatten)]` field (the probes' columns of runs.csv and flows.csv)
+    // serializes as a map of its fields: still flat when every value is a scalar.
+    fn serialize_map(self, len: Option<usize>) -> Result<Self, NotFlat> {
+        self.0.reserve(len.unwrap_or(64));
         Ok(self)
     }
 
@@ -213,7 +220,6 @@ impl Serializer for &mut Row {
         serialize_tuple(usize) -> Self::SerializeTuple;
         serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
         serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
-        serialize_map(Option<usize>) -> Self::SerializeMap;
         serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
     }
     fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<(), NotFlat> {
@@ -257,6 +263,34 @@ impl ser::SerializeStruct for &mut Row {
     }
 
     fn end(self) -> Result<(), NotFlat> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeMap for &mut Row {
+    type Ok = ();
+    type Error = NotFlat;
+
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), NotFlat> {
+        let key = key.serialize(Scalar)?;
+        self.0.push((Cow::Owned(key), String::new()));
+        Ok(())
+    }
+
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), NotFlat> {
+        let text = value.serialize(Scalar)?;
+        self.0.last_mut().ok_or(NotFlat)?.1 = text;
+        Ok(())
+    }
+
+    /// A map may repeat a column (a probe naming one as a built-in does): the JSON path keeps
+    /// one entry per name, so such a row takes it.
+    fn end(self) -> Result<(), NotFlat> {
+        let mut names: Vec<&str> = self.0.iter().map(|(k, _)| k.as_ref()).collect();
+        names.sort_unstable();
+        if names.windows(2).any(|w| w[0] == w[1]) {
+            return Err(NotFlat);
+        }
         Ok(())
     }
 }
@@ -350,5 +384,38 @@ mod tests {
             owned(csv_fields(&row)),
             vec![("a".into(), "1".into()), ("inner".into(), "[2,3]".into())]
         );
+    }
+
+    /// A row with a flattened map of extra columns, as runs.csv and flows.csv carry probes'.
+    #[derive(Serialize)]
+    struct WithExtra {
+        a: u32,
+        x: f64,
+        #[serde(flatten)]
+        extra: std::collections::BTreeMap<String, f64>,
+    }
+
+    #[test]
+    fn flattened_columns_stay_on_the_fast_path_and_match_json() {
+        let row = WithExtra {
+            a: 1,
+            x: f64::NAN,
+            extra: [("p".to_string(), 0.5), ("q".to_string(), f64::NAN)].into(),
+        };
+        let mut fast = Row(Vec::new());
+        assert!(
+            row.serialize(&mut fast).is_ok(),
+            "a flat map is not sent to JSON"
+        );
+        assert_eq!(owned(fast.0), owned(json_fields(&row)));
+        // A repeated column goes the JSON way (one entry per name).
+        let dup = WithExtra {
+            a: 1,
+            x: 2.0,
+            extra: [("a".to_string(), 3.0)].into(),
+        };
+        let mut fast = Row(Vec::new());
+        assert!(dup.serialize(&mut fast).is_err());
+        assert_eq!(owned(csv_fields(&dup)), owned(json_fields(&dup)));
     }
 }
