@@ -71,8 +71,8 @@
 //!
 //! ```
 //! use incastsim::core::{Packet, PacketKind, Time};
-//! use incastsim::scenario::probe::{Probe, ProbeFactory, ProbeReport};
-//! use incastsim::scenario::{Simulation, from_yaml_checked, run_once_with_probes};
+//! use incastsim::scenario::probe::{FinishedRun, Probe, ProbeFactory, ProbeReport};
+//! use incastsim::scenario::{from_yaml_checked, run_once_with_probes};
 //! use std::sync::Arc;
 //!
 //! /// Data packets' total queueing delay, as a runs.csv column.
@@ -83,7 +83,7 @@
 //!             self.0 += tx_start.since(admitted).as_ps();
 //!         }
 //!     }
-//!     fn finish(&mut self, _: &Simulation, report: &mut ProbeReport) {
+//!     fn finish(&mut self, _: &dyn FinishedRun, report: &mut ProbeReport) {
 //!         report.run_column("data_queueing_us", self.0 as f64 / 1e6);
 //!     }
 //! }

@@ -320,7 +320,7 @@ pub struct RunRecord {
     pub model_q_split: f64,
     /// Columns added by probes (`crate::probe`), after every built-in column; none without.
     #[serde(flatten)]
-    pub probes: crate::probe::ProbeColumns,
+    pub probes: crate::probe::columns::ProbeColumns,
 }
 
 /// Fills the eight fields of a run-length histogram from its bins.
@@ -687,7 +687,7 @@ pub struct FlowRecord {
     pub max_drop_run: u32,
     /// Columns added by probes (`crate::probe`), after every built-in column; none without.
     #[serde(flatten)]
-    pub probes: crate::probe::ProbeColumns,
+    pub probes: crate::probe::columns::ProbeColumns,
 }
 
 /// One row of senders.csv: the flows one host sent in one run.
@@ -918,7 +918,7 @@ pub struct RunResult {
     /// The queues of the shared buffers (shared_buffers.csv; empty without shared buffers).
     pub shared_buffers: Vec<SharedBufferRecord>,
     /// Probes' own CSV files (`crate::probe::ProbeReport::table`); empty without probes.
-    pub probe_tables: Vec<crate::probe::ProbeTable>,
+    pub probe_tables: Vec<crate::probe::columns::ProbeTable>,
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ mod common;
 
 use incastsim_core::{Packet, PacketKind, Time};
 use incastsim_scenario::probe::{
-    CcState, DropReason, Probe, ProbeFactory, ProbeReport, ProbeValue,
+    CcState, DropReason, FinishedRun, Probe, ProbeFactory, ProbeReport, ProbeValue,
 };
 use incastsim_scenario::{Config, Plan, RunResult, Simulation, from_yaml_checked};
 use std::sync::Arc;
@@ -26,7 +26,7 @@ impl Probe for MeanQueueDelay {
             self.hops[f] += 1;
         }
     }
-    fn finish(&mut self, _sim: &Simulation, report: &mut ProbeReport) {
+    fn finish(&mut self, _sim: &dyn FinishedRun, report: &mut ProbeReport) {
         let means = self
             .sum_ps
             .iter()
@@ -81,7 +81,7 @@ impl Probe for Counter {
     fn on_flow_finish(&mut self, _: Time, _: u32) {
         self.finishes += 1;
     }
-    fn finish(&mut self, sim: &Simulation, report: &mut ProbeReport) {
+    fn finish(&mut self, sim: &dyn FinishedRun, report: &mut ProbeReport) {
         let c = sim.counters();
         // Every packet sent is offered to a port once per hop; each admission is news.
         assert_eq!(self.enq, c.sent + c.forwarded - self.admission_drops(sim));
@@ -105,7 +105,7 @@ impl Probe for Counter {
 }
 
 impl Counter {
-    fn admission_drops(&self, sim: &Simulation) -> u64 {
+    fn admission_drops(&self, sim: &dyn FinishedRun) -> u64 {
         sim.ports()
             .iter()
             .map(|p| p.stats.drops_total() - p.stats.drops_link_loss)
@@ -196,7 +196,7 @@ fn factories_build_one_probe_per_run_with_its_own_stream() {
     let cfg = from_yaml_checked(TWO_SERVERS, &[]).unwrap();
     struct Draw(u64);
     impl Probe for Draw {
-        fn finish(&mut self, _: &Simulation, report: &mut ProbeReport) {
+        fn finish(&mut self, _: &dyn FinishedRun, report: &mut ProbeReport) {
             report.run_column("draw", self.0);
         }
     }

@@ -14,7 +14,6 @@
 //!     - {x: senders, y: goodput_mbps, series: tcp.rto_min}
 //! ```
 
-pub use crate::store::Censored;
 use incastsim_core::rng::mix64;
 use incastsim_scenario::Extensions;
 use incastsim_scenario::config::{
@@ -515,6 +514,33 @@ fn fingerprint(input: &Value) -> String {
         s.shift_remove("plots");
     }
     serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "config": fp }).to_string()
+}
+
+/// What summary.csv does with the runs that hit a limit (`run.max_sim_time`, `run.max_events`,
+/// `run.max_wall_time`) before their workload finished (`completed = false` in runs.csv).
+///
+/// A censored run's metrics are measured over a cut-short window (an incast stuck in a
+/// lock-out reports the goodput of the blocks it managed before the cap), so averaging it with
+/// complete runs biases the mean towards whatever finished. By default (`exclude`) the
+/// statistics of a point are over its completed runs only, and `censored_fraction` says how
+/// many were left out; a point whose runs were all censored has empty statistics. `include`
+/// is for workloads that run to the time limit by design (e.g. a fixed simulated time of
+/// back-to-back blocks): every run is summarized, and `censored_fraction` still says how many
+/// hit the limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Censored {
+    /// Statistics over completed runs only (the default).
+    #[default]
+    Exclude,
+    /// Statistics over every run, censored or not.
+    Include,
+}
+
+impl Censored {
+    pub(crate) fn is_default(&self) -> bool {
+        *self == Censored::Exclude
+    }
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@
 //! `runs.csv` is noticed on resume (those runs are re-run, and the sweep says so) and on merge
 //! (refused, naming the runs).
 
-use crate::spec::{Point, SweepError};
+use crate::spec::{Censored, Point, SweepError};
 use crate::stats::summarize;
 use csv::StringRecord;
 use incastsim_scenario::{FlowRecord, RunRecord, RunResult};
@@ -163,33 +163,6 @@ pub struct Lock {
     /// summarizes shards as the sweep would. Absent in a lock means the default.
     #[serde(default, skip_serializing_if = "Censored::is_default")]
     pub censored: Censored,
-}
-
-/// What summary.csv does with the runs that hit a limit (`run.max_sim_time`, `run.max_events`,
-/// `run.max_wall_time`) before their workload finished (`completed = false` in runs.csv).
-///
-/// A censored run's metrics are measured over a cut-short window (an incast stuck in a
-/// lock-out reports the goodput of the blocks it managed before the cap), so averaging it with
-/// complete runs biases the mean towards whatever finished. By default (`exclude`) the
-/// statistics of a point are over its completed runs only, and `censored_fraction` says how
-/// many were left out; a point whose runs were all censored has empty statistics. `include`
-/// is for workloads that run to the time limit by design (e.g. a fixed simulated time of
-/// back-to-back blocks): every run is summarized, and `censored_fraction` still says how many
-/// hit the limit.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Censored {
-    /// Statistics over completed runs only (the default).
-    #[default]
-    Exclude,
-    /// Statistics over every run, censored or not.
-    Include,
-}
-
-impl Censored {
-    fn is_default(&self) -> bool {
-        *self == Censored::Exclude
-    }
 }
 
 fn store_err(path: &Path, e: impl std::fmt::Display) -> SweepError {

@@ -785,3 +785,24 @@ impl Simulation {
         self.network.packets_in_flight()
     }
 }
+
+impl crate::probe::FinishedRun for Simulation {
+    fn now(&self) -> Time {
+        Simulation::now(self)
+    }
+    fn counters(&self) -> PacketCounters {
+        Simulation::counters(self)
+    }
+    fn senders(&self) -> &[incastsim_tcp::TcpSender<incastsim_schemes::SenderScheme>] {
+        Simulation::senders(self)
+    }
+    fn receivers(&self) -> &[incastsim_tcp::TcpReceiver<incastsim_schemes::ReceiverScheme>] {
+        Simulation::receivers(self)
+    }
+    fn ports(&self) -> &[incastsim_switch::OutputPort] {
+        Simulation::ports(self)
+    }
+    fn packets_dropped(&self) -> u64 {
+        Simulation::packets_dropped(self)
+    }
+}

@@ -10,6 +10,7 @@ use crate::config::RoutingConfig;
 use crate::diagnostics::{Diagnostics, LOCAL_INPUT};
 use crate::fabric::Fabric;
 use crate::probe::ProbeSet;
+pub use crate::probe::view::PacketCounters;
 use incastsim_core::{
     Ecn, EventQueue, HostId, NodeId, NodeKind, Packet, PacketKind, Routes, SimRng, Time,
 };
@@ -27,17 +28,6 @@ fn spray(routes: &Routes, rng: &mut SimRng, node: NodeId, dst: HostId) -> u32 {
     } else {
         hops[rng.below(hops.len() as u64) as usize]
     }
-}
-
-/// Counters for the conservation invariant: sent = delivered + dropped + in flight.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PacketCounters {
-    /// Packets hosts handed to their NIC.
-    pub sent: u64,
-    /// Packets that reached their destination host.
-    pub delivered: u64,
-    /// Packets switches handed to an output port.
-    pub forwarded: u64,
 }
 
 /// A packet an output port refused (buffer or AQM), for the drop diagnostics.

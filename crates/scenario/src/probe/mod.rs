@@ -17,115 +17,15 @@
 //! without probes (a predictable branch), with the probed path out of line.
 
 use crate::config::Config;
-use crate::engine::Simulation;
 use incastsim_core::{HostId, Packet, SimRng, Stream, Time};
 pub use incastsim_switch::DropReason;
 pub use incastsim_tcp::CcState;
-use serde::ser::{Serialize, SerializeMap, Serializer};
 
-/// One value of a probe's column. `Missing` is an empty field (a flow the probe has nothing on).
-#[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
-pub enum ProbeValue {
-    /// An empty field.
-    #[default]
-    Missing,
-    /// An integer (written without a decimal point).
-    Int(i64),
-    /// A non-negative integer (counts, bytes).
-    UInt(u64),
-    /// A real number (written as serde writes an `f64` in the built-in columns; NaN and the
-    /// infinities are empty fields).
-    Float(f64),
-    /// Text (quoted by the CSV writer if it needs to be).
-    Text(String),
-}
+pub mod columns;
+pub mod view;
 
-impl From<f64> for ProbeValue {
-    fn from(v: f64) -> ProbeValue {
-        ProbeValue::Float(v)
-    }
-}
-impl From<u64> for ProbeValue {
-    fn from(v: u64) -> ProbeValue {
-        ProbeValue::UInt(v)
-    }
-}
-impl From<i64> for ProbeValue {
-    fn from(v: i64) -> ProbeValue {
-        ProbeValue::Int(v)
-    }
-}
-impl From<u32> for ProbeValue {
-    fn from(v: u32) -> ProbeValue {
-        ProbeValue::UInt(v.into())
-    }
-}
-impl From<&str> for ProbeValue {
-    fn from(v: &str) -> ProbeValue {
-        ProbeValue::Text(v.to_string())
-    }
-}
-impl From<String> for ProbeValue {
-    fn from(v: String) -> ProbeValue {
-        ProbeValue::Text(v)
-    }
-}
-impl<T: Into<ProbeValue>> From<Option<T>> for ProbeValue {
-    fn from(v: Option<T>) -> ProbeValue {
-        v.map_or(ProbeValue::Missing, Into::into)
-    }
-}
-
-impl Serialize for ProbeValue {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            ProbeValue::Missing => s.serialize_none(),
-            ProbeValue::Int(v) => s.serialize_i64(*v),
-            ProbeValue::UInt(v) => s.serialize_u64(*v),
-            ProbeValue::Float(v) => s.serialize_f64(*v),
-            ProbeValue::Text(v) => s.serialize_str(v),
-        }
-    }
-}
-
-/// Probe columns of one row of `runs.csv` or `flows.csv`, after the built-in columns, in the
-/// order the probes added them. Empty without probes, so the files are as before.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ProbeColumns(pub Vec<(String, ProbeValue)>);
-
-impl ProbeColumns {
-    /// Whether no probe added a column.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-    /// The value of column `name`, if a probe added it.
-    pub fn get(&self, name: &str) -> Option<&ProbeValue> {
-        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v)
-    }
-}
-
-impl Serialize for ProbeColumns {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in &self.0 {
-            map.serialize_entry(k, v)?;
-        }
-        map.end()
-    }
-}
-
-/// A CSV file of a probe's own, written next to `runs.csv` by the output layer (one file for all
-/// the seeds of `incastsim run`, the rows of each run one after the other).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ProbeTable {
-    /// The file name: a plain name ending in `.csv` (checked when it is written).
-    pub file: String,
-    /// Column names, in order.
-    pub header: Vec<String>,
-    /// One entry per row, one value per column of `header`.
-    pub rows: Vec<Vec<ProbeValue>>,
-}
+pub use columns::{ProbeColumns, ProbeTable, ProbeValue};
+pub use view::FinishedRun;
 
 /// What probes add to a run's results, filled by [`Probe::finish`].
 #[derive(Debug, Default)]
@@ -253,9 +153,9 @@ pub trait Probe: Send {
     fn on_flow_finish(&mut self, now: Time, flow: u32) {
         let _ = (now, flow);
     }
-    /// The run is over: read what the probe wants from `sim` (read-only) and add columns or a
-    /// table to `report`.
-    fn finish(&mut self, sim: &Simulation, report: &mut ProbeReport) {
+    /// The run is over: read what the probe wants from `sim` (read-only: counters, senders,
+    /// receivers, ports) and add columns or a table to `report`.
+    fn finish(&mut self, sim: &dyn FinishedRun, report: &mut ProbeReport) {
         let _ = (sim, report);
     }
 }
