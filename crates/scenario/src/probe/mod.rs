@@ -4,7 +4,7 @@
 //! ECN-marked, dropped (with its [`DropReason`]), dequeued (its departure fixed), delivered to
 //! its host; an ACK processed (with the sender's [`CcState`]); an RTO fired; a flow's transfer
 //! started and finished. At the end of the run [`Probe::finish`] reads the finished
-//! [`Simulation`] and adds columns to `runs.csv` and `flows.csv` or a CSV file of its own
+//! [`Simulation`](crate::Simulation) and adds columns to `runs.csv` and `flows.csv` or a CSV file of its own
 //! ([`ProbeReport`]); the output layer writes them with the built-in columns.
 //!
 //! **Probes observe; they do not change the run.** Every hook gets shared references only, so a
