@@ -61,6 +61,13 @@ impl<P: SenderPolicy> TcpSender<P> {
             }
             return;
         }
+        if self.snd_nxt >= self.snd_max
+            && !self.packet_cwnd
+            && self.hooks & hooks::PAYLOAD == 0
+            && self.scoreboard.as_ref().is_none_or(|sb| sb.is_empty())
+        {
+            return self.send_new_data(now, out);
+        }
         while self.snd_nxt < self.app_limit {
             // Going back N after a timeout: skip what the receiver has SACKed.
             if self.snd_nxt < self.snd_max
@@ -95,6 +102,34 @@ impl<P: SenderPolicy> TcpSender<P> {
             };
             let seq = self.snd_nxt;
             self.emit(now, seq, len, cause, out);
+        }
+    }
+
+    /// [`TcpSender::send_window`]'s loop when only new data can go (nothing to resend below
+    /// snd_max, nothing SACKed, byte-counted window, segment sizes not chosen by a scheme): the
+    /// same segments, with the window edge computed once (sending new data moves neither
+    /// snd_una, cwnd nor the peer's window).
+    #[inline(always)]
+    fn send_new_data(&mut self, now: Time, out: &mut Vec<Segment>) {
+        debug_assert_eq!(self.snd_nxt, self.snd_max);
+        // RFC 5681 §2/§3: send while snd_nxt + len stays within snd_una + min(cwnd, rwnd).
+        let edge = self.snd_una + self.w.cwnd.min(self.peer_window);
+        while self.snd_nxt < self.app_limit {
+            let max = (self.app_limit - self.snd_nxt).min(self.w.smss) as u32;
+            // As `next_len`: the size chosen for this segment is kept until it is sent.
+            let len = match self.next_new_len {
+                Some(len) => len,
+                None => {
+                    self.next_new_len = Some(max);
+                    max
+                }
+            }
+            .clamp(1, max);
+            if self.snd_nxt + len as u64 > edge {
+                break;
+            }
+            let seq = self.snd_nxt;
+            self.emit(now, seq, len, SendCause::New, out);
         }
     }
 
