@@ -129,7 +129,8 @@ impl<P: SenderPolicy> TcpSender<P> {
                 break;
             }
             let seq = self.snd_nxt;
-            self.emit(now, seq, len, SendCause::New, out);
+            // Inlined here (the one per-ACK caller); elsewhere `emit_flagged` stays one copy.
+            self.emit_segment(now, seq, len, SendCause::New, 0, out);
         }
     }
 
@@ -145,7 +146,22 @@ impl<P: SenderPolicy> TcpSender<P> {
         self.emit_flagged(now, seq, len, cause, 0, out)
     }
 
+    #[inline(never)] // one copy for the many rarer callers (retransmissions, probes)
     pub(super) fn emit_flagged(
+        &mut self,
+        now: Time,
+        seq: u64,
+        len: u32,
+        cause: SendCause,
+        extra_flags: u8,
+        out: &mut Vec<Segment>,
+    ) {
+        self.emit_segment(now, seq, len, cause, extra_flags, out)
+    }
+
+    /// The bookkeeping of every segment sent (see [`TcpSender::emit_flagged`]).
+    #[inline(always)]
+    fn emit_segment(
         &mut self,
         now: Time,
         seq: u64,
