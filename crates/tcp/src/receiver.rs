@@ -154,6 +154,7 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
     /// Processes a data segment (`ce`: it arrived marked Congestion Experienced); returns the
     /// bytes newly delivered in order to the application.
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)] // one copy, called from the engine's out-of-line data path
     pub fn on_segment(
         &mut self,
         now: Time,
@@ -230,12 +231,12 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
             Some(d) if !immediate => {
                 self.unacked_segments += 1;
                 if self.unacked_segments >= d.count {
-                    self.send_ack(now, out);
+                    self.ack_now(now, out);
                 } else if self.delack_deadline.is_none() {
                     self.delack_deadline = Some(now + d.timeout);
                 }
             }
-            _ => self.send_ack(now, out),
+            _ => self.ack_now(now, out),
         }
         if self.hooks & hooks::RX_EXTRA_DUPACKS != 0 {
             for _ in 0..self.policy.extra_duplicate_acks(flags, unseen) {
@@ -295,7 +296,15 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
         }
     }
 
+    #[inline(never)]
     fn send_ack(&mut self, now: Time, out: &mut Vec<AckOut>) {
+        self.ack_now(now, out)
+    }
+
+    /// Sends an ACK of everything received in order (with the D-SACK and SACK blocks due):
+    /// inlined into `on_segment`, which sends one per data segment.
+    #[inline(always)]
+    fn ack_now(&mut self, now: Time, out: &mut Vec<AckOut>) {
         self.unacked_segments = 0;
         self.delack_deadline = None;
         self.stats.acks_sent += 1;

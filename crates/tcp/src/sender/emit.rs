@@ -61,6 +61,13 @@ impl<P: SenderPolicy> TcpSender<P> {
             }
             return;
         }
+        if self.snd_nxt >= self.snd_max
+            && !self.packet_cwnd
+            && self.hooks & hooks::PAYLOAD == 0
+            && self.scoreboard.as_ref().is_none_or(|sb| sb.is_empty())
+        {
+            return self.send_new_data(now, out);
+        }
         while self.snd_nxt < self.app_limit {
             // Going back N after a timeout: skip what the receiver has SACKed.
             if self.snd_nxt < self.snd_max
@@ -98,6 +105,35 @@ impl<P: SenderPolicy> TcpSender<P> {
         }
     }
 
+    /// [`TcpSender::send_window`]'s loop when only new data can go (nothing to resend below
+    /// snd_max, nothing SACKed, byte-counted window, segment sizes not chosen by a scheme): the
+    /// same segments, with the window edge computed once (sending new data moves neither
+    /// snd_una, cwnd nor the peer's window).
+    #[inline(always)]
+    fn send_new_data(&mut self, now: Time, out: &mut Vec<Segment>) {
+        debug_assert_eq!(self.snd_nxt, self.snd_max);
+        // RFC 5681 §2/§3: send while snd_nxt + len stays within snd_una + min(cwnd, rwnd).
+        let edge = self.snd_una + self.w.cwnd.min(self.peer_window);
+        while self.snd_nxt < self.app_limit {
+            let max = (self.app_limit - self.snd_nxt).min(self.w.smss) as u32;
+            // As `next_len`: the size chosen for this segment is kept until it is sent.
+            let len = match self.next_new_len {
+                Some(len) => len,
+                None => {
+                    self.next_new_len = Some(max);
+                    max
+                }
+            }
+            .clamp(1, max);
+            if self.snd_nxt + len as u64 > edge {
+                break;
+            }
+            let seq = self.snd_nxt;
+            // Inlined here (the one per-ACK caller); elsewhere `emit_flagged` stays one copy.
+            self.emit_segment(now, seq, len, SendCause::New, 0, out);
+        }
+    }
+
     #[inline]
     pub(super) fn emit(
         &mut self,
@@ -110,7 +146,22 @@ impl<P: SenderPolicy> TcpSender<P> {
         self.emit_flagged(now, seq, len, cause, 0, out)
     }
 
+    #[inline(never)] // one copy for the many rarer callers (retransmissions, probes)
     pub(super) fn emit_flagged(
+        &mut self,
+        now: Time,
+        seq: u64,
+        len: u32,
+        cause: SendCause,
+        extra_flags: u8,
+        out: &mut Vec<Segment>,
+    ) {
+        self.emit_segment(now, seq, len, cause, extra_flags, out)
+    }
+
+    /// The bookkeeping of every segment sent (see [`TcpSender::emit_flagged`]).
+    #[inline(always)]
+    fn emit_segment(
         &mut self,
         now: Time,
         seq: u64,
