@@ -77,7 +77,8 @@ impl QueueDiscipline for MyThreshold {
 impl QueueDisciplineExtension for MyThreshold {
     type Params = MyThresholdParams;
     type Discipline = MyThreshold;
-    const DESCRIPTION: &'static str = "drop (or mark) arrivals that find the queue above a fixed threshold (RFC 8257 §3.1 rule)";
+    const DESCRIPTION: &'static str =
+        "drop (or mark) arrivals that find the queue above a fixed threshold (RFC 8257 §3.1 rule)";
 
     fn check(p: &MyThresholdParams) -> Result<(), ConfigError> {
         match p.threshold {
