@@ -19,7 +19,7 @@ pub enum ExtensionPoint {
     CongestionControl,
     /// `scheme`: sender- and receiver-side policy hooks.
     Scheme,
-    /// A switch port's queue discipline (`topology.switch_queue`, `topology.links[i].queue`).
+    /// The switch ports' queue discipline (`topology.switch_queue`).
     QueueDiscipline,
     /// An entry of `traffic:` (who sends what, when).
     TrafficGenerator,
@@ -91,10 +91,9 @@ pub fn builtin_names(point: ExtensionPoint) -> Vec<&'static str> {
     match point {
         ExtensionPoint::CongestionControl => vec!["newreno", "cubic", "dctcp"],
         ExtensionPoint::Scheme => crate::scheme::SCHEMES.iter().map(|(n, _)| *n).collect(),
-        // Filled in with the points (the queue disciplines' and generators' `kind`s).
-        ExtensionPoint::QueueDiscipline
-        | ExtensionPoint::TrafficGenerator
-        | ExtensionPoint::Probe => Vec::new(),
+        ExtensionPoint::QueueDiscipline => crate::queue::QUEUE_KINDS.to_vec(),
+        // Filled in with the point (the generators' `kind`s).
+        ExtensionPoint::TrafficGenerator | ExtensionPoint::Probe => Vec::new(),
     }
 }
 
@@ -123,7 +122,7 @@ pub fn unknown_name(
 }
 
 /// Asks `catalog` about every extension `cfg` names (each group's congestion controller, the
-/// scheme) and puts back what it returns: checked parameters, defaults filled in.
+/// switch queue, the scheme, the probes) and puts back what it returns: checked parameters, defaults filled in.
 pub(crate) fn resolve_extensions(
     cfg: &mut crate::Config,
     catalog: &dyn Catalog,
@@ -141,6 +140,13 @@ pub(crate) fn resolve_extensions(
             let key = format!("{key}.congestion_control");
             *choice = catalog.resolve(ExtensionPoint::CongestionControl, &key, choice)?;
         }
+    }
+    if let crate::queue::QueueConfig::Extension(choice) = cfg.topology.switch_queue_mut() {
+        *choice = catalog.resolve(
+            ExtensionPoint::QueueDiscipline,
+            "topology.switch_queue",
+            choice,
+        )?;
     }
     if let SchemeConfig::Extension(choice) = &mut cfg.scheme {
         *choice = catalog.resolve(ExtensionPoint::Scheme, "scheme", choice)?;

@@ -1,9 +1,11 @@
 //! The `topology:` section: built-in topologies, custom graphs, links, buffers and queues.
 
-use crate::defaults::{default_one, default_true, default_zero_dur};
+use crate::defaults::{default_one, default_zero_dur};
 use crate::units::{Buffer, Bytes, Dur, Rate};
 use incastsim_core::{BitsPerSec, Duration};
 use serde::{Deserialize, Serialize};
+
+pub use crate::queue::{QUEUE_KINDS, QueueConfig, WredProfile};
 
 /// The network (`topology:`), by `kind`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -462,80 +464,6 @@ pub struct DumbbellConfig {
     pub bottleneck_delay: Option<Dur>,
 }
 
-/// The queue discipline of every switch output port.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum QueueConfig {
-    /// Drop arrivals that do not fit the buffer.
-    #[default]
-    DropTail,
-    /// RED (Floyd & Jacobson): thresholds in bytes or packets, on an EWMA of the queue.
-    Red {
-        /// Below this average queue, no drops (RED min_th).
-        min_th: Buffer,
-        /// Above it, every arrival dropped or marked (max_th; `gentle` ramps to 2 × max_th).
-        max_th: Buffer,
-        /// Drop probability at max_th.
-        #[serde(default = "default_max_p")]
-        max_p: f64,
-        /// Weight of the queue EWMA (Floyd & Jacobson: 0.002).
-        #[serde(default = "default_w_q")]
-        w_q: f64,
-        /// Gentle RED: the probability rises from max_p to 1 between max_th and 2 × max_th.
-        #[serde(default = "default_true")]
-        gentle: bool,
-        /// Mark ECN-capable packets instead of dropping them.
-        #[serde(default)]
-        ecn: bool,
-    },
-    /// WRED: a RED profile per traffic class (DSCP); unlisted DSCPs use the first profile.
-    Wred {
-        /// The profiles, by DSCP.
-        profiles: Vec<WredProfile>,
-        /// Weight of the queue EWMA.
-        #[serde(default = "default_w_q")]
-        w_q: f64,
-        /// Gentle RED.
-        #[serde(default = "default_true")]
-        gentle: bool,
-        /// Mark ECN-capable packets instead of dropping them.
-        #[serde(default)]
-        ecn: bool,
-    },
-    /// DCTCP marking: CE on ECN-capable arrivals when the instantaneous queue exceeds K.
-    EcnThreshold {
-        /// The marking threshold K (bytes or packets).
-        k: Buffer,
-    },
-    /// PLATO's switch: at or above the threshold, only labelled packets are admitted.
-    ThresholdAdmit {
-        /// Queue length from which only labelled packets are admitted.
-        threshold: Buffer,
-    },
-}
-
-/// One WRED profile: RED thresholds for some traffic classes.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WredProfile {
-    /// The DSCPs that use it.
-    pub dscp: Vec<u8>,
-    /// RED min_th.
-    pub min_th: Buffer,
-    /// RED max_th.
-    pub max_th: Buffer,
-    /// Drop probability at max_th.
-    #[serde(default = "default_max_p")]
-    pub max_p: f64,
-}
-
-fn default_max_p() -> f64 {
-    0.1
-}
-fn default_w_q() -> f64 {
-    0.002
-}
-
 /// Link and buffer parameters shared by the built-in topologies.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -645,6 +573,29 @@ impl TopologyConfig {
             _ => RoutingConfig::Ecmp,
         }
     }
+    /// The switch ports' queue discipline (`topology.switch_queue`), whatever the kind.
+    pub fn switch_queue(&self) -> &QueueConfig {
+        match self {
+            TopologyConfig::Star(l) => &l.switch_queue,
+            TopologyConfig::Dumbbell(d) => &d.switch_queue,
+            TopologyConfig::FatTree(d) => &d.switch_queue,
+            TopologyConfig::Tree(d) => &d.switch_queue,
+            TopologyConfig::Custom(d) => &d.switch_queue,
+        }
+    }
+
+    /// [`TopologyConfig::switch_queue`], to change (the loader completes an extension's
+    /// parameters in place).
+    pub fn switch_queue_mut(&mut self) -> &mut QueueConfig {
+        match self {
+            TopologyConfig::Star(l) => &mut l.switch_queue,
+            TopologyConfig::Dumbbell(d) => &mut d.switch_queue,
+            TopologyConfig::FatTree(d) => &mut d.switch_queue,
+            TopologyConfig::Tree(d) => &mut d.switch_queue,
+            TopologyConfig::Custom(d) => &mut d.switch_queue,
+        }
+    }
+
     /// The link and buffer parameters, whatever the kind.
     pub fn links(&self) -> LinkDefaults {
         match self {

@@ -187,7 +187,7 @@ fn queue_warnings(cfg: &Config, w: &mut Vec<ConfigWarning>) {
                 );
             }
         }
-        QueueConfig::DropTail => {}
+        QueueConfig::DropTail | QueueConfig::Extension(_) => {}
     }
 }
 

@@ -284,7 +284,17 @@ pub fn write_run_outputs(
     }
     write_probe_tables(dir, results)?;
     let resolved = dir.join("config.resolved.yaml");
-    let header = "# The fully resolved configuration of these results: every default filled in.\n";
+    let mut header =
+        "# The fully resolved configuration of these results: every default filled in.\n"
+            .to_string();
+    // The crates that provide the extensions it names (comments: the file re-loads as it is,
+    // with a binary that registers them).
+    for e in &manifest.extensions {
+        header.push_str(&format!(
+            "# extension: {} {} from {} {}\n",
+            e.point, e.name, e.crate_name, e.crate_version
+        ));
+    }
     std::fs::write(&resolved, format!("{header}{}", cfg.to_yaml())).map_err(io_err(&resolved))?;
     let mpath = dir.join("manifest.json");
     let mut f = BufWriter::new(File::create(&mpath).map_err(io_err(&mpath))?);

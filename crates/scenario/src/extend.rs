@@ -9,7 +9,8 @@
 //! ```ignore
 //! let extensions = incastsim::extensions!()           // names this crate as the provider
 //!     .congestion_control::<MyReno>("my_reno")         // tcp.congestion_control: {name: my_reno, beta: 0.8}
-//!     .scheme::<RtoJitterScheme>("rto_jitter");        // scheme: {name: rto_jitter, max_extra: 50us}
+//!     .scheme::<RtoJitterScheme>("rto_jitter")         // scheme: {name: rto_jitter, max_extra: 50us}
+//!     .queue_discipline::<MyThreshold>("my_threshold"); // topology.switch_queue: {name: my_threshold, threshold: 20 packets}
 //! ```
 //!
 //! Five points: congestion control ([`ControllerExtension`]), schemes ([`SchemeExtension`]),
@@ -21,12 +22,13 @@
 //!
 //! **Cost.** The built-ins stay enum variants; each point has one more variant holding a boxed
 //! trait object ([`incastsim_tcp::Cc::Extension`], [`incastsim_schemes::SenderScheme::Extension`],
-//! [`incastsim_schemes::ReceiverScheme::Extension`]), so a run of built-ins pays nothing and an
+//! [`incastsim_schemes::ReceiverScheme::Extension`], [`incastsim_switch::QueueDisc::Extension`]), so a run of built-ins pays nothing and an
 //! extension one indirect call per hook.
 //!
 //! **Determinism.** Factories are `Send + Sync` (sweeps build runs on many threads) and
 //! stateless: a component is built from its parameters and a context alone. Its randomness is
-//! its own seeded stream ([`ControllerContext::rng`], [`SchemeContext::rng`]), derived from the
+//! its own seeded stream ([`ControllerContext::rng`], [`SchemeContext::rng`],
+//! [`QueueContext::rng`]), derived from the
 //! run seed, so it shifts no other component's draws and a (config, seed) pair replays
 //! bit-identically on any thread count.
 
@@ -44,6 +46,9 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 pub use crate::config::extension::{Catalog, ExtensionChoice, ExtensionPoint, NoExtensions};
+pub use queue::{PreparedQueueDiscipline, QueueContext, QueueDisciplineExtension};
+
+mod queue;
 
 /// The crate that provides a component, for manifests and `incastsim components`
 /// ([`provider!`](crate::provider) fills it in from the calling crate's `Cargo.toml`).
@@ -213,26 +218,6 @@ pub trait SchemeExtension: 'static {
     fn sender(params: &Self::Params, ctx: &SchemeContext) -> Option<Self::Sender>;
     /// The receiver side of connection `ctx.flow`, or `None` for plain TCP.
     fn receiver(params: &Self::Params, ctx: &SchemeContext) -> Option<Self::Receiver>;
-}
-
-/// A switch-port queue discipline from outside incastsim (admission, marking), selected by
-/// name where a queue is configured.
-///
-/// The slot and its registration ([`Extensions::queue_discipline`]) exist; the build side is
-/// being added (issue 20): the intended shape is
-/// `type Discipline: incastsim_switch::QueueDiscipline + Clone + Debug + 'static;` and
-/// `fn new(params: &Self::Params, ctx: &QueueContext) -> Self::Discipline` (the port's index,
-/// rate and buffer, and its own `Stream::Queue` generator), held by a `QueueDisc::Extension`
-/// variant.
-pub trait QueueDisciplineExtension: 'static {
-    /// Its parameters.
-    type Params: ExtensionParams;
-    /// One line for `incastsim components`.
-    const DESCRIPTION: &'static str;
-    /// Checks the parameters (keys relative to the discipline).
-    fn check(_params: &Self::Params) -> Result<(), ConfigError> {
-        Ok(())
-    }
 }
 
 /// A traffic generator from outside incastsim (who sends what, when), selected by name as an
@@ -491,7 +476,7 @@ pub struct Extensions {
     provider: Provider,
     controllers: Vec<Registered<dyn PreparedController>>,
     schemes: Vec<Registered<dyn PreparedScheme>>,
-    queue_disciplines: Vec<Registered<()>>,
+    queue_disciplines: Vec<Registered<dyn PreparedQueueDiscipline>>,
     traffic_generators: Vec<Registered<()>>,
     probes: Vec<Registered<dyn PreparedProbe>>,
 }
@@ -604,23 +589,6 @@ impl Extensions {
         self
     }
 
-    /// Registers queue discipline `Q` as `name` (see [`QueueDisciplineExtension`]).
-    pub fn queue_discipline<Q: QueueDisciplineExtension>(
-        mut self,
-        name: &'static str,
-    ) -> Extensions {
-        self.refuse_taken(ExtensionPoint::QueueDiscipline, name);
-        self.queue_disciplines.push(Registered {
-            info: self.info(ExtensionPoint::QueueDiscipline, name, Q::DESCRIPTION),
-            codec: Arc::new(Codec::<Q::Params> {
-                check: Q::check,
-                _params: PhantomData,
-            }),
-            prepare: None,
-        });
-        self
-    }
-
     /// Registers traffic generator `T` as `name` (see [`TrafficGeneratorExtension`]).
     pub fn traffic_generator<T: TrafficGeneratorExtension>(
         mut self,
@@ -723,6 +691,9 @@ impl Extensions {
             if let CongestionControlName::Extension(e) = &t.congestion_control {
                 add(ExtensionPoint::CongestionControl, &e.name);
             }
+        }
+        if let crate::config::QueueConfig::Extension(e) = cfg.topology.switch_queue() {
+            add(ExtensionPoint::QueueDiscipline, &e.name);
         }
         if let SchemeConfig::Extension(e) = &cfg.scheme {
             add(ExtensionPoint::Scheme, &e.name);

@@ -1,12 +1,15 @@
-//! A crate that extends incastsim without forking it: a congestion controller and a scheme of
-//! its own, registered by name ([`extensions`]) and run by incastsim's own command line
-//! (`src/main.rs`) and library.
+//! A crate that extends incastsim without forking it: a congestion controller, a scheme and a
+//! switch queue discipline of its own, registered by name ([`extensions`]) and run by
+//! incastsim's own command line (`src/main.rs`) and library.
 //!
 //! - [`MyReno`]: NewReno (RFC 5681 §3.1, RFC 6582) written again through the public
 //!   [`CongestionControl`] trait, with the multiplicative decrease `beta` as a parameter
 //!   (0.5 = RFC 5681 eq. (4); with it, results equal the built-in `newreno`'s).
 //! - [`RtoJitterScheme`]: "RTO jitter", adding U(0, max_extra) to every retransmission timeout
 //!   (`crates/schemes/examples/rto_jitter.rs`, now selectable from YAML).
+//! - [`MyThreshold`] (module [`queue`]): a switch-port queue discipline that drops or marks
+//!   arrivals finding the queue above a fixed threshold
+//!   (`topology.switch_queue: {name: my_threshold, threshold: 20 packets, action: drop}`).
 
 use incastsim::Extensions;
 use incastsim::config::invalid;
@@ -18,12 +21,16 @@ use incastsim::tcp::policy::{SenderPolicy, SenderView, hooks};
 use incastsim::tcp::{CcState, CongestionControl, StandardTcp, Window};
 use serde::{Deserialize, Serialize};
 
+pub mod queue;
+pub use queue::{MyThreshold, MyThresholdParams};
+
 /// This crate's components, registered under their names (the provider recorded in manifests
 /// is this crate, by `extensions!`).
 pub fn extensions() -> Extensions {
     incastsim::extensions!()
         .congestion_control::<MyReno>("my_reno")
         .scheme::<RtoJitterScheme>("rto_jitter")
+        .queue_discipline::<MyThreshold>("my_threshold")
 }
 
 /// `my_reno`'s parameters: `tcp.congestion_control: {name: my_reno, beta: 0.7}`.

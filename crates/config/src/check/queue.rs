@@ -32,6 +32,8 @@ pub(super) fn check_queue(q: &QueueConfig) -> Result<(), ConfigError> {
         QueueConfig::ThresholdAdmit { threshold: t } => {
             queue_threshold("threshold", t)?;
         }
+        // Checked by the loader's catalog (the extension's own `check`).
+        QueueConfig::Extension(_) => {}
     }
     Ok(())
 }

@@ -41,6 +41,9 @@ fn check_extensions(cfg: &Config, extensions: &Extensions) -> Result<(), ConfigE
             extensions.prepare_controller(&format!("{key}.congestion_control"), choice)?;
         }
     }
+    if let crate::config::QueueConfig::Extension(choice) = cfg.topology.switch_queue() {
+        extensions.prepare_queue_discipline("topology.switch_queue", choice)?;
+    }
     crate::scheme_build::prepare_extension(&cfg.scheme, extensions)?;
     Ok(())
 }

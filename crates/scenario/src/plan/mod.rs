@@ -18,9 +18,9 @@ pub use checks::{
 pub use tcp::{ControllerFactory, TcpProfile};
 
 use crate::build::{BuiltTopology, routes_for};
-use crate::config::{Config, ConfigError, RoutingConfig};
+use crate::config::{Config, ConfigError, QueueConfig, RoutingConfig};
 use crate::diagnostics::Diagnostics;
-use crate::extend::{ControllerContext, Extensions, SchemeContext};
+use crate::extend::{ControllerContext, Extensions, PreparedQueueDiscipline, SchemeContext};
 use crate::fabric::Fabric;
 use crate::traffic::GeneratedFlow;
 use incastsim_core::rng::{Stream, derive_seed};
@@ -151,7 +151,20 @@ impl Plan {
             message: e,
         })?;
         let shared = ports::shared_switches(cfg, &built)?;
-        let fabric = fabric(cfg, seed, &built, routes, shared);
+        let queue_extension = match cfg.topology.switch_queue() {
+            QueueConfig::Extension(choice) => {
+                Some(extensions.prepare_queue_discipline("topology.switch_queue", choice)?)
+            }
+            _ => None,
+        };
+        let fabric = fabric(
+            cfg,
+            seed,
+            &built,
+            routes,
+            shared,
+            queue_extension.as_deref(),
+        );
         let workload_flows = cfg.workload.flow_count(cfg.senders) as usize;
         let flows = plan_flows(cfg, &built, workload_flows, &generated);
 
@@ -247,10 +260,11 @@ fn fabric(
     built: &BuiltTopology,
     routes: incastsim_core::Routes,
     shared: Vec<(NodeId, Vec<u32>)>,
+    queue_extension: Option<&dyn PreparedQueueDiscipline>,
 ) -> Fabric {
     let topology = &built.topology;
     let shared_buffer_switch: Vec<NodeId> = shared.iter().map(|(n, _)| *n).collect();
-    let mut ports = ports::build_ports(cfg, seed, built, &shared_buffer_switch);
+    let mut ports = ports::build_ports(cfg, seed, built, &shared_buffer_switch, queue_extension);
     let shared_buffers = ports::build_shared_buffers(cfg, shared, &mut ports);
     let spray = if cfg.topology.routing() == RoutingConfig::PacketSpray {
         (0..topology.nodes.len() as u64)

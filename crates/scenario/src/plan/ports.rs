@@ -3,6 +3,7 @@
 
 use crate::build::{BuiltTopology, buffer_limit};
 use crate::config::{Config, ConfigError, LossModel, QueueConfig, invalid};
+use crate::extend::{PreparedQueueDiscipline, QueueContext};
 use crate::units::Buffer;
 use incastsim_core::rng::Stream;
 use incastsim_core::{BitsPerSec, Duration, NodeId, NodeKind, SerializationRate, SimRng};
@@ -111,12 +112,15 @@ pub fn build_shared_buffers(
 }
 
 /// Every output port of `built`, indexed like `built.topology.ports`. The ports of the
-/// `shared` switches have no limit of their own: their switch's shared buffer admits.
+/// `shared` switches have no limit of their own: their switch's shared buffer admits. A
+/// registered discipline (`queue`, prepared from `topology.switch_queue` when it names one)
+/// runs at every switch port, each built with its port's [`QueueContext`].
 pub fn build_ports(
     cfg: &Config,
     seed: u64,
     built: &BuiltTopology,
     shared: &[NodeId],
+    queue: Option<&dyn PreparedQueueDiscipline>,
 ) -> Vec<OutputPort> {
     let topology = &built.topology;
     let udp_nodes: Vec<NodeId> = super::apps::udp(cfg, built)
@@ -134,7 +138,7 @@ pub fn build_ports(
         let offset = (2.0 * u - 1.0) * ppm * 1e-6;
         BitsPerSec((nominal.0 as f64 * (1.0 + offset)).round() as u64)
     };
-    let names = if links.lossy_links.is_empty() {
+    let names = if links.lossy_links.is_empty() && queue.is_none() {
         Vec::new()
     } else {
         crate::build::port_names(topology)
@@ -184,6 +188,17 @@ pub fn build_ports(
             let serialization = SerializationRate::new(clock_rate(spec.rate, spec.from));
             let qdisc = if from_host {
                 QueueDisc::drop_tail(limit)
+            } else if let Some(queue) = queue {
+                let rate = serialization.rate();
+                let mss = cfg.tcp.mss.0 as u32;
+                queue.new_discipline(&QueueContext::new(
+                    seed,
+                    i as u32,
+                    names[i].as_str(),
+                    rate,
+                    limit,
+                    mss,
+                ))
             } else {
                 // RED's idle correction counts idle time in full-size packet transmissions.
                 let typical_tx_ps = serialization.time_for(cfg.full_packet_bytes()).as_ps() as f64;
@@ -325,5 +340,8 @@ fn switch_qdisc(q: &QueueConfig, limit: BufferLimit, typical_tx_ps: f64, rng: Si
             threshold: threshold(*t),
             limit,
         }),
+        QueueConfig::Extension(e) => {
+            unreachable!("the plan builds extension discipline {} itself", e.name)
+        }
     }
 }
