@@ -44,6 +44,10 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 pub use crate::config::extension::{Catalog, ExtensionChoice, ExtensionPoint, NoExtensions};
+pub use crate::traffic::{GeneratedFlow, PreparedTraffic, TrafficContext};
+pub use generator::TrafficGeneratorExtension;
+
+mod generator;
 
 /// The crate that provides a component, for manifests and `incastsim components`
 /// ([`provider!`](crate::provider) fills it in from the calling crate's `Cargo.toml`).
@@ -230,25 +234,6 @@ pub trait QueueDisciplineExtension: 'static {
     /// One line for `incastsim components`.
     const DESCRIPTION: &'static str;
     /// Checks the parameters (keys relative to the discipline).
-    fn check(_params: &Self::Params) -> Result<(), ConfigError> {
-        Ok(())
-    }
-}
-
-/// A traffic generator from outside incastsim (who sends what, when), selected by name as an
-/// entry of `traffic:`.
-///
-/// The slot and its registration ([`Extensions::traffic_generator`]) exist; the build side is
-/// being added (issue 20): the intended shape is
-/// `fn generate(params: &Self::Params, ctx: &mut TrafficContext) -> Vec<GeneratedFlow>` (the
-/// hosts, the run's duration, its own `Stream::Workload` generator), drawn at plan time like
-/// the built-in generators' flows.
-pub trait TrafficGeneratorExtension: 'static {
-    /// Its parameters.
-    type Params: ExtensionParams;
-    /// One line for `incastsim components`.
-    const DESCRIPTION: &'static str;
-    /// Checks the parameters (keys relative to the generator).
     fn check(_params: &Self::Params) -> Result<(), ConfigError> {
         Ok(())
     }
@@ -492,7 +477,7 @@ pub struct Extensions {
     controllers: Vec<Registered<dyn PreparedController>>,
     schemes: Vec<Registered<dyn PreparedScheme>>,
     queue_disciplines: Vec<Registered<()>>,
-    traffic_generators: Vec<Registered<()>>,
+    traffic_generators: Vec<Registered<dyn PreparedTraffic>>,
     probes: Vec<Registered<dyn PreparedProbe>>,
 }
 
@@ -621,7 +606,8 @@ impl Extensions {
         self
     }
 
-    /// Registers traffic generator `T` as `name` (see [`TrafficGeneratorExtension`]).
+    /// Registers traffic generator `T` as `name` (`traffic: [{kind: <name>, ...}]`; see
+    /// [`TrafficGeneratorExtension`]).
     pub fn traffic_generator<T: TrafficGeneratorExtension>(
         mut self,
         name: &'static str,
@@ -633,7 +619,7 @@ impl Extensions {
                 check: T::check,
                 _params: PhantomData,
             }),
-            prepare: None,
+            prepare: Some(generator::prepare::<T>),
         });
         self
     }
@@ -727,10 +713,51 @@ impl Extensions {
         if let SchemeConfig::Extension(e) = &cfg.scheme {
             add(ExtensionPoint::Scheme, &e.name);
         }
+        for t in &cfg.traffic {
+            if let crate::traffic::TrafficConfig::Extension(e) = t {
+                add(ExtensionPoint::TrafficGenerator, &e.name);
+            }
+        }
         for p in &cfg.probes {
             add(ExtensionPoint::Probe, &p.name);
         }
         out
+    }
+
+    /// Per entry of `cfg.traffic`, its registered generator ready to draw (`None` for a
+    /// built-in `kind`); an unknown name or unreadable parameters are errors under
+    /// `traffic[I]`.
+    pub fn prepare_traffic(
+        &self,
+        cfg: &crate::Config,
+    ) -> Result<Vec<Option<Arc<dyn PreparedTraffic>>>, ConfigError> {
+        cfg.traffic
+            .iter()
+            .enumerate()
+            .map(|(i, t)| match t {
+                crate::traffic::TrafficConfig::Extension(choice) => {
+                    if !self
+                        .names(ExtensionPoint::TrafficGenerator)
+                        .contains(&choice.name.as_str())
+                    {
+                        return Err(unknown_name(
+                            ExtensionPoint::TrafficGenerator,
+                            &format!("traffic[{i}].kind"),
+                            &choice.name,
+                            &self.names(ExtensionPoint::TrafficGenerator),
+                        ));
+                    }
+                    prepare(
+                        &self.traffic_generators,
+                        ExtensionPoint::TrafficGenerator,
+                        &format!("traffic[{i}]"),
+                        choice,
+                    )
+                    .map(Some)
+                }
+                _ => Ok(None),
+            })
+            .collect()
     }
 
     /// The controller `choice` (found under `key`) ready to build connections.
