@@ -1,5 +1,5 @@
-//! A crate that extends incastsim without forking it: a congestion controller and a scheme of
-//! its own, registered by name ([`extensions`]) and run by incastsim's own command line
+//! A crate that extends incastsim without forking it: a congestion controller, a scheme and a
+//! traffic generator of its own, registered by name ([`extensions`]) and run by incastsim's own command line
 //! (`src/main.rs`) and library.
 //!
 //! - [`MyReno`]: NewReno (RFC 5681 §3.1, RFC 6582) written again through the public
@@ -7,6 +7,8 @@
 //!   (0.5 = RFC 5681 eq. (4); with it, results equal the built-in `newreno`'s).
 //! - [`RtoJitterScheme`]: "RTO jitter", adding U(0, max_extra) to every retransmission timeout
 //!   (`crates/schemes/examples/rto_jitter.rs`, now selectable from YAML).
+//! - [`IncastBursts`] (`traffic.rs`): a traffic generator, a periodic all-to-one burst
+//!   (`traffic: [{kind: incast_bursts, period: 2ms, size: 20KB}]`).
 
 use incastsim::Extensions;
 use incastsim::config::invalid;
@@ -18,12 +20,16 @@ use incastsim::tcp::policy::{SenderPolicy, SenderView, hooks};
 use incastsim::tcp::{CcState, CongestionControl, StandardTcp, Window};
 use serde::{Deserialize, Serialize};
 
+mod traffic;
+pub use traffic::{IncastBursts, IncastBurstsParams};
+
 /// This crate's components, registered under their names (the provider recorded in manifests
 /// is this crate, by `extensions!`).
 pub fn extensions() -> Extensions {
     incastsim::extensions!()
         .congestion_control::<MyReno>("my_reno")
         .scheme::<RtoJitterScheme>("rto_jitter")
+        .traffic_generator::<IncastBursts>("incast_bursts")
 }
 
 /// `my_reno`'s parameters: `tcp.congestion_control: {name: my_reno, beta: 0.7}`.
