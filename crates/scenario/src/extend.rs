@@ -606,24 +606,6 @@ impl Extensions {
         self
     }
 
-    /// Registers traffic generator `T` as `name` (`traffic: [{kind: <name>, ...}]`; see
-    /// [`TrafficGeneratorExtension`]).
-    pub fn traffic_generator<T: TrafficGeneratorExtension>(
-        mut self,
-        name: &'static str,
-    ) -> Extensions {
-        self.refuse_taken(ExtensionPoint::TrafficGenerator, name);
-        self.traffic_generators.push(Registered {
-            info: self.info(ExtensionPoint::TrafficGenerator, name, T::DESCRIPTION),
-            codec: Arc::new(Codec::<T::Params> {
-                check: T::check,
-                _params: PhantomData,
-            }),
-            prepare: Some(generator::prepare::<T>),
-        });
-        self
-    }
-
     /// Registers probe `P` as `name` (see [`ProbeExtension`]).
     pub fn probe<P: ProbeExtension>(mut self, name: &'static str) -> Extensions {
         self.refuse_taken(ExtensionPoint::Probe, name);
@@ -722,42 +704,6 @@ impl Extensions {
             add(ExtensionPoint::Probe, &p.name);
         }
         out
-    }
-
-    /// Per entry of `cfg.traffic`, its registered generator ready to draw (`None` for a
-    /// built-in `kind`); an unknown name or unreadable parameters are errors under
-    /// `traffic[I]`.
-    pub fn prepare_traffic(
-        &self,
-        cfg: &crate::Config,
-    ) -> Result<Vec<Option<Arc<dyn PreparedTraffic>>>, ConfigError> {
-        cfg.traffic
-            .iter()
-            .enumerate()
-            .map(|(i, t)| match t {
-                crate::traffic::TrafficConfig::Extension(choice) => {
-                    if !self
-                        .names(ExtensionPoint::TrafficGenerator)
-                        .contains(&choice.name.as_str())
-                    {
-                        return Err(unknown_name(
-                            ExtensionPoint::TrafficGenerator,
-                            &format!("traffic[{i}].kind"),
-                            &choice.name,
-                            &self.names(ExtensionPoint::TrafficGenerator),
-                        ));
-                    }
-                    prepare(
-                        &self.traffic_generators,
-                        ExtensionPoint::TrafficGenerator,
-                        &format!("traffic[{i}]"),
-                        choice,
-                    )
-                    .map(Some)
-                }
-                _ => Ok(None),
-            })
-            .collect()
     }
 
     /// The controller `choice` (found under `key`) ready to build connections.

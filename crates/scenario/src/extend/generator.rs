@@ -1,10 +1,14 @@
 //! The traffic-generator extension point: [`TrafficGeneratorExtension`], and the prepared form
 //! the plan draws with ([`PreparedTraffic`]).
 
-use super::{ExtensionParams, read_params, under};
+use super::{
+    Catalog, Codec, ExtensionParams, ExtensionPoint, Extensions, Registered,
+    prepare as prepare_choice, read_params, under, unknown_name,
+};
 use crate::config::ConfigError;
 use crate::traffic::{GeneratedFlow, PreparedTraffic, TrafficContext};
 use std::fmt::Debug;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 /// A traffic generator from outside incastsim (who sends what, when), selected by its name as
@@ -43,6 +47,58 @@ pub trait TrafficGeneratorExtension: 'static {
     ) -> Result<Vec<GeneratedFlow>, ConfigError>;
 }
 
+impl Extensions {
+    /// Registers traffic generator `T` as `name` (`traffic: [{kind: <name>, ...}]`; see
+    /// [`TrafficGeneratorExtension`]).
+    pub fn traffic_generator<T: TrafficGeneratorExtension>(
+        mut self,
+        name: &'static str,
+    ) -> Extensions {
+        self.refuse_taken(ExtensionPoint::TrafficGenerator, name);
+        self.traffic_generators.push(Registered {
+            info: self.info(ExtensionPoint::TrafficGenerator, name, T::DESCRIPTION),
+            codec: Arc::new(Codec::<T::Params> {
+                check: T::check,
+                _params: PhantomData,
+            }),
+            prepare: Some(prepare::<T>),
+        });
+        self
+    }
+
+    /// Per entry of `cfg.traffic`, its registered generator ready to draw (`None` for a
+    /// built-in `kind`); an unknown name or unreadable parameters are errors under
+    /// `traffic[I]`.
+    pub fn prepare_traffic(
+        &self,
+        cfg: &crate::Config,
+    ) -> Result<Vec<Option<Arc<dyn PreparedTraffic>>>, ConfigError> {
+        cfg.traffic
+            .iter()
+            .enumerate()
+            .map(|(i, t)| match t {
+                crate::traffic::TrafficConfig::Extension(choice) => {
+                    // The name is the entry's `kind`: an unknown one is blamed on that key.
+                    let names = self.names(ExtensionPoint::TrafficGenerator);
+                    if !names.contains(&choice.name.as_str()) {
+                        let key = format!("traffic[{i}].kind");
+                        let point = ExtensionPoint::TrafficGenerator;
+                        return Err(unknown_name(point, &key, &choice.name, &names));
+                    }
+                    prepare_choice(
+                        &self.traffic_generators,
+                        ExtensionPoint::TrafficGenerator,
+                        &format!("traffic[{i}]"),
+                        choice,
+                    )
+                    .map(Some)
+                }
+                _ => Ok(None),
+            })
+            .collect()
+    }
+}
+
 struct TrafficWith<T: TrafficGeneratorExtension> {
     name: &'static str,
     params: T::Params,
@@ -62,7 +118,7 @@ impl<T: TrafficGeneratorExtension> PreparedTraffic for TrafficWith<T> {
 }
 
 /// Generator `T` registered as `name`, its parameters `params` (found under `key`) read.
-pub(super) fn prepare<T: TrafficGeneratorExtension>(
+fn prepare<T: TrafficGeneratorExtension>(
     name: &'static str,
     key: &str,
     params: &serde_json::Map<String, serde_json::Value>,
