@@ -256,7 +256,7 @@ fn schemes(ext: &Extensions) {
 /// Prints the registered components, point by point, with their provider and defaults.
 fn components(ext: &Extensions) {
     println!(
-        "Registered components (config: `{{name: <name>, <param>: <value>}}` where the point is chosen):"
+        "Registered components (config: `{{name: <name>, <param>: <value>}}` where the point is chosen; a traffic generator: `{{kind: <name>, <param>: <value>}}` as an entry of `traffic:`):"
     );
     for point in ExtensionPoint::ALL {
         let builtins = incastsim::config::extension::builtin_names(point);

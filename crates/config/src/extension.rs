@@ -92,8 +92,8 @@ pub fn builtin_names(point: ExtensionPoint) -> Vec<&'static str> {
         ExtensionPoint::CongestionControl => vec!["newreno", "cubic", "dctcp"],
         ExtensionPoint::Scheme => crate::scheme::SCHEMES.iter().map(|(n, _)| *n).collect(),
         ExtensionPoint::QueueDiscipline => crate::queue::QUEUE_KINDS.to_vec(),
-        // Filled in with the point (the generators' `kind`s).
-        ExtensionPoint::TrafficGenerator | ExtensionPoint::Probe => Vec::new(),
+        ExtensionPoint::TrafficGenerator => crate::traffic::BUILTIN_KINDS.to_vec(),
+        ExtensionPoint::Probe => Vec::new(),
     }
 }
 
@@ -150,6 +150,18 @@ pub(crate) fn resolve_extensions(
     }
     if let SchemeConfig::Extension(choice) = &mut cfg.scheme {
         *choice = catalog.resolve(ExtensionPoint::Scheme, "scheme", choice)?;
+    }
+    for (i, t) in cfg.traffic.iter_mut().enumerate() {
+        if let crate::traffic::TrafficConfig::Extension(choice) = t {
+            let point = ExtensionPoint::TrafficGenerator;
+            // The name is the entry's `kind`: an unknown one is blamed on that key.
+            let names = catalog.names(point);
+            if !names.contains(&choice.name.as_str()) {
+                let key = format!("traffic[{i}].kind");
+                return Err(unknown_name(point, &key, &choice.name, &names));
+            }
+            *choice = catalog.resolve(point, &format!("traffic[{i}]"), choice)?;
+        }
     }
     for (i, choice) in cfg.probes.iter_mut().enumerate() {
         *choice = catalog.resolve(ExtensionPoint::Probe, &format!("probes[{i}]"), choice)?;

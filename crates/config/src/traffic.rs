@@ -1,14 +1,28 @@
 //! The `traffic:` section: generators of traffic beyond the main workload (long-lived flows,
 //! Poisson arrivals at a target load, staggered fixed-duration flows, a random permutation of
-//! fixed-size flows). Generation is done by the scenario crate.
+//! fixed-size flows), or a generator registered by a downstream crate, chosen by the same
+//! `kind` key (`{kind: incast_bursts, period: 1ms}`). Generation is done by the scenario crate.
 
+use crate::choice::ExtensionChoice;
 use crate::units::{Bytes, Dur};
 use incastsim_core::Duration;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The built-in generators' `kind`s, in the order listings show them.
+pub const BUILTIN_KINDS: [&str; 4] = ["long_lived", "poisson", "staggered", "permutation"];
 
 /// One traffic generator (`traffic:` list entry).
+///
+/// A `kind` that is not built in names a registered extension: the entry is kept as an
+/// [`TrafficConfig::Extension`] (its other keys are the extension's parameters) and checked by
+/// the loader's catalog ([`crate::extension`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(
+    remote = "Self",
+    tag = "kind",
+    rename_all = "snake_case",
+    deny_unknown_fields
+)]
 pub enum TrafficConfig {
     /// `count` flows from each host in `from` to `to`, always having data, from `start` until
     /// `stop` (default: the end of the run).
@@ -91,6 +105,45 @@ pub enum TrafficConfig {
         #[serde(default = "zero")]
         start_jitter: Dur,
     },
+    /// A generator registered by a downstream crate: `{kind: <registered name>, <param>:
+    /// <value>, ...}` (the choice's `name` is the `kind`; its parameters are the entry's other
+    /// keys, checked and completed with their defaults by the loader's catalog).
+    #[serde(skip)]
+    Extension(ExtensionChoice),
+}
+
+impl<'de> Deserialize<'de> for TrafficConfig {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        let extension = match value.get("kind") {
+            Some(serde_json::Value::String(kind)) if !BUILTIN_KINDS.contains(&kind.as_str()) => {
+                Some(kind.clone())
+            }
+            _ => None,
+        };
+        match (extension, value) {
+            (Some(name), serde_json::Value::Object(mut params)) => {
+                params.remove("kind");
+                Ok(TrafficConfig::Extension(ExtensionChoice { name, params }))
+            }
+            // Built-ins (and entries without a `kind`) as the derived deserializer reads them.
+            (_, value) => TrafficConfig::deserialize(value).map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+impl Serialize for TrafficConfig {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            TrafficConfig::Extension(e) => {
+                let mut map = serde_json::Map::new();
+                map.insert("kind".into(), e.name.clone().into());
+                map.extend(e.params.clone());
+                map.serialize(s)
+            }
+            builtin => TrafficConfig::serialize(builtin, s),
+        }
+    }
 }
 
 fn one() -> u32 {
@@ -126,9 +179,10 @@ fn all_hosts() -> HostList {
 }
 
 impl TrafficConfig {
-    /// The generator `kind` as configs and flows.csv spell it.
-    pub fn kind(&self) -> &'static str {
+    /// The generator `kind` as configs and flows.csv spell it (an extension's registered name).
+    pub fn kind(&self) -> &str {
         match self {
+            TrafficConfig::Extension(e) => &e.name,
             TrafficConfig::LongLived { .. } => "long_lived",
             TrafficConfig::Poisson { .. } => "poisson",
             TrafficConfig::Staggered { .. } => "staggered",

@@ -128,6 +128,7 @@ pub fn config_warnings(cfg: &Config) -> Vec<ConfigWarning> {
                 longer(&mut w, &key("start"), start.0);
                 longer(&mut w, &key("start_jitter"), start_jitter.0);
             }
+            TrafficConfig::Extension(_) => {}
         }
     }
     queue_warnings(cfg, &mut w);

@@ -46,8 +46,11 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 pub use crate::config::extension::{Catalog, ExtensionChoice, ExtensionPoint, NoExtensions};
+pub use crate::traffic::{GeneratedFlow, PreparedTraffic, TrafficContext};
+pub use generator::TrafficGeneratorExtension;
 pub use queue::{PreparedQueueDiscipline, QueueContext, QueueDisciplineExtension};
 
+mod generator;
 mod queue;
 
 /// The crate that provides a component, for manifests and `incastsim components`
@@ -218,25 +221,6 @@ pub trait SchemeExtension: 'static {
     fn sender(params: &Self::Params, ctx: &SchemeContext) -> Option<Self::Sender>;
     /// The receiver side of connection `ctx.flow`, or `None` for plain TCP.
     fn receiver(params: &Self::Params, ctx: &SchemeContext) -> Option<Self::Receiver>;
-}
-
-/// A traffic generator from outside incastsim (who sends what, when), selected by name as an
-/// entry of `traffic:`.
-///
-/// The slot and its registration ([`Extensions::traffic_generator`]) exist; the build side is
-/// being added (issue 20): the intended shape is
-/// `fn generate(params: &Self::Params, ctx: &mut TrafficContext) -> Vec<GeneratedFlow>` (the
-/// hosts, the run's duration, its own `Stream::Workload` generator), drawn at plan time like
-/// the built-in generators' flows.
-pub trait TrafficGeneratorExtension: 'static {
-    /// Its parameters.
-    type Params: ExtensionParams;
-    /// One line for `incastsim components`.
-    const DESCRIPTION: &'static str;
-    /// Checks the parameters (keys relative to the generator).
-    fn check(_params: &Self::Params) -> Result<(), ConfigError> {
-        Ok(())
-    }
 }
 
 /// A measurement from outside incastsim, selected by name: `probes: [{name: <registered
@@ -477,7 +461,7 @@ pub struct Extensions {
     controllers: Vec<Registered<dyn PreparedController>>,
     schemes: Vec<Registered<dyn PreparedScheme>>,
     queue_disciplines: Vec<Registered<dyn PreparedQueueDiscipline>>,
-    traffic_generators: Vec<Registered<()>>,
+    traffic_generators: Vec<Registered<dyn PreparedTraffic>>,
     probes: Vec<Registered<dyn PreparedProbe>>,
 }
 
@@ -589,23 +573,6 @@ impl Extensions {
         self
     }
 
-    /// Registers traffic generator `T` as `name` (see [`TrafficGeneratorExtension`]).
-    pub fn traffic_generator<T: TrafficGeneratorExtension>(
-        mut self,
-        name: &'static str,
-    ) -> Extensions {
-        self.refuse_taken(ExtensionPoint::TrafficGenerator, name);
-        self.traffic_generators.push(Registered {
-            info: self.info(ExtensionPoint::TrafficGenerator, name, T::DESCRIPTION),
-            codec: Arc::new(Codec::<T::Params> {
-                check: T::check,
-                _params: PhantomData,
-            }),
-            prepare: None,
-        });
-        self
-    }
-
     /// Registers probe `P` as `name` (see [`ProbeExtension`]).
     pub fn probe<P: ProbeExtension>(mut self, name: &'static str) -> Extensions {
         self.refuse_taken(ExtensionPoint::Probe, name);
@@ -697,6 +664,11 @@ impl Extensions {
         }
         if let SchemeConfig::Extension(e) = &cfg.scheme {
             add(ExtensionPoint::Scheme, &e.name);
+        }
+        for t in &cfg.traffic {
+            if let crate::traffic::TrafficConfig::Extension(e) = t {
+                add(ExtensionPoint::TrafficGenerator, &e.name);
+            }
         }
         for p in &cfg.probes {
             add(ExtensionPoint::Probe, &p.name);

@@ -7,12 +7,19 @@
 //! generator never changes another generator's flows, and the event heap holds one pending
 //! start per generator (each start schedules the next).
 //!
+//! An entry whose `kind` is a registered generator (a downstream crate's
+//! `TrafficGeneratorExtension`) is drawn the same way, by the generator itself, from the same
+//! stream ([`context`]: [`TrafficContext`], [`draw_extension`]).
+//!
 //! Also here: the ideal flow-completion time (the flow alone on its path), the denominator of
 //! slowdown.
+
+pub mod context;
 
 use crate::cdf::EmpiricalCdf;
 use crate::config::{Config, ConfigError, WorkloadConfig, invalid};
 use crate::units::Dur;
+pub use context::{PreparedGenerators, PreparedTraffic, TrafficContext, draw_extension};
 pub use incastsim_config::traffic::{DurList, HostList, SizeDistConfig, TrafficConfig};
 use incastsim_core::rng::Stream;
 use incastsim_core::{Duration, HostId, SimRng, Time};
@@ -241,12 +248,15 @@ impl Generator<'_> {
 }
 
 /// Draws every flow of every generator (validating the generators on the way). `capacity`
-/// gives the capacity of a named port, or of the links into a set of hosts.
+/// gives the capacity of a named port, or of the links into a set of hosts; `prepared` holds,
+/// per entry, the registered generator of an entry whose `kind` is not built in (an empty
+/// slice when no entry names one).
 pub fn generate(
     cfg: &Config,
     seed: u64,
     place: &Placement,
     capacity: LinkCapacity,
+    prepared: &PreparedGenerators,
 ) -> Result<Vec<GeneratedFlow>, ConfigError> {
     let mut flows = Vec::new();
     for (g, t) in cfg.traffic.iter().enumerate() {
@@ -310,6 +320,26 @@ pub fn generate(
                 *start_jitter,
                 &mut flows,
             )?,
+            TrafficConfig::Extension(choice) => {
+                let Some(Some(extension)) = prepared.get(g) else {
+                    return Err(crate::config::extension::unknown_name(
+                        crate::config::extension::ExtensionPoint::TrafficGenerator,
+                        &generator.key("kind"),
+                        &choice.name,
+                        &[],
+                    ));
+                };
+                let mut ctx = TrafficContext::new(
+                    g,
+                    seed,
+                    place,
+                    capacity,
+                    default_stop(cfg),
+                    cfg.tcp.mss.0 as u32,
+                    cfg.topology.links().link_rate.0,
+                );
+                draw_extension(extension.as_ref(), &mut ctx, &mut flows)?;
+            }
         }
         if flows.len() as u64 > MAX_GENERATED_FLOWS {
             return Err(too_many_flows(flows.len()));
@@ -628,6 +658,7 @@ pub fn generate_for(
     cfg: &Config,
     seed: u64,
     built: &crate::build::BuiltTopology,
+    prepared: &PreparedGenerators,
 ) -> Result<Vec<GeneratedFlow>, ConfigError> {
     if cfg.traffic.is_empty() {
         return Ok(Vec::new());
@@ -659,7 +690,7 @@ pub fn generate_for(
         servers: &built.servers,
         clients: &built.clients,
     };
-    generate(cfg, seed, &place, &capacity)
+    generate(cfg, seed, &place, &capacity, prepared)
 }
 
 /// The flow indices a fairness spec selects: `workload`, `all`, `traffic`, `traffic[I]` or a

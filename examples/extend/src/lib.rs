@@ -1,6 +1,6 @@
-//! A crate that extends incastsim without forking it: a congestion controller, a scheme and a
-//! switch queue discipline of its own, registered by name ([`extensions`]) and run by
-//! incastsim's own command line (`src/main.rs`) and library.
+//! A crate that extends incastsim without forking it: a congestion controller, a scheme, a
+//! switch queue discipline and a traffic generator of its own, registered by name ([`extensions`])
+//! and run by incastsim's own command line (`src/main.rs`) and library.
 //!
 //! - [`MyReno`]: NewReno (RFC 5681 §3.1, RFC 6582) written again through the public
 //!   [`CongestionControl`] trait, with the multiplicative decrease `beta` as a parameter
@@ -10,6 +10,8 @@
 //! - [`MyThreshold`] (module [`queue`]): a switch-port queue discipline that drops or marks
 //!   arrivals finding the queue above a fixed threshold
 //!   (`topology.switch_queue: {name: my_threshold, threshold: 20 packets, action: drop}`).
+//! - [`IncastBursts`] (`traffic.rs`): a traffic generator, a periodic all-to-one burst
+//!   (`traffic: [{kind: incast_bursts, period: 2ms, size: 20KB}]`).
 
 use incastsim::Extensions;
 use incastsim::config::invalid;
@@ -23,6 +25,8 @@ use serde::{Deserialize, Serialize};
 
 pub mod queue;
 pub use queue::{MyThreshold, MyThresholdParams};
+mod traffic;
+pub use traffic::{IncastBursts, IncastBurstsParams};
 
 /// This crate's components, registered under their names (the provider recorded in manifests
 /// is this crate, by `extensions!`).
@@ -31,6 +35,7 @@ pub fn extensions() -> Extensions {
         .congestion_control::<MyReno>("my_reno")
         .scheme::<RtoJitterScheme>("rto_jitter")
         .queue_discipline::<MyThreshold>("my_threshold")
+        .traffic_generator::<IncastBursts>("incast_bursts")
 }
 
 /// `my_reno`'s parameters: `tcp.congestion_control: {name: my_reno, beta: 0.7}`.

@@ -23,7 +23,7 @@ pub fn check_buildable(cfg: &Config) -> Result<(), ConfigError> {
 /// `cfg` names is registered there and its parameters read.
 pub fn check_buildable_with(cfg: &Config, extensions: &Extensions) -> Result<(), ConfigError> {
     check_extensions(cfg, extensions)?;
-    let (built, generated) = build_and_draw(cfg, cfg.seed)?;
+    let (built, generated) = build_and_draw(cfg, cfg.seed, extensions)?;
     check_built(cfg, &built, &generated)
 }
 
@@ -48,17 +48,19 @@ fn check_extensions(cfg: &Config, extensions: &Extensions) -> Result<(), ConfigE
     Ok(())
 }
 
-/// Builds the topology (checking a custom graph first) and draws the traffic generators' flows,
-/// which checks their hosts, sizes and loads.
+/// Builds the topology (checking a custom graph first) and draws the traffic generators' flows
+/// (the registered ones' from `extensions`), which checks their hosts, sizes and loads.
 pub(super) fn build_and_draw(
     cfg: &Config,
     seed: u64,
+    extensions: &Extensions,
 ) -> Result<(BuiltTopology, Vec<GeneratedFlow>), ConfigError> {
     if let TopologyConfig::Custom(c) = &cfg.topology {
         crate::build::check_custom(c)?;
     }
+    let prepared = extensions.prepare_traffic(cfg)?;
     let built = crate::build::build_topology(cfg);
-    let generated = crate::traffic::generate_for(cfg, seed, &built)?;
+    let generated = crate::traffic::generate_for(cfg, seed, &built, &prepared)?;
     Ok((built, generated))
 }
 

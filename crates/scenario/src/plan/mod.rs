@@ -130,7 +130,7 @@ impl Plan {
         max_memory: Option<u64>,
         extensions: &Extensions,
     ) -> Result<Plan, ConfigError> {
-        let (built, generated) = checks::build_and_draw(cfg, seed)?;
+        let (built, generated) = checks::build_and_draw(cfg, seed, extensions)?;
         checks::check_built(cfg, &built, &generated)?;
         let flows = u64::from(cfg.workload.flow_count(cfg.senders)) + generated.len() as u64;
         let need = memory::estimate(cfg, &built, flows);
