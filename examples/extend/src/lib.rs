@@ -7,6 +7,11 @@
 //!   (0.5 = RFC 5681 eq. (4); with it, results equal the built-in `newreno`'s).
 //! - [`RtoJitterScheme`]: "RTO jitter", adding U(0, max_extra) to every retransmission timeout
 //!   (`crates/schemes/examples/rto_jitter.rs`, now selectable from YAML).
+//! - [`MeanQueueingDelayProbe`] (`mean_queueing_delay`, in `probe.rs`): a probe adding each
+//!   flow's mean queueing delay to `flows.csv`.
+
+pub mod probe;
+pub use probe::{MeanQueueingDelay, MeanQueueingDelayParams, MeanQueueingDelayProbe};
 
 use incastsim::Extensions;
 use incastsim::config::invalid;
@@ -24,6 +29,7 @@ pub fn extensions() -> Extensions {
     incastsim::extensions!()
         .congestion_control::<MyReno>("my_reno")
         .scheme::<RtoJitterScheme>("rto_jitter")
+        .probe::<MeanQueueingDelayProbe>("mean_queueing_delay")
 }
 
 /// `my_reno`'s parameters: `tcp.congestion_control: {name: my_reno, beta: 0.7}`.
