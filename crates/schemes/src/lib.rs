@@ -111,7 +111,7 @@ macro_rules! each_sender {
             SenderScheme::ProbRetx($p) => $call,
             SenderScheme::Dsr($p) => $call,
             SenderScheme::Plato($p) => $call,
-            SenderScheme::Extension($p) => incastsim_core::cold_path(|| $call),
+            SenderScheme::Extension($p) => $call,
         }
     };
 }
@@ -123,7 +123,7 @@ macro_rules! each_receiver {
             ReceiverScheme::ProbRetx($p) => $call,
             ReceiverScheme::Plato($p) => $call,
             ReceiverScheme::Ictcp($p) => $call,
-            ReceiverScheme::Extension($p) => incastsim_core::cold_path(|| $call),
+            ReceiverScheme::Extension($p) => $call,
         }
     };
 }

@@ -24,12 +24,3 @@ pub use time::{Duration, Time};
 pub use timer::{LazyTimer, TimerFire};
 pub use topology::{NodeId, NodeKind, PortId, Routes, Topology};
 pub use units::{BitsPerSec, SerializationRate};
-
-/// Runs `f` out of line, as a cold call: for the extension arms of the built-ins' enum dispatch
-/// (`Cc`, the schemes, `QueueDisc`), so that the arm a built-in run never takes adds one compare
-/// and a call to the inlined hot path instead of an inlined indirect call and its spills.
-#[cold]
-#[inline(never)]
-pub fn cold_path<R>(f: impl FnOnce() -> R) -> R {
-    f()
-}

@@ -421,7 +421,7 @@ impl QueueDisc {
     pub fn note_idle(&mut self, since: Time) {
         match self {
             QueueDisc::Red(r) => r.note_idle(since),
-            QueueDisc::Extension(e) => incastsim_core::cold_path(|| e.0.note_idle(since)),
+            QueueDisc::Extension(e) => e.0.note_idle(since),
             _ => {}
         }
     }
@@ -435,9 +435,7 @@ impl QueueDiscipline for QueueDisc {
             QueueDisc::Red(r) => r.on_enqueue(packet, occ, now),
             QueueDisc::ThresholdMark(t) => t.on_enqueue(packet, occ, now),
             QueueDisc::ThresholdAdmit(t) => t.on_enqueue(packet, occ, now),
-            QueueDisc::Extension(e) => {
-                incastsim_core::cold_path(|| e.0.on_enqueue(packet, occ, now))
-            }
+            QueueDisc::Extension(e) => e.0.on_enqueue(packet, occ, now),
         }
     }
     fn limit(&self) -> BufferLimit {
@@ -446,13 +444,13 @@ impl QueueDiscipline for QueueDisc {
             QueueDisc::Red(r) => r.limit(),
             QueueDisc::ThresholdMark(t) => t.limit(),
             QueueDisc::ThresholdAdmit(t) => t.limit(),
-            QueueDisc::Extension(e) => incastsim_core::cold_path(|| e.0.limit()),
+            QueueDisc::Extension(e) => e.0.limit(),
         }
     }
     fn tracks_idle(&self) -> bool {
         match self {
             QueueDisc::Red(_) => true,
-            QueueDisc::Extension(e) => incastsim_core::cold_path(|| e.0.tracks_idle()),
+            QueueDisc::Extension(e) => e.0.tracks_idle(),
             _ => false,
         }
     }

@@ -404,10 +404,10 @@ macro_rules! each_cc {
             Cc::NewReno($c) => $e,
             Cc::Cubic($c) => $e,
             Cc::Dctcp($c) => $e,
-            Cc::Extension(ext) => incastsim_core::cold_path(|| {
+            Cc::Extension(ext) => {
                 let $c = &mut *ext.controller;
                 $e
-            }),
+            }
         }
     };
     (ref $self:ident, $c:ident => $e:expr) => {
@@ -415,10 +415,10 @@ macro_rules! each_cc {
             Cc::NewReno($c) => $e,
             Cc::Cubic($c) => $e,
             Cc::Dctcp($c) => $e,
-            Cc::Extension(ext) => incastsim_core::cold_path(|| {
+            Cc::Extension(ext) => {
                 let $c = &*ext.controller;
                 $e
-            }),
+            }
         }
     };
 }
