@@ -428,7 +428,7 @@ pub struct Store {
 
 impl Store {
     /// Opens (or creates) the output folder of the sweep whose lock is `lock`
-    /// ([`crate::Sweep::lock`]) with `seeds` replicates per point.
+    /// ([`Lock::of`] the sweep) with `seeds` replicates per point.
     pub fn open(dir: &Path, lock: &Lock, seeds: u32) -> Result<Store, SweepError> {
         std::fs::create_dir_all(dir).map_err(|e| store_err(dir, e))?;
         match read_lock(dir)? {
