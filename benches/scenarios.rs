@@ -20,8 +20,8 @@
 //!   little, so compare events/s). Issue 15's bound: shared within 5 % of static.
 //! - `set-up`: building the run alone (topology, routes, flows) for those fat-trees and S5.
 //! - `S5` `fattree-k32-cubic`: 4,096 CUBIC flows of 1 MB on a k = 32 fat-tree, until all
-//!   complete; the event loop only (36.9 M events). Slow today (~80 s per run on this 2-core
-//!   machine, plus ~7 s and 1.6 GB of set-up for the routes): run it on its own with
+//!   complete; the event loop only (36.9 M events). About 29 s per run on this 2-core machine
+//!   (set-up 0.3 s, peak memory ~170 MB), so run it on its own with
 //!   `cargo bench -p incastsim-benches -- S5/`.
 //!
 //! The slow groups use flat sampling: 10 samples of one run each when a run takes seconds

@@ -232,7 +232,8 @@ pub trait SchemeExtension: 'static {
 /// `runs.csv`/`flows.csv` or a CSV file of its own when the run ends. It observes only: every
 /// hook gets shared references, so the run is the same with or without it; its randomness is
 /// [`crate::probe::ProbeSetup::rng`]. One probe per run, built by [`ProbeExtension::new`].
-/// Sweeps keep the built-in columns only (their store's header is fixed before runs start).
+/// A sweep writes its files' headers before any run, so it writes the columns
+/// [`ProbeExtension::columns`] declares (and refuses a run whose probe adds one it did not).
 pub trait ProbeExtension: 'static {
     /// Its parameters (everything beside `name` in its entry of `probes`).
     type Params: ExtensionParams;
@@ -246,12 +247,22 @@ pub trait ProbeExtension: 'static {
     }
     /// The probe of the run `setup` describes.
     fn new(params: &Self::Params, setup: &crate::probe::ProbeSetup) -> Self::Probe;
+    /// The columns its probe adds to `runs.csv` and `flows.csv` with `params`, in the order
+    /// [`crate::probe::Probe::finish`] adds them. Single runs write whatever `finish` adds;
+    /// a sweep fixes its files' headers from this before its first run, so a column missing
+    /// here fails the sweep's first run that adds it. Default: none.
+    fn columns(params: &Self::Params) -> crate::probe::ProbeColumnNames {
+        let _ = params;
+        crate::probe::ProbeColumnNames::default()
+    }
 }
 
 /// A probe ready to be built for runs: the extension's type with its parameters read once.
 pub trait PreparedProbe: Send + Sync + Debug {
     /// The probe of one run.
     fn new_probe(&self, setup: &crate::probe::ProbeSetup) -> Box<dyn crate::probe::Probe>;
+    /// The columns its probes add ([`ProbeExtension::columns`]).
+    fn columns(&self) -> crate::probe::ProbeColumnNames;
 }
 
 struct ProbeWith<P: ProbeExtension> {
@@ -268,6 +279,9 @@ impl<P: ProbeExtension> Debug for ProbeWith<P> {
 impl<P: ProbeExtension> PreparedProbe for ProbeWith<P> {
     fn new_probe(&self, setup: &crate::probe::ProbeSetup) -> Box<dyn crate::probe::Probe> {
         Box::new(P::new(&self.params, setup))
+    }
+    fn columns(&self) -> crate::probe::ProbeColumnNames {
+        P::columns(&self.params)
     }
 }
 
@@ -697,6 +711,23 @@ impl Extensions {
         choice: &ExtensionChoice,
     ) -> Result<Arc<dyn PreparedProbe>, ConfigError> {
         prepare(&self.probes, ExtensionPoint::Probe, key, choice)
+    }
+
+    /// The columns the probes of `cfg` (`probes:`) add to `runs.csv` and `flows.csv`, each
+    /// once, in the order the probes are listed ([`ProbeExtension::columns`]).
+    pub fn probe_columns(
+        &self,
+        cfg: &crate::Config,
+    ) -> Result<crate::probe::ProbeColumnNames, ConfigError> {
+        let mut names = crate::probe::ProbeColumnNames::default();
+        for (i, choice) in cfg.probes.iter().enumerate() {
+            names.extend(
+                &self
+                    .prepare_probe(&format!("probes[{i}]"), choice)?
+                    .columns(),
+            );
+        }
+        Ok(names)
     }
 
     /// The scheme `choice` (found under `key`) ready to build connections.

@@ -121,12 +121,8 @@ pub fn run_sweep_until(
     }
     // Held until the files are final: a second sweep into `dir` is refused, not interleaved.
     let _lock = crate::lock::lock_folder(dir)?;
-    let mut store = Store::open(
-        dir,
-        &sweep.fingerprint,
-        &sweep.keys,
-        (sweep.seeds, sweep.censored),
-    )?;
+    let lock = crate::store::Lock::of(sweep);
+    let mut store = Store::open(dir, &lock, sweep.seeds)?;
     crate::store::write_descriptions(dir, sweep)?;
     if !store.rerun.is_empty() {
         let shown: Vec<&str> = store.rerun.iter().take(10).map(String::as_str).collect();
@@ -171,7 +167,7 @@ pub fn run_sweep_until(
     drop(store);
     let interrupted = stop.load(Ordering::Relaxed) && already + computed < mine.len() as u64;
     if !interrupted {
-        finalize(dir, &sweep.keys, sweep.censored)?;
+        finalize(dir, &lock)?;
     }
     Ok(SweepReport {
         interrupted,
@@ -191,7 +187,7 @@ fn finished_read_only(
     shard: Option<Shard>,
 ) -> Result<SweepReport, SweepError> {
     let mine = shard_runs(sweep, shard);
-    let done = crate::store::finished_runs(dir, &sweep.fingerprint, &sweep.keys)?;
+    let done = crate::store::finished_runs(dir, &crate::store::Lock::of(sweep))?;
     let missing = mine.iter().filter(|id| !done.contains(id)).count();
     if missing > 0 || !dir.join(crate::store::SUMMARY_FILE).exists() {
         return Err(SweepError::Store(format!(

@@ -11,9 +11,11 @@ pub mod exec;
 mod fields;
 pub mod lock;
 pub mod merge;
+mod rows;
 pub mod spec;
 pub mod stats;
 pub mod store;
+pub mod summary;
 
 pub use exec::{Progress, Shard, Silent, SweepReport, run_sweep, run_sweep_until};
 pub use merge::merge;

@@ -56,5 +56,5 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<u64, SweepError> {
                 .map_err(|e| SweepError::Store(format!("{}: {e}", src.display())))?;
         }
     }
-    write_final(dirs, out, &lock.keys, lock.censored)
+    write_final(dirs, out, &lock)
 }

@@ -19,6 +19,7 @@ use incastsim_scenario::Extensions;
 use incastsim_scenario::config::{
     Config, ConfigError, ConfigWarning, apply_override, config_warnings, parse_tree, set_path,
 };
+use incastsim_scenario::probe::ProbeColumnNames;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -154,6 +155,10 @@ pub struct Sweep {
     /// The components registered by the binary that loaded it ([`Sweep::load_with`]): its
     /// points were checked with them and its runs are built with them.
     pub extensions: Extensions,
+    /// The columns the points' probes (`probes:`) add to runs.csv and flows.csv, after the
+    /// built-in columns: each name once, in the order the points first name it (a point
+    /// whose probes do not add a column leaves it empty).
+    pub probe_columns: ProbeColumnNames,
 }
 
 /// Writes a YAML value the way outputs show it ("1ms", "32", "true").
@@ -221,7 +226,12 @@ impl Sweep {
         check_plots(&section.plots, &dims.keys)?;
         let fingerprint = fingerprint(&input);
         let warnings = sweep_warnings(&section, &points);
+        let mut probe_columns = ProbeColumnNames::default();
+        for p in &points {
+            probe_columns.extend(&extensions.probe_columns(&p.config)?);
+        }
         Ok(Sweep {
+            probe_columns,
             seeds: section.seeds as u32,
             keys: dims.keys,
             points,

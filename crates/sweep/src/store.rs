@@ -20,9 +20,13 @@
 //! `runs.csv` is noticed on resume (those runs are re-run, and the sweep says so) and on merge
 //! (refused, naming the runs).
 
+pub use crate::rows::for_each_row;
+use crate::rows::store_err;
 use crate::spec::{Censored, Point, SweepError};
-use crate::stats::summarize;
+use crate::summary::write_summary;
+pub use crate::summary::{SUMMARY_COLUMNS, metric_columns};
 use csv::StringRecord;
+use incastsim_scenario::probe::ProbeColumnNames;
 use incastsim_scenario::{FlowRecord, RunRecord, RunResult};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -83,8 +87,8 @@ type RowKey = Box<dyn Fn(&StringRecord) -> Option<(u32, u32, u64)>>;
 
 /// Reads a folder's runs.csv, flows.csv and runs.index.csv and returns the runs whose files
 /// agree with their index row, and a description of each run that does not.
-fn verify_folder(dir: &Path, keys: &[String]) -> Result<(HashSet<RunId>, Vec<String>), SweepError> {
-    let (rh, fh) = (run_header(keys), flow_header(keys));
+fn verify_folder(dir: &Path, lock: &Lock) -> Result<(HashSet<RunId>, Vec<String>), SweepError> {
+    let (rh, fh) = (run_header(lock), flow_header(lock));
     let mut content: std::collections::HashMap<(u32, u32), RunContent> = Default::default();
     let runs_path = dir.join(RUNS_FILE);
     for_each_row(&runs_path, &rh, |r, _| {
@@ -163,10 +167,24 @@ pub struct Lock {
     /// summarizes shards as the sweep would. Absent in a lock means the default.
     #[serde(default, skip_serializing_if = "Censored::is_default")]
     pub censored: Censored,
+    /// The columns probes add after the built-in ones ([`crate::Sweep::probe_columns`]): part
+    /// of the files' headers, so a folder written with other probe columns is not resumed or
+    /// merged. Absent in a lock means none.
+    #[serde(default, skip_serializing_if = "ProbeColumnNames::is_empty")]
+    pub probe_columns: ProbeColumnNames,
 }
 
-fn store_err(path: &Path, e: impl std::fmt::Display) -> SweepError {
-    SweepError::Store(format!("{}: {e}", path.display()))
+impl Lock {
+    /// What `sweep`'s output folder's `sweep.lock.json` holds: a folder is resumed, or merged
+    /// with another, only if this agrees.
+    pub fn of(sweep: &crate::spec::Sweep) -> Lock {
+        Lock {
+            fingerprint: sweep.fingerprint.clone(),
+            keys: sweep.keys.clone(),
+            censored: sweep.censored,
+            probe_columns: sweep.probe_columns.clone(),
+        }
+    }
 }
 
 pub use crate::fields::csv_fields;
@@ -179,7 +197,7 @@ fn own_fields<T: Serialize>(t: &T, keys: &[String]) -> Vec<(Cow<'static, str>, S
         .collect()
 }
 
-fn header_of<T: Serialize + Default>(keys: &[String]) -> Vec<String> {
+fn header_of<T: Serialize + Default>(keys: &[String], probe: &[String]) -> Vec<String> {
     let mut h = vec!["point".to_string(), "replicate".to_string()];
     h.extend(keys.iter().cloned());
     h.extend(
@@ -187,16 +205,45 @@ fn header_of<T: Serialize + Default>(keys: &[String]) -> Vec<String> {
             .into_iter()
             .map(|(k, _)| k.into_owned()),
     );
+    h.extend(probe.iter().cloned());
     h
 }
 
-/// runs.csv's header: `point`, `replicate`, the swept keys, then the run record's columns.
-pub fn run_header(keys: &[String]) -> Vec<String> {
-    header_of::<RunRecord>(keys)
+/// runs.csv's header: `point`, `replicate`, the swept keys, the run record's columns, then
+/// the probes' run columns.
+pub fn run_header(lock: &Lock) -> Vec<String> {
+    header_of::<RunRecord>(&lock.keys, &lock.probe_columns.run)
 }
-/// flows.csv's header: `point`, `replicate`, the swept keys, then the flow record's columns.
-pub fn flow_header(keys: &[String]) -> Vec<String> {
-    header_of::<FlowRecord>(keys)
+/// flows.csv's header: `point`, `replicate`, the swept keys, the flow record's columns, then
+/// the probes' flow columns.
+pub fn flow_header(lock: &Lock) -> Vec<String> {
+    header_of::<FlowRecord>(&lock.keys, &lock.probe_columns.flow)
+}
+
+/// A record's fields in a sweep file's order: its built-in fields (the first `width` of
+/// `fields`), then the probe columns `probe` names (empty where the run's probes did not add
+/// one). A probe column not in `probe` has no place in the file: refused.
+fn with_probe_columns(
+    mut fields: Vec<(Cow<'static, str>, String)>,
+    width: usize,
+    probe: &[String],
+    file: &str,
+) -> Result<Vec<String>, SweepError> {
+    let added = fields.split_off(width.min(fields.len()));
+    if let Some((name, _)) = added.iter().find(|(k, _)| !probe.iter().any(|c| c == k)) {
+        return Err(SweepError::Store(format!(
+            "a probe added column `{name}` to {file}, which its ProbeExtension::columns does not declare \
+             (declared: {probe:?}); a sweep fixes its files' columns before the first run"
+        )));
+    }
+    let mut row: Vec<String> = fields.into_iter().map(|(_, v)| v).collect();
+    row.extend(probe.iter().map(|c| {
+        added
+            .iter()
+            .find(|(k, _)| k == c)
+            .map_or_else(String::new, |(_, v)| v.clone())
+    }));
+    Ok(row)
 }
 
 fn parse_id(rec: &StringRecord, path: &Path) -> Result<(u32, u32), SweepError> {
@@ -250,57 +297,6 @@ fn repair(path: &Path) -> Result<(), SweepError> {
         end = start;
     }
     f.set_len(0).map_err(|e| store_err(path, e))
-}
-
-/// Streams the rows of a results file with each row's byte offset, checking its header.
-pub fn for_each_row(
-    path: &Path,
-    expected: &[String],
-    mut f: impl FnMut(&StringRecord, u64) -> Result<(), SweepError>,
-) -> Result<(), SweepError> {
-    if !path.exists()
-        || std::fs::metadata(path)
-            .map_err(|e| store_err(path, e))?
-            .len()
-            == 0
-    {
-        return Ok(());
-    }
-    let file = File::open(path).map_err(|e| store_err(path, e))?;
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(std::io::BufReader::new(file));
-    let header: Vec<String> = rdr
-        .headers()
-        .map_err(|e| store_err(path, e))?
-        .iter()
-        .map(String::from)
-        .collect();
-    if header != expected {
-        return Err(store_err(
-            path,
-            "its columns differ from what this sweep writes (another incastsim version or config?): use another --out folder",
-        ));
-    }
-    let mut rec = StringRecord::new();
-    loop {
-        let pos = rdr.position().byte();
-        match rdr.read_record(&mut rec) {
-            Ok(false) => return Ok(()),
-            Ok(true) if rec.len() == header.len() => f(&rec, pos)?,
-            Ok(true) => {
-                return Err(store_err(
-                    path,
-                    format!(
-                        "a row has {} fields, the header {}",
-                        rec.len(),
-                        header.len()
-                    ),
-                ));
-            }
-            Err(e) => return Err(store_err(path, e)),
-        }
-    }
 }
 
 fn write_header(path: &Path, header: &[String]) -> Result<(), SweepError> {
@@ -400,13 +396,12 @@ pub fn write_lock(dir: &Path, lock: &Lock) -> Result<(), SweepError> {
 
 /// The complete runs of the sweep with `fingerprint` in `dir`, reading only (for read-only
 /// folders). A folder of another sweep is refused as [`Store::open`] would.
-pub fn finished_runs(
-    dir: &Path,
-    fingerprint: &str,
-    keys: &[String],
-) -> Result<HashSet<RunId>, SweepError> {
+pub fn finished_runs(dir: &Path, lock: &Lock) -> Result<HashSet<RunId>, SweepError> {
     match read_lock(dir)? {
-        Some(l) if l.fingerprint == fingerprint && l.keys == keys => {}
+        Some(l)
+            if l.fingerprint == lock.fingerprint
+                && l.keys == lock.keys
+                && l.probe_columns == lock.probe_columns => {}
         Some(_) => {
             return Err(SweepError::Store(format!(
                 "{} holds results of a different sweep configuration",
@@ -415,13 +410,14 @@ pub fn finished_runs(
         }
         None => return Ok(HashSet::new()),
     }
-    Ok(verify_folder(dir, keys)?.0)
+    Ok(verify_folder(dir, lock)?.0)
 }
 
 /// Appends results of one sweep to its folder.
 pub struct Store {
     dir: PathBuf,
     keys: Vec<String>,
+    probe_columns: ProbeColumnNames,
     runs: csv::Writer<File>,
     flows: csv::Writer<File>,
     index: csv::Writer<File>,
@@ -431,21 +427,12 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (or creates) the output folder of a sweep with `keys`, whose fingerprint is `fingerprint`.
-    pub fn open(
-        dir: &Path,
-        fingerprint: &str,
-        keys: &[String],
-        (seeds, censored): (u32, Censored),
-    ) -> Result<Store, SweepError> {
+    /// Opens (or creates) the output folder of the sweep whose lock is `lock`
+    /// ([`Lock::of`] the sweep) with `seeds` replicates per point.
+    pub fn open(dir: &Path, lock: &Lock, seeds: u32) -> Result<Store, SweepError> {
         std::fs::create_dir_all(dir).map_err(|e| store_err(dir, e))?;
-        let lock = Lock {
-            fingerprint: fingerprint.to_string(),
-            keys: keys.to_vec(),
-            censored,
-        };
         match read_lock(dir)? {
-            Some(existing) if existing != lock => {
+            Some(existing) if existing != *lock => {
                 return Err(SweepError::Store(format!(
                     "{} holds results of a different sweep configuration; refusing to mix them. \
                      Use another --out folder, or delete that one to start over",
@@ -453,16 +440,16 @@ impl Store {
                 )));
             }
             Some(_) => {}
-            None => write_lock(dir, &lock)?,
+            None => write_lock(dir, lock)?,
         }
-        let (rh, fh) = (run_header(keys), flow_header(keys));
+        let (rh, fh) = (run_header(lock), flow_header(lock));
         let runs_path = dir.join(RUNS_FILE);
         let flows_path = dir.join(FLOWS_FILE);
         let index_path = dir.join(INDEX_FILE);
         for p in [&runs_path, &flows_path, &index_path] {
             repair(p)?;
         }
-        let (completed, rerun) = verify_folder(dir, keys)?;
+        let (completed, rerun) = verify_folder(dir, lock)?;
         if let Some(&(_, r)) = completed.iter().find(|&&(_, r)| r >= seeds) {
             return Err(SweepError::Store(format!(
                 "{} holds results for more seeds than this sweep asks for ({seeds}, found replicate {r}): raise sweep.seeds or use another --out folder",
@@ -499,7 +486,8 @@ impl Store {
             completed,
             rerun,
             dir: dir.to_path_buf(),
-            keys: keys.to_vec(),
+            keys: lock.keys.clone(),
+            probe_columns: lock.probe_columns.clone(),
         })
     }
 
@@ -525,8 +513,7 @@ impl Store {
             row.push(replicate.to_string());
             row.extend(point.values.iter().cloned());
         };
-        // Built-in columns only: probes' columns (after them) are not in the header, which is
-        // fixed before any run.
+        // The built-in columns, then the probe columns the header names (fixed before any run).
         let flow_width = own_fields(&FlowRecord::default(), &self.keys).len();
         let run_width = own_fields(&RunRecord::default(), &self.keys).len();
         let flows_path = self.dir.join(FLOWS_FILE);
@@ -534,12 +521,12 @@ impl Store {
         for f in &result.flows {
             let mut row = Vec::new();
             prefix(&mut row);
-            row.extend(
-                own_fields(f, &self.keys)
-                    .into_iter()
-                    .take(flow_width)
-                    .map(|(_, v)| v),
-            );
+            row.extend(with_probe_columns(
+                own_fields(f, &self.keys),
+                flow_width,
+                &self.probe_columns.flow,
+                FLOWS_FILE,
+            )?);
             flows_hash = flows_hash.wrapping_add(row_hash(row.iter().map(String::as_str)));
             self.flows
                 .write_record(&row)
@@ -549,12 +536,12 @@ impl Store {
         let runs_path = self.dir.join(RUNS_FILE);
         let mut row = Vec::new();
         prefix(&mut row);
-        row.extend(
-            own_fields(&result.run, &self.keys)
-                .into_iter()
-                .take(run_width)
-                .map(|(_, v)| v),
-        );
+        row.extend(with_probe_columns(
+            own_fields(&result.run, &self.keys),
+            run_width,
+            &self.probe_columns.run,
+            RUNS_FILE,
+        )?);
         self.runs
             .write_record(&row)
             .map_err(|e| store_err(&runs_path, e))?;
@@ -576,28 +563,23 @@ impl Store {
 }
 
 /// Rewrites runs.csv and flows.csv of `dir` in (point, replicate[, flow]) order and writes
-/// summary.csv (censored runs treated by `censored`). Returns the number of runs.
-pub fn finalize(dir: &Path, keys: &[String], censored: Censored) -> Result<u64, SweepError> {
+/// summary.csv (censored runs treated by the lock's rule). Returns the number of runs.
+pub fn finalize(dir: &Path, lock: &Lock) -> Result<u64, SweepError> {
     for f in [RUNS_FILE, FLOWS_FILE, INDEX_FILE] {
         repair(&dir.join(f))?;
     }
-    write_final(&[dir.to_path_buf()], dir, keys, censored)
+    write_final(&[dir.to_path_buf()], dir, lock)
 }
 
 /// Writes `out`'s sorted runs.csv, flows.csv and runs.index.csv from the rows of the `sources`
 /// folders (a run present in two sources is kept once) and computes summary.csv. Every run of
 /// every source must be complete (its files agree with its index row): otherwise refused,
 /// naming the runs, before anything is written. The sources are only read.
-pub fn write_final(
-    sources: &[PathBuf],
-    out: &Path,
-    keys: &[String],
-    censored: Censored,
-) -> Result<u64, SweepError> {
-    let (rh, fh) = (run_header(keys), flow_header(keys));
+pub fn write_final(sources: &[PathBuf], out: &Path, lock: &Lock) -> Result<u64, SweepError> {
+    let (rh, fh) = (run_header(lock), flow_header(lock));
     let mut complete = HashSet::new();
     for src in sources {
-        let (ok, problems) = verify_folder(src, keys)?;
+        let (ok, problems) = verify_folder(src, lock)?;
         if !problems.is_empty() {
             let shown: Vec<&str> = problems.iter().take(5).map(String::as_str).collect();
             return Err(SweepError::Store(format!(
@@ -636,139 +618,14 @@ pub fn write_final(
         |r| flow_key(r, fc),
         |k| complete.contains(&(k.0, k.1)),
     )?;
-    write_summary(&out.join(SUMMARY_FILE), keys, &rh, &runs_out, censored)?;
+    write_summary(
+        &out.join(SUMMARY_FILE),
+        &lock.keys,
+        &rh,
+        &runs_out,
+        lock.censored,
+    )?;
     Ok(n)
-}
-
-/// Columns of runs.csv summarized per point: every numeric metric after `completed`.
-pub fn metric_columns(run_header: &[String]) -> Vec<usize> {
-    let start = run_header
-        .iter()
-        .position(|c| c == "completed")
-        .expect("completed column")
-        + 1;
-    (start..run_header.len()).collect()
-}
-
-/// summary.csv's statistic columns, after the swept keys.
-pub const SUMMARY_COLUMNS: [&str; 14] = [
-    "metric",
-    "runs",
-    "censored_fraction",
-    "count",
-    "mean",
-    "std",
-    "ci95_low",
-    "ci95_high",
-    "median",
-    "p5",
-    "p95",
-    "p99",
-    "min",
-    "max",
-];
-
-/// Streams the sorted runs.csv, one point at a time, into summary.csv: per point and metric,
-/// the point's runs, the fraction of them censored (`completed = false`), and the statistics
-/// over the runs [`Censored`] keeps (by default the completed ones).
-fn write_summary(
-    path: &Path,
-    keys: &[String],
-    rh: &[String],
-    runs_path: &Path,
-    censored: Censored,
-) -> Result<(), SweepError> {
-    let mut header = vec!["point".to_string()];
-    header.extend(keys.iter().cloned());
-    header.extend(SUMMARY_COLUMNS.iter().map(|s| s.to_string()));
-    let metrics = metric_columns(rh);
-    let done_col = rh
-        .iter()
-        .position(|c| c == "completed")
-        .expect("completed column");
-    let tmp = path.with_extension("csv.tmp");
-    let mut w = csv::Writer::from_writer(BufWriter::new(
-        File::create(&tmp).map_err(|e| store_err(&tmp, e))?,
-    ));
-    w.write_record(&header).map_err(|e| store_err(&tmp, e))?;
-    // The current point (id and swept values), its runs and censored runs, and, per metric,
-    // its values over the replicates kept.
-    let mut current: Option<Vec<String>> = None;
-    let (mut runs, mut cut) = (0u64, 0u64);
-    let mut values: Vec<Vec<f64>> = vec![Vec::new(); metrics.len()];
-    let emit = |point: &[String],
-                (runs, cut): (u64, u64),
-                values: &mut [Vec<f64>],
-                w: &mut csv::Writer<_>|
-     -> Result<(), SweepError> {
-        let fraction = format!("{}", cut as f64 / runs.max(1) as f64);
-        for (&m, v) in metrics.iter().zip(values.iter_mut()) {
-            let s = summarize(v);
-            let mut row = point.to_vec();
-            row.push(rh[m].clone());
-            row.push(runs.to_string());
-            row.push(fraction.clone());
-            row.push(s.count.to_string());
-            for x in [
-                s.mean,
-                s.std,
-                s.ci95_low,
-                s.ci95_high,
-                s.median,
-                s.p5,
-                s.p95,
-                s.p99,
-                s.min,
-                s.max,
-            ] {
-                // Missing (NaN: no values, or fewer than two for std and CI): empty.
-                row.push(if x.is_nan() {
-                    String::new()
-                } else {
-                    format!("{x}")
-                });
-            }
-            w.write_record(&row).map_err(|e| store_err(&tmp, e))?;
-            v.clear();
-        }
-        Ok(())
-    };
-    for_each_row(runs_path, rh, |r, _| {
-        if current
-            .as_ref()
-            .is_some_and(|c| Some(c[0].as_str()) != r.get(0))
-        {
-            emit(
-                current.as_deref().expect("checked"),
-                (runs, cut),
-                &mut values,
-                &mut w,
-            )?;
-            current = None;
-            (runs, cut) = (0, 0);
-        }
-        if current.is_none() {
-            let mut id = vec![r.get(0).unwrap_or_default().to_string()];
-            id.extend((0..keys.len()).map(|k| r.get(2 + k).unwrap_or_default().to_string()));
-            current = Some(id);
-        }
-        runs += 1;
-        let is_censored = r.get(done_col) != Some("true");
-        cut += u64::from(is_censored);
-        if is_censored && censored == Censored::Exclude {
-            return Ok(());
-        }
-        for (&m, v) in metrics.iter().zip(values.iter_mut()) {
-            v.push(r.get(m).and_then(|s| s.parse().ok()).unwrap_or(f64::NAN));
-        }
-        Ok(())
-    })?;
-    if let Some(c) = &current {
-        emit(c, (runs, cut), &mut values, &mut w)?;
-    }
-    w.flush().map_err(|e| store_err(&tmp, e))?;
-    drop(w);
-    std::fs::rename(&tmp, path).map_err(|e| store_err(path, e))
 }
 
 #[derive(Serialize)]
@@ -798,92 +655,4 @@ pub fn write_descriptions(dir: &Path, sweep: &crate::spec::Sweep) -> Result<(), 
     let text = serde_saphyr::to_string(&points).map_err(|e| store_err(&path, e))?;
     let header = "# Every point of the sweep with all defaults filled in.\n";
     std::fs::write(&path, format!("{header}{text}")).map_err(|e| store_err(&path, e))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A runs.csv with two points: point 0 has goodputs 10 and 20 (completed) and 1 (hit the
-    /// cap); point 1 has only censored runs.
-    fn summary_of(censored: Censored) -> Vec<Vec<String>> {
-        let dir = std::env::temp_dir().join(format!(
-            "incastsim-summary-{}-{censored:?}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let keys = vec!["senders".to_string()];
-        let rh = run_header(&keys);
-        let col = |n: &str| rh.iter().position(|c| c == n).unwrap();
-        let runs = dir.join(RUNS_FILE);
-        let mut w = csv::Writer::from_path(&runs).unwrap();
-        w.write_record(&rh).unwrap();
-        for (point, replicate, done, goodput) in [
-            (0, 0, true, 10.0),
-            (0, 1, false, 1.0),
-            (0, 2, true, 20.0),
-            (1, 0, false, 2.0),
-            (1, 1, false, 4.0),
-        ] {
-            let mut row = vec![String::new(); rh.len()];
-            row[0] = point.to_string();
-            row[1] = replicate.to_string();
-            row[2] = (4 * (point + 1)).to_string();
-            row[col("completed")] = done.to_string();
-            row[col("goodput_mbps")] = goodput.to_string();
-            w.write_record(&row).unwrap();
-        }
-        w.flush().unwrap();
-        drop(w);
-        let out = dir.join(SUMMARY_FILE);
-        write_summary(&out, &keys, &rh, &runs, censored).unwrap();
-        let mut rdr = csv::Reader::from_path(&out).unwrap();
-        let header: Vec<String> = rdr.headers().unwrap().iter().map(String::from).collect();
-        assert_eq!(header[..3], ["point", "senders", "metric"]);
-        assert_eq!(header[3..], SUMMARY_COLUMNS[1..]);
-        let rows = rdr
-            .records()
-            .map(Result::unwrap)
-            .filter(|r| &r[2] == "goodput_mbps")
-            .map(|r| r.iter().map(String::from).collect())
-            .collect();
-        std::fs::remove_dir_all(&dir).unwrap();
-        rows
-    }
-
-    #[test]
-    fn censored_runs_are_counted_and_left_out_of_the_statistics() {
-        let rows = summary_of(Censored::Exclude);
-        // point, senders, metric, runs, censored_fraction, count, mean, std, ...
-        assert_eq!(
-            &rows[0][..7],
-            [
-                "0",
-                "4",
-                "goodput_mbps",
-                "3",
-                "0.3333333333333333",
-                "2",
-                "15"
-            ]
-        );
-        assert_eq!(rows[0][14..16], ["10", "20"], "min and max");
-        // Every run censored: no statistics, and the fraction says why.
-        assert_eq!(&rows[1][..6], ["1", "8", "goodput_mbps", "2", "1", "0"]);
-        assert!(
-            rows[1].iter().skip(6).all(String::is_empty),
-            "{:?}",
-            rows[1]
-        );
-    }
-
-    #[test]
-    fn include_summarizes_every_run_and_still_reports_the_fraction() {
-        let rows = summary_of(Censored::Include);
-        assert_eq!(
-            &rows[0][3..7],
-            ["3", "0.3333333333333333", "3", "10.333333333333334"]
-        );
-        assert_eq!(&rows[1][3..7], ["2", "1", "2", "3"]);
-    }
 }

@@ -1,5 +1,5 @@
 //! A crate that extends incastsim without forking it: a congestion controller, a scheme, a
-//! switch queue discipline and a traffic generator of its own, registered by name ([`extensions`])
+//! switch queue discipline, a traffic generator and a probe of its own, registered by name ([`extensions`])
 //! and run by incastsim's own command line (`src/main.rs`) and library.
 //!
 //! - [`MyReno`]: NewReno (RFC 5681 §3.1, RFC 6582) written again through the public
@@ -12,6 +12,8 @@
 //!   (`topology.switch_queue: {name: my_threshold, threshold: 20 packets, action: drop}`).
 //! - [`IncastBursts`] (`traffic.rs`): a traffic generator, a periodic all-to-one burst
 //!   (`traffic: [{kind: incast_bursts, period: 2ms, size: 20KB}]`).
+//! - [`MeanQueueingDelayProbe`] (`mean_queueing_delay`, in `probe.rs`): a probe adding each
+//!   flow's mean queueing delay to `flows.csv`.
 
 use incastsim::Extensions;
 use incastsim::config::invalid;
@@ -23,6 +25,8 @@ use incastsim::tcp::policy::{SenderPolicy, SenderView, hooks};
 use incastsim::tcp::{CcState, CongestionControl, StandardTcp, Window};
 use serde::{Deserialize, Serialize};
 
+pub mod probe;
+pub use probe::{MeanQueueingDelay, MeanQueueingDelayParams, MeanQueueingDelayProbe};
 pub mod queue;
 pub use queue::{MyThreshold, MyThresholdParams};
 mod traffic;
@@ -36,6 +40,7 @@ pub fn extensions() -> Extensions {
         .scheme::<RtoJitterScheme>("rto_jitter")
         .queue_discipline::<MyThreshold>("my_threshold")
         .traffic_generator::<IncastBursts>("incast_bursts")
+        .probe::<MeanQueueingDelayProbe>("mean_queueing_delay")
 }
 
 /// `my_reno`'s parameters: `tcp.congestion_control: {name: my_reno, beta: 0.7}`.

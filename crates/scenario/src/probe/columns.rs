@@ -107,3 +107,34 @@ pub struct ProbeTable {
     /// One entry per row, one value per column of `header`.
     pub rows: Vec<Vec<ProbeValue>>,
 }
+
+/// The columns a probe adds to `runs.csv` and `flows.csv`, known from its parameters before
+/// any run ([`crate::extend::ProbeExtension::columns`]). A sweep writes its files' headers
+/// before its first run, so it takes its probe columns from here.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ProbeColumnNames {
+    /// Columns of `runs.csv`, in the order the probe adds them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run: Vec<String>,
+    /// Columns of `flows.csv`, in the order the probe adds them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flow: Vec<String>,
+}
+
+impl ProbeColumnNames {
+    /// Whether no column is named.
+    pub fn is_empty(&self) -> bool {
+        self.run.is_empty() && self.flow.is_empty()
+    }
+    /// Adds `other`'s columns not already named, after these (several probes, or the points of
+    /// a sweep: each name once, in the order first met).
+    pub fn extend(&mut self, other: &ProbeColumnNames) {
+        for (mine, theirs) in [(&mut self.run, &other.run), (&mut self.flow, &other.flow)] {
+            for c in theirs {
+                if !mine.contains(c) {
+                    mine.push(c.clone());
+                }
+            }
+        }
+    }
+}

@@ -24,7 +24,7 @@ pub use incastsim_tcp::CcState;
 pub mod columns;
 pub mod view;
 
-pub use columns::{ProbeColumns, ProbeTable, ProbeValue};
+pub use columns::{ProbeColumnNames, ProbeColumns, ProbeTable, ProbeValue};
 pub use view::FinishedRun;
 
 /// What probes add to a run's results, filled by [`Probe::finish`].
