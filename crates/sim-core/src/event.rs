@@ -1,4 +1,5 @@
-//! The pending-event set: a calendar queue of small `Copy` events ordered by (time, sequence).
+//! The pending-event set of small `Copy` events ordered by (time, sequence): a 4-ary heap while
+//! few are pending, a calendar queue when many are.
 //!
 //! Ties between events scheduled for the same picosecond are broken by the order in which they
 //! were scheduled (first scheduled, first popped). This rule is part of the model's definition:
@@ -8,10 +9,12 @@
 //! a seeded random key: see [`EventQueue::with_random_ties`] for why only those.
 
 mod calendar;
+mod heap;
 
 use crate::rng::SimRng;
 use crate::time::Time;
 use calendar::{Calendar, Entry};
+use heap::QuadHeap;
 
 /// How events of the same picosecond are ordered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -31,14 +34,32 @@ const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
 const RANDOM_KEY_BITS: u32 = 23;
 const NOW_KEY: u64 = 1 << RANDOM_KEY_BITS;
 
+/// Pending events above which the queue moves from the heap to the calendar, and below which
+/// it moves back (hysteresis, so that a run near the bound does not switch back and forth).
+#[cfg(not(test))]
+const TO_CALENDAR: usize = 4096;
+#[cfg(not(test))]
+const TO_HEAP: usize = 1024;
+/// Small in tests, so that the property tests switch often.
+#[cfg(test)]
+const TO_CALENDAR: usize = 24;
+#[cfg(test)]
+const TO_HEAP: usize = 6;
+
 /// A deterministic discrete-event queue. `E` is the simulation's own small event type.
 ///
-/// Events are kept in a calendar queue (module `calendar`): near-future events in fixed-width time
-/// buckets, sorted by (time, tie key) when their bucket comes up, far ones in a heap. The order
-/// of events is exactly that of an ordinary priority queue on (time, sequence).
+/// Two stores, one order: while few events are pending (one switch: tens) they sit in a 4-ary
+/// heap, which then fits in the first-level cache; when many are (a k = 32 fat-tree: tens of
+/// thousands, one per busy port) they move to a calendar queue (module `calendar`), whose cost
+/// per event does not grow with their number. Either pops in exactly the order of a priority
+/// queue on (time, tie key), so the switch between them never changes a run.
 #[derive(Debug)]
 pub struct EventQueue<E> {
-    pending: Calendar<E>,
+    heap: QuadHeap<E>,
+    /// `Some` while the calendar holds the events (the heap is then empty).
+    calendar: Option<Box<Calendar<E>>>,
+    /// The calendar's bucket width when last used (it is adapted to the run's density).
+    calendar_shift: Option<u32>,
     next_seq: u64,
     now: Time,
     /// `Some` for [`TieOrder::Random`]: draws the tie keys.
@@ -55,7 +76,9 @@ impl<E: Copy> EventQueue<E> {
     /// An empty queue at time 0.
     pub fn new() -> Self {
         EventQueue {
-            pending: Calendar::new(),
+            heap: QuadHeap::new(),
+            calendar: None,
+            calendar_shift: None,
             next_seq: 0,
             now: Time::ZERO,
             tie_rng: None,
@@ -110,7 +133,36 @@ impl<E: Copy> EventQueue<E> {
         };
         let key = ((time.0 as u128) << 64) | tie as u128;
         self.next_seq += 1;
-        self.pending.push(Entry { key, payload });
+        let entry = Entry { key, payload };
+        match &mut self.calendar {
+            None => {
+                self.heap.push(entry);
+                if self.heap.len() > TO_CALENDAR {
+                    self.to_calendar();
+                }
+            }
+            Some(calendar) => push_to_calendar(calendar, entry),
+        }
+    }
+
+    /// Many events pending: moves them from the heap to the calendar.
+    #[cold]
+    #[inline(never)]
+    fn to_calendar(&mut self) {
+        let mut calendar = Box::new(Calendar::starting_at(self.now.0, self.calendar_shift));
+        for entry in self.heap.drain() {
+            calendar.push(entry);
+        }
+        self.calendar = Some(calendar);
+    }
+
+    /// Few events pending: moves them from the calendar back to the heap.
+    #[cold]
+    #[inline(never)]
+    fn to_heap(&mut self) {
+        let mut calendar = self.calendar.take().expect("in the calendar");
+        self.calendar_shift = Some(calendar.shift());
+        self.heap = QuadHeap::from_sorted(calendar.drain_sorted());
     }
 
     /// The low 64 bits of a random-order key: (random key or `NOW_KEY`, sequence).
@@ -127,7 +179,16 @@ impl<E: Copy> EventQueue<E> {
     /// Pops the earliest event and advances the clock to it.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let top = self.pending.pop()?;
+        let top = match &mut self.calendar {
+            None => self.heap.pop()?,
+            Some(calendar) => {
+                let top = calendar.pop()?;
+                if calendar.len() < TO_HEAP {
+                    self.to_heap();
+                }
+                top
+            }
+        };
         let time = Time((top.key >> 64) as u64);
         // Invariant: simulated time never goes backwards.
         debug_assert!(time >= self.now, "time went backwards");
@@ -138,12 +199,19 @@ impl<E: Copy> EventQueue<E> {
     /// The time of the earliest pending event.
     #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
-        self.pending.peek_key().map(|k| Time((k >> 64) as u64))
+        let key = match &mut self.calendar {
+            None => self.heap.peek_key(),
+            Some(calendar) => calendar.peek_key(),
+        };
+        key.map(|k| Time((k >> 64) as u64))
     }
 
     /// Events waiting.
     pub fn len(&self) -> usize {
-        self.pending.len()
+        match &self.calendar {
+            None => self.heap.len(),
+            Some(calendar) => calendar.len(),
+        }
     }
     /// No event waiting: the run has nothing left to do.
     pub fn is_empty(&self) -> bool {
@@ -153,6 +221,13 @@ impl<E: Copy> EventQueue<E> {
     pub fn scheduled_total(&self) -> u64 {
         self.next_seq
     }
+}
+
+/// Out of line: the calendar's push is used at scale only, where it does not pay to inline it
+/// into every scheduling site (on one switch the heap's push is the one inlined).
+#[inline(never)]
+fn push_to_calendar<E: Copy>(calendar: &mut Calendar<E>, entry: Entry<E>) {
+    calendar.push(entry);
 }
 
 #[cfg(test)]

@@ -111,14 +111,17 @@ pub(super) struct Calendar<E> {
 }
 
 impl<E: Copy> Calendar<E> {
-    /// An empty calendar whose wheel starts at time 0.
-    pub(super) fn new() -> Self {
+    /// An empty calendar for events from `now` (ps) on, with buckets of 2^`shift` ps (`None`:
+    /// a default width, then adapted).
+    pub(super) fn starting_at(now: u64, shift: Option<u32>) -> Self {
+        let shift = shift.unwrap_or(INITIAL_SHIFT);
+        let cur = now >> shift;
         Calendar {
             near: Vec::with_capacity(64),
             head: 0,
-            near_end: 0,
-            cur: 0,
-            shift: INITIAL_SHIFT,
+            near_end: cur << shift,
+            cur,
+            shift,
             buckets: (0..WHEEL_BUCKETS).map(|_| Vec::new()).collect(),
             occupied: vec![0; BITMAP_WORDS],
             in_wheel: 0,
@@ -128,7 +131,22 @@ impl<E: Copy> Calendar<E> {
         }
     }
 
+    /// The current bucket width: 2^shift ps.
+    pub(super) fn shift(&self) -> u32 {
+        self.shift
+    }
+
+    /// Every pending entry, sorted by key; the calendar is left empty.
+    pub(super) fn drain_sorted(&mut self) -> Vec<Entry<E>> {
+        let mut all = Vec::with_capacity(self.len());
+        while let Some(entry) = self.pop() {
+            all.push(entry);
+        }
+        all
+    }
+
     /// Events waiting.
+    #[inline(always)]
     pub(super) fn len(&self) -> usize {
         self.near.len() - self.head + self.in_wheel + self.far.len()
     }
