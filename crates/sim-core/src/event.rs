@@ -138,7 +138,7 @@ impl<E: Copy> EventQueue<E> {
             None => {
                 self.heap.push(entry);
                 if self.heap.len() > TO_CALENDAR {
-                    self.to_calendar();
+                    self.move_to_calendar();
                 }
             }
             Some(calendar) => push_to_calendar(calendar, entry),
@@ -148,7 +148,7 @@ impl<E: Copy> EventQueue<E> {
     /// Many events pending: moves them from the heap to the calendar.
     #[cold]
     #[inline(never)]
-    fn to_calendar(&mut self) {
+    fn move_to_calendar(&mut self) {
         let mut calendar = Box::new(Calendar::starting_at(self.now.0, self.calendar_shift));
         for entry in self.heap.drain() {
             calendar.push(entry);
@@ -159,7 +159,7 @@ impl<E: Copy> EventQueue<E> {
     /// Few events pending: moves them from the calendar back to the heap.
     #[cold]
     #[inline(never)]
-    fn to_heap(&mut self) {
+    fn move_to_heap(&mut self) {
         let mut calendar = self.calendar.take().expect("in the calendar");
         self.calendar_shift = Some(calendar.shift());
         self.heap = QuadHeap::from_sorted(calendar.drain_sorted());
@@ -184,7 +184,7 @@ impl<E: Copy> EventQueue<E> {
             Some(calendar) => {
                 let top = calendar.pop()?;
                 if calendar.len() < TO_HEAP {
-                    self.to_heap();
+                    self.move_to_heap();
                 }
                 top
             }
