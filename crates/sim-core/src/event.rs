@@ -136,8 +136,9 @@ impl<E: Copy> EventQueue<E> {
         let entry = Entry { key, payload };
         match &mut self.calendar {
             None => {
-                self.heap.push(entry);
-                if self.heap.len() > TO_CALENDAR {
+                if let Some(len) = self.heap.push(entry)
+                    && len > TO_CALENDAR
+                {
                     self.move_to_calendar();
                 }
             }

@@ -41,15 +41,18 @@ impl<E: Copy> QuadHeap<E> {
         self.heap.len() - usize::from(self.root_is_hole)
     }
 
-    /// Adds an entry.
+    /// Adds an entry; returns the number of entries if the heap grew (not if it filled the
+    /// hole of a pop), so that the caller tests its size only then.
     #[inline(always)]
-    pub(super) fn push(&mut self, entry: Entry<E>) {
+    pub(super) fn push(&mut self, entry: Entry<E>) -> Option<usize> {
         if self.root_is_hole {
             self.root_is_hole = false;
             self.sift_down(0, entry);
+            None
         } else {
             self.heap.push(entry);
             self.sift_up(self.heap.len() - 1);
+            Some(self.heap.len())
         }
     }
 
