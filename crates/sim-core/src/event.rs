@@ -1,5 +1,5 @@
-//! The pending-event set: a 4-ary heap (with a lazy pop) of small `Copy` events ordered by
-//! (time, sequence).
+//! The pending-event set of small `Copy` events ordered by (time, sequence): a 4-ary heap while
+//! few are pending, a calendar queue when many are.
 //!
 //! Ties between events scheduled for the same picosecond are broken by the order in which they
 //! were scheduled (first scheduled, first popped). This rule is part of the model's definition:
@@ -8,8 +8,13 @@
 //! [`TieOrder::Random`] instead breaks ties among events scheduled *ahead* (for a later time) by
 //! a seeded random key: see [`EventQueue::with_random_ties`] for why only those.
 
+mod calendar;
+mod heap;
+
 use crate::rng::SimRng;
 use crate::time::Time;
+use calendar::{Calendar, Entry};
+use heap::QuadHeap;
 
 /// How events of the same picosecond are ordered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -29,28 +34,32 @@ const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
 const RANDOM_KEY_BITS: u32 = 23;
 const NOW_KEY: u64 = 1 << RANDOM_KEY_BITS;
 
-/// Branching factor of the heap: a 4-ary heap is half as deep as a binary one, and the four
-/// children of a node sit in one or two cache lines.
-const ARITY: usize = 4;
-
-#[derive(Clone, Copy, Debug)]
-struct Entry<E> {
-    /// (time << 64) | sequence: one integer comparison orders by time, then FIFO.
-    key: u128,
-    payload: E,
-}
+/// Pending events above which the queue moves from the heap to the calendar, and below which
+/// it moves back (hysteresis, so that a run near the bound does not switch back and forth).
+#[cfg(not(test))]
+const TO_CALENDAR: usize = 4096;
+#[cfg(not(test))]
+const TO_HEAP: usize = 1024;
+/// Small in tests, so that the property tests switch often.
+#[cfg(test)]
+const TO_CALENDAR: usize = 24;
+#[cfg(test)]
+const TO_HEAP: usize = 6;
 
 /// A deterministic discrete-event queue. `E` is the simulation's own small event type.
 ///
-/// A pop leaves a hole at the root instead of re-heaping at once; the next `schedule` fills the
-/// hole with one sift-down. Event handlers nearly always schedule something (a packet's next hop,
-/// the next head of a port), so pop + push costs one sift instead of two. The order of events is
-/// exactly that of an ordinary priority queue on (time, sequence).
+/// Two stores, one order: while few events are pending (one switch: tens) they sit in a 4-ary
+/// heap, which then fits in the first-level cache; when many are (a k = 32 fat-tree: tens of
+/// thousands, one per busy port) they move to a calendar queue (module `calendar`), whose cost
+/// per event does not grow with their number. Either pops in exactly the order of a priority
+/// queue on (time, tie key), so the switch between them never changes a run.
 #[derive(Debug)]
 pub struct EventQueue<E> {
-    heap: Vec<Entry<E>>,
-    /// The root slot is logically empty (popped, not yet refilled).
-    root_is_hole: bool,
+    heap: QuadHeap<E>,
+    /// `Some` while the calendar holds the events (the heap is then empty).
+    calendar: Option<Box<Calendar<E>>>,
+    /// The calendar's bucket width when last used (it is adapted to the run's density).
+    calendar_shift: Option<u32>,
     next_seq: u64,
     now: Time,
     /// `Some` for [`TieOrder::Random`]: draws the tie keys.
@@ -67,8 +76,9 @@ impl<E: Copy> EventQueue<E> {
     /// An empty queue at time 0.
     pub fn new() -> Self {
         EventQueue {
-            heap: Vec::with_capacity(1024),
-            root_is_hole: false,
+            heap: QuadHeap::new(),
+            calendar: None,
+            calendar_shift: None,
             next_seq: 0,
             now: Time::ZERO,
             tie_rng: None,
@@ -124,13 +134,36 @@ impl<E: Copy> EventQueue<E> {
         let key = ((time.0 as u128) << 64) | tie as u128;
         self.next_seq += 1;
         let entry = Entry { key, payload };
-        if self.root_is_hole {
-            self.root_is_hole = false;
-            self.sift_down(0, entry);
-        } else {
-            self.heap.push(entry);
-            self.sift_up(self.heap.len() - 1);
+        match &mut self.calendar {
+            None => {
+                if let Some(len) = self.heap.push(entry)
+                    && len > TO_CALENDAR
+                {
+                    self.move_to_calendar();
+                }
+            }
+            Some(calendar) => push_to_calendar(calendar, entry),
         }
+    }
+
+    /// Many events pending: moves them from the heap to the calendar.
+    #[cold]
+    #[inline(never)]
+    fn move_to_calendar(&mut self) {
+        let mut calendar = Box::new(Calendar::starting_at(self.now.0, self.calendar_shift));
+        for entry in self.heap.drain() {
+            calendar.push(entry);
+        }
+        self.calendar = Some(calendar);
+    }
+
+    /// Few events pending: moves them from the calendar back to the heap.
+    #[cold]
+    #[inline(never)]
+    fn move_to_heap(&mut self) {
+        let mut calendar = self.calendar.take().expect("in the calendar");
+        self.calendar_shift = Some(calendar.shift());
+        self.heap = QuadHeap::from_sorted(calendar.drain_sorted());
     }
 
     /// The low 64 bits of a random-order key: (random key or `NOW_KEY`, sequence).
@@ -147,9 +180,16 @@ impl<E: Copy> EventQueue<E> {
     /// Pops the earliest event and advances the clock to it.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        self.fill_hole();
-        let top = *self.heap.first()?;
-        self.root_is_hole = true;
+        let top = match &mut self.calendar {
+            None => self.heap.pop()?,
+            Some(calendar) => {
+                let top = calendar.pop()?;
+                if calendar.len() < TO_HEAP {
+                    self.move_to_heap();
+                }
+                top
+            }
+        };
         let time = Time((top.key >> 64) as u64);
         // Invariant: simulated time never goes backwards.
         debug_assert!(time >= self.now, "time went backwards");
@@ -158,14 +198,21 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// The time of the earliest pending event.
+    #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
-        self.fill_hole();
-        self.heap.first().map(|e| Time((e.key >> 64) as u64))
+        let key = match &mut self.calendar {
+            None => self.heap.peek_key(),
+            Some(calendar) => calendar.peek_key(),
+        };
+        key.map(|k| Time((k >> 64) as u64))
     }
 
     /// Events waiting.
     pub fn len(&self) -> usize {
-        self.heap.len() - usize::from(self.root_is_hole)
+        match &self.calendar {
+            None => self.heap.len(),
+            Some(calendar) => calendar.len(),
+        }
     }
     /// No event waiting: the run has nothing left to do.
     pub fn is_empty(&self) -> bool {
@@ -175,87 +222,21 @@ impl<E: Copy> EventQueue<E> {
     pub fn scheduled_total(&self) -> u64 {
         self.next_seq
     }
+}
 
-    /// Removes the hole left by a pop: the last entry moves to the root and sifts down.
-    #[inline]
-    fn fill_hole(&mut self) {
-        if !self.root_is_hole {
-            return;
-        }
-        self.root_is_hole = false;
-        let last = self.heap.pop().expect("a hole implies a slot");
-        if !self.heap.is_empty() {
-            self.sift_down(0, last);
-        }
-    }
-
-    #[inline]
-    fn sift_up(&mut self, mut i: usize) {
-        let entry = self.heap[i];
-        while i > 0 {
-            let parent = (i - 1) / ARITY;
-            if self.heap[parent].key <= entry.key {
-                break;
-            }
-            self.heap[i] = self.heap[parent];
-            i = parent;
-        }
-        self.heap[i] = entry;
-    }
-
-    /// Places `entry` in the hole at `i` or below it (the slot's old content is overwritten).
-    #[inline]
-    fn sift_down(&mut self, mut i: usize, entry: Entry<E>) {
-        let n = self.heap.len();
-        loop {
-            let first = i * ARITY + 1;
-            let (best, best_key) = if first + ARITY <= n {
-                // Full set of children: a fixed-size slice lets the compiler drop bounds checks.
-                let c: &[Entry<E>; ARITY] = self.heap[first..first + ARITY]
-                    .try_into()
-                    .expect("ARITY children");
-                let (a, ka) = if c[1].key < c[0].key {
-                    (1, c[1].key)
-                } else {
-                    (0, c[0].key)
-                };
-                let (b, kb) = if c[3].key < c[2].key {
-                    (3, c[3].key)
-                } else {
-                    (2, c[2].key)
-                };
-                if kb < ka {
-                    (first + b, kb)
-                } else {
-                    (first + a, ka)
-                }
-            } else if first < n {
-                let mut best = first;
-                let mut best_key = self.heap[first].key;
-                for c in first + 1..n {
-                    if self.heap[c].key < best_key {
-                        best = c;
-                        best_key = self.heap[c].key;
-                    }
-                }
-                (best, best_key)
-            } else {
-                break;
-            };
-            if best_key >= entry.key {
-                break;
-            }
-            self.heap[i] = self.heap[best];
-            i = best;
-        }
-        self.heap[i] = entry;
-    }
+/// Out of line: the calendar's push is used at scale only, where it does not pay to inline it
+/// into every scheduling site (on one switch the heap's push is the one inlined).
+#[inline(never)]
+fn push_to_calendar<E: Copy>(calendar: &mut Calendar<E>, entry: Entry<E>) {
+    calendar.push(entry);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
 
     #[test]
     fn simultaneous_events_pop_in_scheduling_order() {
@@ -309,7 +290,97 @@ mod tests {
         }
     }
 
+    /// The reference order: a binary heap on (time, tie key), with the tie keys drawn exactly as
+    /// the queue draws them (sequence number, or the random-tie key from a clone of its stream).
+    struct Reference {
+        heap: BinaryHeap<Reverse<(u64, u64, usize)>>,
+        rng: Option<SimRng>,
+        seq: u64,
+        now: u64,
+    }
+
+    impl Reference {
+        fn schedule(&mut self, time: u64, payload: usize) {
+            let tie = match &mut self.rng {
+                None => self.seq,
+                Some(rng) => {
+                    let key = if time > self.now {
+                        rng.next_u64() >> (64 - RANDOM_KEY_BITS)
+                    } else {
+                        NOW_KEY
+                    };
+                    (key << SEQ_BITS) | self.seq
+                }
+            };
+            self.seq += 1;
+            self.heap.push(Reverse((time, tie, payload)));
+        }
+
+        fn pop(&mut self) -> Option<(u64, usize)> {
+            let Reverse((time, _, payload)) = self.heap.pop()?;
+            self.now = time;
+            Some((time, payload))
+        }
+    }
+
+    /// A delay drawn from several scales: the same instant, ties a few ps apart, within one
+    /// bucket, within the wheel's horizon, and beyond it (the overflow heap, and jumps of an
+    /// empty wheel).
+    fn delay() -> impl Strategy<Value = u64> {
+        prop_oneof![
+            Just(0u64),
+            0u64..8,
+            0u64..10_000,
+            0u64..200_000_000,
+            0u64..5_000_000_000,
+        ]
+    }
+
     proptest! {
+        /// Random schedules (same-time ties, schedule-at-now, events near and far) pop in exactly
+        /// the order of a binary heap on (time, tie key), in both tie modes.
+        #[test]
+        fn pops_match_a_binary_heap(
+            random in any::<bool>(),
+            seed in any::<u64>(),
+            ops in proptest::collection::vec((0u8..3, delay(), 1usize..4), 0..400),
+        ) {
+            let rng = SimRng::new(seed);
+            let mut q = EventQueue::with_tie_order(
+                if random { TieOrder::Random } else { TieOrder::Fifo },
+                rng.clone(),
+            );
+            let mut reference = Reference {
+                heap: BinaryHeap::new(),
+                rng: random.then_some(rng),
+                seq: 0,
+                now: 0,
+            };
+            let mut id = 0;
+            for (op, dt, count) in ops {
+                if op == 0 {
+                    for _ in 0..count {
+                        let got = q.pop().map(|(t, e)| (t.0, e));
+                        prop_assert_eq!(got, reference.pop());
+                    }
+                } else {
+                    // A burst of events at one time (ties), scheduled from the current instant.
+                    let at = q.now().0 + dt;
+                    for _ in 0..count {
+                        q.schedule(Time(at), id);
+                        reference.schedule(at, id);
+                        id += 1;
+                    }
+                }
+                prop_assert_eq!(q.len(), reference.heap.len());
+                prop_assert_eq!(q.peek_time().map(|t| t.0), reference.heap.peek().map(|r| r.0.0));
+            }
+            while let Some(expected) = reference.pop() {
+                prop_assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some(expected));
+            }
+            prop_assert!(q.pop().is_none());
+        }
+
         /// Interleaved pushes and pops behave like a sorted list on (time, scheduling order).
         #[test]
         fn interleaved_operations_match_a_reference(ops in proptest::collection::vec((any::<bool>(), 0u64..30), 0..300)) {

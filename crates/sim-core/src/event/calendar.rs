@@ -1,0 +1,325 @@
+//! The storage behind [`EventQueue`](super::EventQueue): a calendar queue (a timing wheel of
+//! fixed-width time buckets) with an overflow heap for far-future events.
+//!
+//! Why not one heap: at data-center scale tens of thousands of events are pending (one per busy
+//! port), a heap of them no longer fits in the caches, and every pop walks a root-to-leaf path
+//! of cache misses. Almost every event is a port's next head arrival, a few microseconds ahead;
+//! here such an event is appended to its bucket (one store at a bucket's tail) and the bucket is
+//! sorted when its time comes, which touches only a few small contiguous arrays. Events beyond
+//! the wheel's horizon (RTO and delayed-ACK timers, milliseconds ahead) wait in a binary heap
+//! and move into the wheel as it turns.
+//!
+//! The order is exactly that of a priority queue on the entries' keys (time, then tie key):
+//! - `near` holds every pending event earlier than `near_end`, sorted by key, so the earliest
+//!   pending event is always `near[head]` (while `near` has one);
+//! - the wheel holds the later events of buckets `cur .. cur + WHEEL_BUCKETS`, each in its
+//!   ring slot (bucket number modulo the ring size), unsorted;
+//! - `far` holds the events of later buckets.
+//!
+//! Buckets partition time in increasing order, so every event of `near` is earlier than every
+//! event of the wheel, and those than every event of `far`. When `near` runs out, the next
+//! occupied bucket becomes `near` (sorted by key) and `cur` and `near_end` move past it; `far`
+//! then hands the wheel the events that came within its horizon.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// Ring slots of the wheel: 2^12 buckets (a 96 KiB array of bucket headers).
+const WHEEL_BITS: u32 = 12;
+const WHEEL_BUCKETS: u64 = 1 << WHEEL_BITS;
+const WHEEL_MASK: u64 = WHEEL_BUCKETS - 1;
+const BITMAP_WORDS: usize = (WHEEL_BUCKETS / 64) as usize;
+
+/// A bucket spans 2^shift ps. The width adapts to the density of events (as in Brown's calendar
+/// queue, CACM 31(10), 1988): every `ADAPT_EVERY` buckets taken, if they held fewer than
+/// `FEW_PER_BUCKET` events on average the width doubles, if more than `MANY_PER_BUCKET` it
+/// halves, and the pending events are re-bucketed. Too narrow a bucket costs a bucket change per
+/// event and spreads a few events over many cache lines (on one switch); too wide a bucket
+/// costs a large sort (at k = 32). The width never changes the order of events.
+const INITIAL_SHIFT: u32 = 14;
+const MIN_SHIFT: u32 = 6;
+const MAX_SHIFT: u32 = 40;
+const FEW_PER_BUCKET: u32 = 4;
+const MANY_PER_BUCKET: u32 = 32;
+#[cfg(not(test))]
+const ADAPT_EVERY: u32 = 1024;
+/// Small in tests, so that the property tests re-bucket often.
+#[cfg(test)]
+const ADAPT_EVERY: u32 = 4;
+
+/// One pending event: `key` is `(time << 64) | tie`, so one integer comparison orders by time,
+/// then by the tie key (the sequence number, or a random key above it).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Entry<E> {
+    pub(super) key: u128,
+    pub(super) payload: E,
+}
+
+impl<E> Entry<E> {
+    #[inline(always)]
+    fn time(&self) -> u64 {
+        (self.key >> 64) as u64
+    }
+}
+
+/// An entry of the overflow heap: `BinaryHeap` is a max-heap, so the order is reversed.
+#[derive(Debug)]
+struct Far<E>(Entry<E>);
+
+impl<E> PartialEq for Far<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.key == other.0.key
+    }
+}
+impl<E> Eq for Far<E> {}
+impl<E> PartialOrd for Far<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<E> Ord for Far<E> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.0.key.cmp(&self.0.key)
+    }
+}
+
+/// The pending events (see the module documentation for the invariants).
+#[derive(Debug)]
+pub(super) struct Calendar<E> {
+    /// Every pending event earlier than `near_end`, sorted by key; `near[..head]` were popped.
+    near: Vec<Entry<E>>,
+    head: usize,
+    /// Time (ps) before which every pending event is in `near`; at least `cur << shift`.
+    near_end: u64,
+    /// The first bucket number held by the wheel.
+    cur: u64,
+    /// Bucket width: 2^shift ps.
+    shift: u32,
+    /// Ring slot `b & WHEEL_MASK` holds the events (at or after `near_end`) of bucket `b`, for
+    /// `b` in `cur .. cur + WHEEL_BUCKETS`. A slot's vector keeps its capacity when emptied (it
+    /// is swapped with `near`'s), so a run in its steady state does not allocate.
+    buckets: Vec<Vec<Entry<E>>>,
+    /// Bit `s` is set iff ring slot `s` is non-empty.
+    occupied: Vec<u64>,
+    /// Events in the wheel.
+    in_wheel: usize,
+    /// Events of buckets from `cur + WHEEL_BUCKETS` on.
+    far: BinaryHeap<Far<E>>,
+    /// Buckets taken, and the events they held, since the width was last reconsidered.
+    taken: u32,
+    taken_events: u32,
+}
+
+impl<E: Copy> Calendar<E> {
+    /// An empty calendar for events from `now` (ps) on, with buckets of 2^`shift` ps (`None`:
+    /// a default width, then adapted).
+    pub(super) fn starting_at(now: u64, shift: Option<u32>) -> Self {
+        let shift = shift.unwrap_or(INITIAL_SHIFT);
+        let cur = now >> shift;
+        Calendar {
+            near: Vec::with_capacity(64),
+            head: 0,
+            near_end: cur << shift,
+            cur,
+            shift,
+            buckets: (0..WHEEL_BUCKETS).map(|_| Vec::new()).collect(),
+            occupied: vec![0; BITMAP_WORDS],
+            in_wheel: 0,
+            far: BinaryHeap::new(),
+            taken: 0,
+            taken_events: 0,
+        }
+    }
+
+    /// The current bucket width: 2^shift ps.
+    pub(super) fn shift(&self) -> u32 {
+        self.shift
+    }
+
+    /// Every pending entry, sorted by key; the calendar is left empty.
+    pub(super) fn drain_sorted(&mut self) -> Vec<Entry<E>> {
+        let mut all = Vec::with_capacity(self.len());
+        while let Some(entry) = self.pop() {
+            all.push(entry);
+        }
+        all
+    }
+
+    /// Events waiting.
+    #[inline(always)]
+    pub(super) fn len(&self) -> usize {
+        self.near.len() - self.head + self.in_wheel + self.far.len()
+    }
+
+    /// Adds an entry. Its time must not be before the last popped one's (the caller checks).
+    #[inline(always)]
+    pub(super) fn push(&mut self, entry: Entry<E>) {
+        let time = entry.time();
+        if time < self.near_end {
+            return self.push_near(entry);
+        }
+        let bucket = time >> self.shift;
+        if bucket.wrapping_sub(self.cur) < WHEEL_BUCKETS {
+            self.push_wheel(bucket, entry);
+        } else {
+            self.push_far(bucket, entry);
+        }
+    }
+
+    #[inline(always)]
+    fn push_wheel(&mut self, bucket: u64, entry: Entry<E>) {
+        let slot = (bucket & WHEEL_MASK) as usize;
+        self.buckets[slot].push(entry);
+        self.occupied[slot >> 6] |= 1 << (slot & 63);
+        self.in_wheel += 1;
+    }
+
+    #[inline(never)]
+    fn push_far(&mut self, bucket: u64, entry: Entry<E>) {
+        if bucket < self.cur {
+            // Only when `near_end` saturated at the last representable bucket.
+            self.push_near(entry);
+        } else {
+            self.far.push(Far(entry));
+        }
+    }
+
+    /// An event for the buckets already sorted into `near` (e.g. one scheduled for the current
+    /// instant): inserted at its place by key.
+    #[inline(never)]
+    fn push_near(&mut self, entry: Entry<E>) {
+        let pos = self.head + self.near[self.head..].partition_point(|e| e.key < entry.key);
+        self.near.insert(pos, entry);
+    }
+
+    /// The earliest entry, removed.
+    #[inline(always)]
+    pub(super) fn pop(&mut self) -> Option<Entry<E>> {
+        if self.head == self.near.len() && !self.refill() {
+            return None;
+        }
+        let entry = self.near[self.head];
+        self.head += 1;
+        Some(entry)
+    }
+
+    /// The earliest entry's key.
+    #[inline(always)]
+    pub(super) fn peek_key(&mut self) -> Option<u128> {
+        if self.head == self.near.len() && !self.refill() {
+            return None;
+        }
+        Some(self.near[self.head].key)
+    }
+
+    /// `near` is used up: makes the next occupied bucket `near`. False if no event is left.
+    #[inline(never)]
+    fn refill(&mut self) -> bool {
+        self.near.clear();
+        self.head = 0;
+        if self.in_wheel == 0 && !self.jump_to_far() {
+            return false;
+        }
+        let bucket = self.next_occupied();
+        let slot = (bucket & WHEEL_MASK) as usize;
+        std::mem::swap(&mut self.near, &mut self.buckets[slot]);
+        self.occupied[slot >> 6] &= !(1 << (slot & 63));
+        self.in_wheel -= self.near.len();
+        self.cur = bucket + 1;
+        self.near_end = u64::try_from(u128::from(self.cur) << self.shift).unwrap_or(u64::MAX);
+        if let Some(first) = self.far.peek()
+            && (first.0.time() >> self.shift) - self.cur < WHEEL_BUCKETS
+        {
+            self.pull_far();
+        }
+        // Keys are unique (the tie key ends in the sequence number), so an unstable sort gives
+        // the one order there is.
+        if self.near.len() > 1 {
+            self.near.sort_unstable_by_key(|e| e.key);
+        }
+        self.taken += 1;
+        self.taken_events += self.near.len() as u32;
+        if self.taken == ADAPT_EVERY {
+            self.adapt();
+        }
+        true
+    }
+
+    /// The wheel is empty: moves it to the earliest far event. False if there is none.
+    #[cold]
+    fn jump_to_far(&mut self) -> bool {
+        let Some(first) = self.far.peek() else {
+            return false;
+        };
+        self.cur = first.0.time() >> self.shift;
+        self.near_end = self.cur << self.shift;
+        self.pull_far();
+        true
+    }
+
+    /// Moves the far events that the wheel (now starting at `cur`) covers into it.
+    #[cold]
+    fn pull_far(&mut self) {
+        while let Some(first) = self.far.peek() {
+            let bucket = first.0.time() >> self.shift;
+            if bucket - self.cur >= WHEEL_BUCKETS {
+                break;
+            }
+            let Far(entry) = self.far.pop().expect("peeked");
+            self.push_wheel(bucket, entry);
+        }
+    }
+
+    /// Reconsiders the bucket width after `ADAPT_EVERY` buckets (see `FEW_PER_BUCKET`).
+    #[cold]
+    fn adapt(&mut self) {
+        let events = self.taken_events;
+        self.taken = 0;
+        self.taken_events = 0;
+        let shift = if events < FEW_PER_BUCKET * ADAPT_EVERY && self.shift < MAX_SHIFT {
+            self.shift + 1
+        } else if events > MANY_PER_BUCKET * ADAPT_EVERY && self.shift > MIN_SHIFT {
+            self.shift - 1
+        } else {
+            return;
+        };
+        self.rebucket(shift);
+    }
+
+    /// Changes the bucket width to 2^shift ps and re-files the wheel's and far events.
+    fn rebucket(&mut self, shift: u32) {
+        let mut moved: Vec<Entry<E>> = Vec::with_capacity(self.in_wheel + self.far.len());
+        for (w, word) in self.occupied.iter_mut().enumerate() {
+            while *word != 0 {
+                let slot = (w << 6) | word.trailing_zeros() as usize;
+                *word &= *word - 1;
+                moved.append(&mut self.buckets[slot]);
+            }
+        }
+        moved.extend(self.far.drain().map(|Far(e)| e));
+        self.in_wheel = 0;
+        self.shift = shift;
+        // Every moved event is at or after `near_end`, so at or after bucket `cur`.
+        self.cur = self.near_end >> shift;
+        for entry in moved {
+            self.push(entry);
+        }
+    }
+
+    /// The first occupied bucket at or after `cur` (the wheel must not be empty).
+    #[inline(always)]
+    fn next_occupied(&self) -> u64 {
+        debug_assert!(self.in_wheel > 0);
+        let start = (self.cur & WHEEL_MASK) as usize;
+        let mut word = start >> 6;
+        let mut bits = self.occupied[word] & (!0u64 << (start & 63));
+        loop {
+            if bits != 0 {
+                let slot = ((word << 6) | bits.trailing_zeros() as usize) as u64;
+                return self.cur + (slot.wrapping_sub(start as u64) & WHEEL_MASK);
+            }
+            word = (word + 1) % BITMAP_WORDS;
+            bits = self.occupied[word];
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! A 4-ary min-heap of entries with a lazy pop: the store of [`EventQueue`](super::EventQueue)
+//! while few events are pending (then it fits in the first-level cache and beats the calendar).
+
+use super::calendar::Entry;
+
+/// Branching factor of the heap: a 4-ary heap is half as deep as a binary one, and the four
+/// children of a node sit in one or two cache lines.
+const ARITY: usize = 4;
+
+/// A pop leaves a hole at the root instead of re-heaping at once; the next push fills the hole
+/// with one sift-down. Event handlers nearly always schedule something (a packet's next hop,
+/// the next head of a port), so pop + push costs one sift instead of two.
+#[derive(Debug)]
+pub(super) struct QuadHeap<E> {
+    heap: Vec<Entry<E>>,
+    /// The root slot is logically empty (popped, not yet refilled).
+    root_is_hole: bool,
+}
+
+impl<E: Copy> QuadHeap<E> {
+    /// An empty heap.
+    pub(super) fn new() -> Self {
+        QuadHeap {
+            heap: Vec::with_capacity(1024),
+            root_is_hole: false,
+        }
+    }
+
+    /// A heap of entries already sorted by key (a sorted array is a heap).
+    pub(super) fn from_sorted(heap: Vec<Entry<E>>) -> Self {
+        debug_assert!(heap.windows(2).all(|w| w[0].key < w[1].key));
+        QuadHeap {
+            heap,
+            root_is_hole: false,
+        }
+    }
+
+    /// Entries waiting.
+    #[inline(always)]
+    pub(super) fn len(&self) -> usize {
+        self.heap.len() - usize::from(self.root_is_hole)
+    }
+
+    /// Adds an entry; returns the number of entries if the heap grew (not if it filled the
+    /// hole of a pop), so that the caller tests its size only then.
+    #[inline(always)]
+    pub(super) fn push(&mut self, entry: Entry<E>) -> Option<usize> {
+        if self.root_is_hole {
+            self.root_is_hole = false;
+            self.sift_down(0, entry);
+            None
+        } else {
+            self.heap.push(entry);
+            self.sift_up(self.heap.len() - 1);
+            Some(self.heap.len())
+        }
+    }
+
+    /// The earliest entry, removed (lazily: its slot becomes the hole).
+    #[inline(always)]
+    pub(super) fn pop(&mut self) -> Option<Entry<E>> {
+        self.fill_hole();
+        let top = *self.heap.first()?;
+        self.root_is_hole = true;
+        Some(top)
+    }
+
+    /// The earliest entry's key.
+    #[inline(always)]
+    pub(super) fn peek_key(&mut self) -> Option<u128> {
+        self.fill_hole();
+        self.heap.first().map(|e| e.key)
+    }
+
+    /// Every entry, in no particular order; the heap is left empty.
+    pub(super) fn drain(&mut self) -> impl Iterator<Item = Entry<E>> + '_ {
+        self.fill_hole();
+        self.heap.drain(..)
+    }
+
+    /// Removes the hole left by a pop: the last entry moves to the root and sifts down.
+    #[inline(always)]
+    fn fill_hole(&mut self) {
+        if !self.root_is_hole {
+            return;
+        }
+        self.root_is_hole = false;
+        let last = self.heap.pop().expect("a hole implies a slot");
+        if !self.heap.is_empty() {
+            self.sift_down(0, last);
+        }
+    }
+
+    #[inline]
+    fn sift_up(&mut self, mut i: usize) {
+        let entry = self.heap[i];
+        while i > 0 {
+            let parent = (i - 1) / ARITY;
+            if self.heap[parent].key <= entry.key {
+                break;
+            }
+            self.heap[i] = self.heap[parent];
+            i = parent;
+        }
+        self.heap[i] = entry;
+    }
+
+    /// Places `entry` in the hole at `i` or below it (the slot's old content is overwritten).
+    #[inline]
+    fn sift_down(&mut self, mut i: usize, entry: Entry<E>) {
+        let n = self.heap.len();
+        loop {
+            let first = i * ARITY + 1;
+            let (best, best_key) = if first + ARITY <= n {
+                // Full set of children: a fixed-size slice lets the compiler drop bounds checks.
+                let c: &[Entry<E>; ARITY] = self.heap[first..first + ARITY]
+                    .try_into()
+                    .expect("ARITY children");
+                let (a, ka) = if c[1].key < c[0].key {
+                    (1, c[1].key)
+                } else {
+                    (0, c[0].key)
+                };
+                let (b, kb) = if c[3].key < c[2].key {
+                    (3, c[3].key)
+                } else {
+                    (2, c[2].key)
+                };
+                if kb < ka {
+                    (first + b, kb)
+                } else {
+                    (first + a, ka)
+                }
+            } else if first < n {
+                let mut best = first;
+                let mut best_key = self.heap[first].key;
+                for c in first + 1..n {
+                    if self.heap[c].key < best_key {
+                        best = c;
+                        best_key = self.heap[c].key;
+                    }
+                }
+                (best, best_key)
+            } else {
+                break;
+            };
+            if best_key >= entry.key {
+                break;
+            }
+            self.heap[i] = self.heap[best];
+            i = best;
+        }
+        self.heap[i] = entry;
+    }
+}
