@@ -126,9 +126,9 @@ impl Network {
         diag: &mut Diagnostics,
     ) -> Arrival {
         let p = &self.fabric.ports[port as usize];
-        let (head, lost_before) = (p.head_packet(), p.stats.drops_link_loss);
+        let (head, lost_before) = (p.head_packet(), p.drops_link_loss());
         let arrival = self.arrive::<true>(now, port, events, diag);
-        let lost = self.fabric.ports[port as usize].stats.drops_link_loss > lost_before;
+        let lost = self.fabric.ports[port as usize].drops_link_loss() > lost_before;
         if lost && let Some(packet) = head {
             self.probes
                 .each(|pr| pr.on_drop(now, port, &packet, DropReason::LinkLoss));
@@ -325,7 +325,7 @@ impl Network {
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         let p = &self.fabric.ports[port as usize];
-        let (marks, waiting) = (p.stats.ecn_marks, p.waiting_packets());
+        let (marks, waiting) = (p.ecn_marks(), p.waiting_packets());
         let dropped = self.offer(now, port, packet, input, events, diag);
         let p = &self.fabric.ports[port as usize];
         let probes = &mut self.probes;
@@ -338,13 +338,13 @@ impl Network {
             .flatten();
         let admitted = match started {
             Some((stored, _)) => stored,
-            None if p.stats.ecn_marks > marks => Packet {
+            None if p.ecn_marks() > marks => Packet {
                 ecn: Ecn::Ce,
                 ..packet
             },
             None => packet,
         };
-        if p.stats.ecn_marks > marks {
+        if p.ecn_marks() > marks {
             probes.each(|pr| pr.on_mark(now, port, &admitted));
         }
         probes.each(|pr| pr.on_enqueue(now, port, &admitted));
@@ -419,7 +419,7 @@ impl Network {
         self.fabric
             .ports
             .iter()
-            .map(|p| p.stats.drops_total())
+            .map(|p| p.stats().drops_total())
             .sum()
     }
 
