@@ -1,8 +1,8 @@
 //! Each flow's path, computed once per direction when its first packet leaves the sender's
-//! host, then followed by a cursor in the packet ([`Packet::hop`]): a switch forwards with one
-//! load from a line the flow's packets keep warm, instead of the routing table's dependent
-//! loads (destination, row, group, ports) and the ECMP hash with its 64-bit modulo at every hop.
-//! At k = 32 the table walk was ~4 cache misses per hop.
+//! host, then followed by a cursor in the packet ([`incastsim_core::Packet::hop`]): a switch
+//! forwards with one load from a line the flow's packets keep warm, instead of the routing
+//! table's dependent loads (destination, row, group, ports) and the ECMP hash with its 64-bit
+//! modulo at every hop. At k = 32 the table walk was ~4 cache misses per hop.
 //!
 //! The path is exactly the ports [`Routes::next_hop`] (or [`Routes::next_hop_static`]) picks at
 //! each switch: the same hash of (flow, salt, node), walked once. Routes never change during a
