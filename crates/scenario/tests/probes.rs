@@ -108,7 +108,7 @@ impl Counter {
     fn admission_drops(&self, sim: &dyn FinishedRun) -> u64 {
         sim.ports()
             .iter()
-            .map(|p| p.stats.drops_total() - p.stats.drops_link_loss)
+            .map(|p| p.stats().drops_total() - p.stats().drops_link_loss)
             .sum()
     }
 }

@@ -18,7 +18,7 @@ pub mod topology;
 pub mod units;
 
 pub use event::{EventQueue, TieOrder};
-pub use packet::{Ecn, FlowId, HostId, Packet, PacketKind, SackBlock};
+pub use packet::{Ecn, FlowId, HostId, NO_PATH, Packet, PacketKind, SackBlock};
 pub use rng::{SimRng, Stream};
 pub use time::{Duration, Time};
 pub use timer::{LazyTimer, TimerFire};

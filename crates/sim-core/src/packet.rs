@@ -98,7 +98,14 @@ pub struct Packet {
     pub sack_count: u8,
     /// SACK blocks, relative to the cumulative ACK.
     pub sack: [SackBlock; 3],
+    /// The network's forwarding cursor: which entry of the path its flow took (computed once,
+    /// when the sender's host hands it to its NIC) the next switch uses. [`NO_PATH`]: none,
+    /// each switch looks up its routes. Not a header field; transport never reads it.
+    pub hop: u8,
 }
+
+/// [`Packet::hop`] of a packet that switches route by their tables.
+pub const NO_PATH: u8 = u8::MAX;
 
 impl Packet {
     /// A packet with every optional field empty.
@@ -123,6 +130,7 @@ impl Packet {
             dscp: 0,
             sack_count: 0,
             sack: [SackBlock::default(); 3],
+            hop: NO_PATH,
         }
     }
 

@@ -215,35 +215,63 @@ impl LinkLoss {
 /// One direction of a link: a queue with its discipline, the transmitter and the link's
 /// delay and loss. Packets wait in a FIFO (or per-class FIFOs) and are sent back to back at
 /// the link rate.
+///
+/// Laid out for a fabric of tens of thousands of ports, where every port a packet meets is a
+/// cache miss: what a packet's arrival reads is in the first cache line (the FIFO, the
+/// occupancy, the flags), what its admission adds in the next two (rate, latency, the
+/// per-packet counters, the discipline); random streams, the loss model, the priority
+/// scheduler, the trace and the counters of drops, marks and classes follow, out of the way.
+/// Counters that follow from others are not kept per packet: bytes departed (admitted minus
+/// buffered), packets delivered (admitted minus lost minus in the port) and class 0's
+/// admissions (all minus the other classes'); [`OutputPort::stats`] assembles them.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct OutputPort {
+    // ----- line 1: every packet, on arrival and on admission -----
+    fifo: VecDeque<Queued>,
+    /// Buffered bytes and packets (see [`OutputPort::occupancy`]), as two fields so the flags
+    /// fit in this line.
+    occ_bytes: u64,
+    last_tx_end: Time,
+    occ_packets: u32,
+    /// The first `on_wire` FIFO entries have been fully transmitted and are propagating.
+    on_wire: u32,
     /// The node at the far end of the link.
     pub to: NodeId,
+    /// `trace` is on.
+    tracing: bool,
+    /// `loss` is not [`LinkLoss::None`].
+    lossy: bool,
+    /// Whether the discipline needs to hear about idle periods (RED's average decay).
+    qdisc_tracks_idle: bool,
+    /// `scheduler` is strict priority.
+    priority: bool,
+    // ----- lines 2 and 3: admission -----
     serialization: SerializationRate,
     /// Propagation delay plus the receiving node's processing delay (constant, so FIFO order holds).
     latency: Duration,
-    /// Per-packet extra delay U[0, latency_jitter] at the far end (0: none), and its stream.
-    latency_jitter: Duration,
-    jitter_rng: SimRng,
-    last_arrive: Time,
-    loss: LinkLoss,
-    loss_rng: SimRng,
-    qdisc: QueueDisc,
-    fifo: VecDeque<Queued>,
-    /// The first `on_wire` FIFO entries have been fully transmitted and are propagating.
-    on_wire: usize,
-    occupancy: Occupancy,
-    last_tx_end: Time,
-    scheduler: Scheduler,
-    /// Whether the discipline needs to hear about idle periods (RED's average decay).
-    qdisc_tracks_idle: bool,
-    /// Opt-in: (time, bytes, packets) after every admission and departure, in time order.
-    trace: Option<Vec<(Time, u64, u32)>>,
+    enqueued_packets: u64,
+    enqueued_bytes: u64,
+    max_buffered_bytes: u64,
+    max_buffered_packets: u32,
+    residence_byte_ps: u128,
+    busy_ps: u64,
     /// The shared buffer this port draws from (its switch's), if any: (buffer index, this
     /// port's slot in the buffer).
     shared_buffer: Option<(u32, u32)>,
-    /// Counters so far.
-    pub stats: PortStats,
+    qdisc: QueueDisc,
+    // ----- cold: jitter, loss, priority classes, trace, rare counters -----
+    /// Per-packet extra delay U[0, latency_jitter] at the far end (0: none), and its stream.
+    latency_jitter: Duration,
+    last_arrive: Time,
+    jitter_rng: SimRng,
+    loss: LinkLoss,
+    loss_rng: SimRng,
+    scheduler: Scheduler,
+    /// Opt-in: (time, bytes, packets) after every admission and departure, in time order.
+    trace: Option<Vec<(Time, u64, u32)>>,
+    /// Drops, marks and per-class counts (class 0's admissions excepted: derived).
+    cold: PortStats,
 }
 
 impl OutputPort {
@@ -259,24 +287,71 @@ impl OutputPort {
     ) -> OutputPort {
         let qdisc_tracks_idle = qdisc.tracks_idle();
         OutputPort {
-            qdisc_tracks_idle,
-            trace: None,
+            fifo: VecDeque::new(),
+            occ_bytes: 0,
+            last_tx_end: Time::ZERO,
+            occ_packets: 0,
+            on_wire: 0,
             to,
+            tracing: false,
+            lossy: loss != LinkLoss::None,
+            qdisc_tracks_idle,
+            priority: false,
             serialization,
             latency,
+            enqueued_packets: 0,
+            enqueued_bytes: 0,
+            max_buffered_bytes: 0,
+            max_buffered_packets: 0,
+            residence_byte_ps: 0,
+            busy_ps: 0,
+            shared_buffer: None,
+            qdisc,
             latency_jitter: Duration::ZERO,
-            jitter_rng: SimRng::new(0),
             last_arrive: Time::ZERO,
+            jitter_rng: SimRng::new(0),
             loss,
             loss_rng,
-            qdisc,
-            fifo: VecDeque::new(),
-            on_wire: 0,
-            occupancy: Occupancy::default(),
-            last_tx_end: Time::ZERO,
             scheduler: Scheduler::Fifo,
-            shared_buffer: None,
-            stats: PortStats::default(),
+            trace: None,
+            cold: PortStats::default(),
+        }
+    }
+
+    /// The counters so far. Bytes departed are exact as of the port's last look at its queue
+    /// (call [`OutputPort::occupancy`] first for an instant).
+    pub fn stats(&self) -> PortStats {
+        let mut s = self.cold;
+        s.enqueued_packets = self.enqueued_packets;
+        s.enqueued_bytes = self.enqueued_bytes;
+        s.max_buffered_bytes = self.max_buffered_bytes;
+        s.max_buffered_packets = self.max_buffered_packets;
+        s.busy_ps = self.busy_ps;
+        s.residence_byte_ps = self.residence_byte_ps;
+        // Every admitted byte is buffered or has departed; every admitted packet is in the
+        // port, lost on the link or delivered.
+        s.departed_bytes = self.enqueued_bytes - self.occ_bytes;
+        s.delivered_packets =
+            self.enqueued_packets - s.drops_link_loss - self.packets_in_port() as u64;
+        s.class_enqueued[0] = self.enqueued_packets - s.class_enqueued[1..].iter().sum::<u64>();
+        s
+    }
+
+    /// Packets lost on the link so far.
+    pub fn drops_link_loss(&self) -> u64 {
+        self.cold.drops_link_loss
+    }
+
+    /// Packets marked CE so far.
+    pub fn ecn_marks(&self) -> u64 {
+        self.cold.ecn_marks
+    }
+
+    #[inline(always)]
+    fn occ(&self) -> Occupancy {
+        Occupancy {
+            bytes: self.occ_bytes,
+            packets: self.occ_packets,
         }
     }
 
@@ -295,11 +370,13 @@ impl OutputPort {
     /// Records the occupancy after every admission and departure (see [`OutputPort::take_trace`]).
     pub fn enable_trace(&mut self) {
         self.trace = Some(Vec::new());
+        self.tracing = true;
     }
 
     /// The recorded (time, bytes, packets) changes up to `end`, in time order.
     pub fn take_trace(&mut self, end: Time) -> Vec<(Time, u64, u32)> {
         self.release_transmitted(end);
+        self.tracing = false;
         self.trace.take().unwrap_or_default()
     }
 
@@ -315,6 +392,7 @@ impl OutputPort {
     /// Makes this a strict-priority port with `classes` classes (≥ 2).
     pub fn with_priority_classes(mut self, classes: usize) -> OutputPort {
         assert!(classes >= 2, "a priority port needs at least two classes");
+        self.priority = true;
         self.scheduler = Scheduler::Priority {
             waiting: vec![VecDeque::new(); classes],
             waiting_count: 0,
@@ -348,18 +426,26 @@ impl OutputPort {
     /// Releases buffer space of every packet fully transmitted by `now`.
     #[inline]
     fn release_transmitted(&mut self, now: Time) {
-        while let Some(q) = self.fifo.get(self.on_wire) {
+        while let Some(q) = self.fifo.get(self.on_wire as usize) {
             let (tx_end, wire) = (q.tx_end, q.packet.wire_bytes() as u64);
             if tx_end > now {
                 break;
             }
-            self.occupancy.bytes -= wire;
-            self.occupancy.packets -= 1;
-            self.stats.departed_bytes += wire;
+            self.occ_bytes -= wire;
+            self.occ_packets -= 1;
             self.on_wire += 1;
-            if let Some(trace) = &mut self.trace {
-                trace.push((tx_end, self.occupancy.bytes, self.occupancy.packets));
+            if self.tracing {
+                self.push_trace(tx_end);
             }
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_trace(&mut self, at: Time) {
+        let (bytes, packets) = (self.occ_bytes, self.occ_packets);
+        if let Some(trace) = &mut self.trace {
+            trace.push((at, bytes, packets));
         }
     }
 
@@ -369,7 +455,7 @@ impl OutputPort {
     /// occupancy incrementally with it ([`crate::SharedBuffer`]).
     #[inline]
     pub fn next_release(&self) -> Time {
-        match self.fifo.get(self.on_wire) {
+        match self.fifo.get(self.on_wire as usize) {
             Some(q) => q.tx_end,
             None if self.packets_in_port() > self.fifo.len() => Time::ZERO,
             None => Time::MAX,
@@ -380,13 +466,13 @@ impl OutputPort {
     /// [`OutputPort::occupancy`] call): exact then, never too low later.
     #[inline(always)]
     pub fn buffered_bytes_as_last_seen(&self) -> u64 {
-        self.occupancy.bytes
+        self.occ_bytes
     }
 
     /// Buffer occupancy at `now` (packets waiting or being serialized).
     pub fn occupancy(&mut self, now: Time) -> Occupancy {
         self.release_transmitted(now);
-        self.occupancy
+        self.occ()
     }
 
     /// Time-averaged buffer occupancy in bytes over [0, end]. Residence after `end` (packets
@@ -395,7 +481,7 @@ impl OutputPort {
         if end.as_ps() == 0 {
             return 0.0;
         }
-        let mut area = self.stats.residence_byte_ps;
+        let mut area = self.residence_byte_ps;
         for q in self.fifo.iter().filter(|q| q.tx_end > end) {
             area -= q.packet.wire_bytes() as u128 * (q.tx_end.as_ps() - end.as_ps()) as u128;
         }
@@ -410,6 +496,9 @@ impl OutputPort {
 
     /// Packets in the FIFO, buffered or propagating (for conservation checks).
     pub fn packets_in_port(&self) -> usize {
+        if !self.priority {
+            return self.fifo.len();
+        }
         let waiting = match &self.scheduler {
             Scheduler::Fifo => 0,
             Scheduler::Priority { waiting_count, .. } => *waiting_count,
@@ -445,17 +534,18 @@ impl OutputPort {
     #[inline(always)] // one call site on the hot path; keeps the event loop flat
     pub fn enqueue(&mut self, now: Time, mut packet: Packet) -> Enqueued {
         self.release_transmitted(now);
-        if self.qdisc_tracks_idle && self.occupancy.packets == 0 {
+        if self.qdisc_tracks_idle && self.occ_packets == 0 {
             // Empty since the last packet's last bit left (or since the start).
             self.qdisc.note_idle(self.last_tx_end);
         }
         let class = (packet.dscp as usize).min(STAT_CLASSES - 1);
-        match self.qdisc.on_enqueue(&mut packet, self.occupancy, now) {
+        let occupancy = self.occ();
+        match self.qdisc.on_enqueue(&mut packet, occupancy, now) {
             Verdict::Admit => {}
             Verdict::AdmitMarked => {
                 packet.ecn = Ecn::Ce;
-                self.stats.ecn_marks += 1;
-                self.stats.class_marks[class] += 1;
+                self.cold.ecn_marks += 1;
+                self.cold.class_marks[class] += 1;
             }
             Verdict::Drop(reason) => {
                 self.count_drop(class, reason);
@@ -463,27 +553,26 @@ impl OutputPort {
             }
         }
         let wire = packet.wire_bytes() as u64;
-        self.occupancy.bytes += wire;
-        self.occupancy.packets += 1;
+        self.occ_bytes += wire;
+        self.occ_packets += 1;
         // Invariant: a queue never exceeds its limit.
-        debug_assert!(
-            self.qdisc.limit().holds(self.occupancy),
-            "queue over its limit"
-        );
-        self.stats.enqueued_packets += 1;
-        self.stats.enqueued_bytes += wire;
-        if let Some(trace) = &mut self.trace {
-            trace.push((now, self.occupancy.bytes, self.occupancy.packets));
+        debug_assert!(self.qdisc.limit().holds(self.occ()), "queue over its limit");
+        self.enqueued_packets += 1;
+        self.enqueued_bytes += wire;
+        if self.tracing {
+            self.push_trace(now);
         }
-        self.stats.class_enqueued[class] += 1;
-        self.stats.max_buffered_bytes = self.stats.max_buffered_bytes.max(self.occupancy.bytes);
-        self.stats.max_buffered_packets =
-            self.stats.max_buffered_packets.max(self.occupancy.packets);
-        if let Scheduler::Priority {
-            waiting,
-            waiting_count,
-            tx_done_pending,
-        } = &mut self.scheduler
+        if class != 0 {
+            self.cold.class_enqueued[class] += 1;
+        }
+        self.max_buffered_bytes = self.max_buffered_bytes.max(self.occ_bytes);
+        self.max_buffered_packets = self.max_buffered_packets.max(self.occ_packets);
+        if self.priority
+            && let Scheduler::Priority {
+                waiting,
+                waiting_count,
+                tx_done_pending,
+            } = &mut self.scheduler
             && (self.last_tx_end > now || *waiting_count > 0)
         {
             // The transmitter is busy: wait in the class queue for a TxDone.
@@ -506,12 +595,12 @@ impl OutputPort {
     #[inline]
     fn count_drop(&mut self, class: usize, reason: DropReason) {
         match reason {
-            DropReason::BufferFull => self.stats.drops_buffer += 1,
-            DropReason::Aqm => self.stats.drops_aqm += 1,
-            DropReason::LinkLoss => self.stats.drops_link_loss += 1,
-            DropReason::Threshold => self.stats.drops_threshold += 1,
+            DropReason::BufferFull => self.cold.drops_buffer += 1,
+            DropReason::Aqm => self.cold.drops_aqm += 1,
+            DropReason::LinkLoss => self.cold.drops_link_loss += 1,
+            DropReason::Threshold => self.cold.drops_threshold += 1,
         }
-        self.stats.class_drops[class] += 1;
+        self.cold.class_drops[class] += 1;
     }
 
     /// Counts `packet` as refused for `reason` before it reached the port's discipline (a
@@ -533,9 +622,9 @@ impl OutputPort {
         };
         let tx_end = tx_start + tx_time;
         self.last_tx_end = tx_end;
-        self.stats.busy_ps += tx_time.as_ps();
+        self.busy_ps += tx_time.as_ps();
         // The packet occupies the buffer from admission until its last bit is sent.
-        self.stats.residence_byte_ps += wire as u128 * (tx_end.as_ps() - admitted.as_ps()) as u128;
+        self.residence_byte_ps += wire as u128 * (tx_end.as_ps() - admitted.as_ps()) as u128;
         let was_empty = self.fifo.is_empty();
         let mut arrive = tx_end + self.latency;
         if self.latency_jitter > Duration::ZERO {
@@ -612,12 +701,10 @@ impl OutputPort {
         if next_head_at.is_none() && self.fifo.capacity() > FIFO_KEEP {
             self.release_fifo_memory();
         }
-        let lost = self.loss.lose(&mut self.loss_rng);
-        let packet = if lost {
-            self.stats.drops_link_loss += 1;
+        let packet = if self.lossy && self.loss.lose(&mut self.loss_rng) {
+            self.cold.drops_link_loss += 1;
             None
         } else {
-            self.stats.delivered_packets += 1;
             Some(head.packet)
         };
         Arrival {
@@ -642,6 +729,19 @@ mod tests {
             SimRng::new(1),
             QueueDisc::drop_tail(limit),
         )
+    }
+
+    #[test]
+    fn per_packet_fields_sit_in_the_first_cache_lines() {
+        use std::mem::{offset_of, size_of};
+        // An arrival reads line 1 (and the FIFO); an admission lines 1 to 3 (the 40-byte
+        // QueueDisc starts in line 3; drop-tail's tag and limit are read there, the larger
+        // variants' fields may run into line 4).
+        assert!(offset_of!(OutputPort, priority) < 64);
+        let start = offset_of!(OutputPort, qdisc);
+        assert!(start < 192, "the discipline starts at byte {start}");
+        assert!(start + size_of::<QueueDisc>() <= 256);
+        assert_eq!(std::mem::align_of::<OutputPort>(), 64);
     }
 
     #[test]
@@ -743,8 +843,8 @@ mod tests {
         let t = Time(8_320_000);
         assert_eq!(p.occupancy(t).packets, 1);
         assert!(matches!(p.enqueue(t, pkt(1000)), Enqueued::Admitted { .. }));
-        assert_eq!(p.stats.drops_buffer, 1);
-        assert_eq!(p.stats.max_buffered_packets, 2);
+        assert_eq!(p.stats().drops_buffer, 1);
+        assert_eq!(p.stats().max_buffered_packets, 2);
     }
 
     #[test]
@@ -796,7 +896,7 @@ mod tests {
             })
             .collect();
         assert_eq!(order, vec![1, 2, 3]);
-        assert_eq!(p.stats.class_enqueued[..2], [2, 1]);
+        assert_eq!(p.stats().class_enqueued[..2], [2, 1]);
         assert_eq!(p.packets_in_port(), 0);
     }
 
@@ -853,7 +953,7 @@ mod tests {
             }
         }
         assert!((1800..2200).contains(&lost), "lost {lost}");
-        assert_eq!(p.stats.drops_link_loss, lost);
+        assert_eq!(p.stats().drops_link_loss, lost);
     }
 
     #[test]

@@ -451,8 +451,8 @@ mod tests {
         assert!(offer(&mut pool, &mut ports, 1, Time::ZERO));
         assert!(!offer(&mut pool, &mut ports, 1, Time::ZERO));
         assert_eq!(pool.occupancy(&mut ports, Time::ZERO), 10 * 1040);
-        assert_eq!(ports[0].stats.drops_threshold, 12);
-        assert_eq!(ports[1].stats.drops_threshold, 1);
+        assert_eq!(ports[0].stats().drops_threshold, 12);
+        assert_eq!(ports[1].stats().drops_threshold, 1);
         assert_eq!(pool.stats.drops_buffer_full, 0);
     }
 

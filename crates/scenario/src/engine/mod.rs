@@ -16,6 +16,7 @@ pub mod capture;
 pub mod event;
 mod invariants;
 pub mod network;
+mod paths;
 pub mod probes;
 pub mod transport;
 

@@ -6,13 +6,14 @@
 
 use super::capture::Capture;
 use super::event::Event;
+use super::paths::FlowPaths;
 use crate::config::RoutingConfig;
 use crate::diagnostics::{Diagnostics, LOCAL_INPUT};
 use crate::fabric::Fabric;
 use crate::probe::ProbeSet;
 pub use crate::probe::view::PacketCounters;
 use incastsim_core::{
-    Ecn, EventQueue, HostId, NodeId, NodeKind, Packet, PacketKind, Routes, SimRng, Time,
+    Ecn, EventQueue, HostId, NO_PATH, NodeId, NodeKind, Packet, PacketKind, Routes, SimRng, Time,
 };
 use incastsim_switch::{DropReason, Enqueued};
 
@@ -69,12 +70,25 @@ pub struct Network {
     /// The capture or a probe is on: the packet paths take their watched (out-of-line) copies.
     /// One flag, tested once per arrival and per host send (as the capture's alone was).
     watched: bool,
+    /// Each flow's path per direction, followed by the packets' cursors (`paths.rs`).
+    paths: FlowPaths,
+    /// Bit per node: a switch (1.2 KB at k = 32, where `fabric.nodes` is 76 KB: an arrival
+    /// tests one bit that stays cached).
+    switch_bits: Vec<u64>,
 }
 
 impl Network {
     /// The network of `fabric`, capturing what `capture` asks for.
     pub fn new(fabric: Fabric, capture: Capture) -> Network {
+        let mut switch_bits = vec![0u64; fabric.nodes.len().div_ceil(64)];
+        for (n, kind) in fabric.nodes.iter().enumerate() {
+            if let NodeKind::Switch(_) = kind {
+                switch_bits[n / 64] |= 1 << (n % 64);
+            }
+        }
         Network {
+            paths: FlowPaths::new(fabric.routing),
+            switch_bits,
             fabric,
             counters: PacketCounters::default(),
             watched: capture.on,
@@ -112,9 +126,9 @@ impl Network {
         diag: &mut Diagnostics,
     ) -> Arrival {
         let p = &self.fabric.ports[port as usize];
-        let (head, lost_before) = (p.head_packet(), p.stats.drops_link_loss);
+        let (head, lost_before) = (p.head_packet(), p.drops_link_loss());
         let arrival = self.arrive::<true>(now, port, events, diag);
-        let lost = self.fabric.ports[port as usize].stats.drops_link_loss > lost_before;
+        let lost = self.fabric.ports[port as usize].drops_link_loss() > lost_before;
         if lost && let Some(packet) = head {
             self.probes
                 .each(|pr| pr.on_drop(now, port, &packet, DropReason::LinkLoss));
@@ -142,7 +156,7 @@ impl Network {
         if let Some(at) = arrival.next_head_at {
             events.schedule(at, Event::PortHead { port });
         }
-        let at_switch = matches!(self.fabric.nodes[to as usize], NodeKind::Switch(_));
+        let at_switch = self.switch_bits[to as usize / 64] >> (to % 64) & 1 != 0;
         if WATCHED
             && self.capture.on
             && let Some(packet) = &arrival.packet
@@ -194,12 +208,15 @@ impl Network {
         &mut self,
         now: Time,
         host: HostId,
-        packet: Packet,
+        mut packet: Packet,
         events: &mut EventQueue<Event>,
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         self.counters.sent += 1;
         let port = self.fabric.host_port[host as usize];
+        packet.hop = self
+            .paths
+            .start(&self.fabric, packet.flow, host, packet.dst);
         if self.watched {
             return self.send_watched(now, host, port, packet, events, diag);
         }
@@ -238,19 +255,31 @@ impl Network {
         &mut self,
         now: Time,
         node: NodeId,
-        packet: Packet,
+        mut packet: Packet,
         input: u32,
         events: &mut EventQueue<Event>,
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         let f = &mut self.fabric;
-        let port = match f.routing {
-            RoutingConfig::Ecmp => f
-                .routes
-                .next_hop(node, packet.dst, packet.flow, f.ecmp_salt),
-            RoutingConfig::Static => f.routes.next_hop_static(node, packet.dst),
-            RoutingConfig::PacketSpray => {
-                spray(&f.routes, &mut f.spray[node as usize], node, packet.dst)
+        let port = if packet.hop != NO_PATH {
+            let port = self.paths.port(packet.flow, packet.hop);
+            debug_assert_eq!(
+                port,
+                super::paths::table_hop(f, node, packet.dst, packet.flow),
+                "a cached path left the routes"
+            );
+            packet.hop += 1;
+            port
+        } else {
+            match f.routing {
+                RoutingConfig::Ecmp => {
+                    f.routes
+                        .next_hop(node, packet.dst, packet.flow, f.ecmp_salt)
+                }
+                RoutingConfig::Static => f.routes.next_hop_static(node, packet.dst),
+                RoutingConfig::PacketSpray => {
+                    spray(&f.routes, &mut f.spray[node as usize], node, packet.dst)
+                }
             }
         };
         self.counters.forwarded += 1;
@@ -296,7 +325,7 @@ impl Network {
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         let p = &self.fabric.ports[port as usize];
-        let (marks, waiting) = (p.stats.ecn_marks, p.waiting_packets());
+        let (marks, waiting) = (p.ecn_marks(), p.waiting_packets());
         let dropped = self.offer(now, port, packet, input, events, diag);
         let p = &self.fabric.ports[port as usize];
         let probes = &mut self.probes;
@@ -309,13 +338,13 @@ impl Network {
             .flatten();
         let admitted = match started {
             Some((stored, _)) => stored,
-            None if p.stats.ecn_marks > marks => Packet {
+            None if p.ecn_marks() > marks => Packet {
                 ecn: Ecn::Ce,
                 ..packet
             },
             None => packet,
         };
-        if p.stats.ecn_marks > marks {
+        if p.ecn_marks() > marks {
             probes.each(|pr| pr.on_mark(now, port, &admitted));
         }
         probes.each(|pr| pr.on_enqueue(now, port, &admitted));
@@ -390,7 +419,7 @@ impl Network {
         self.fabric
             .ports
             .iter()
-            .map(|p| p.stats.drops_total())
+            .map(|p| p.stats().drops_total())
             .sum()
     }
 

@@ -64,7 +64,7 @@ impl Sampler {
             let object = format!("port {}", network.fabric.port_name(port));
             let p = &mut network.fabric.ports[port as usize];
             let occ = p.occupancy(now);
-            let departed = p.stats.departed_bytes;
+            let departed = p.stats().departed_bytes;
             let rate = p.serialization().rate().as_f64();
             let utilization = if now == Time::ZERO {
                 0.0

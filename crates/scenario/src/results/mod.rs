@@ -138,10 +138,10 @@ impl Simulation {
             // Offered = admitted + refused at admission (either buffer cause, or the AQM), as
             // ports.csv counts it; runs.csv's drop_ratio divides `drops_buffer + drops_aqm` by it.
             .map(|p| {
-                p.stats.enqueued_packets
-                    + p.stats.drops_buffer
-                    + p.stats.drops_threshold
-                    + p.stats.drops_aqm
+                p.stats().enqueued_packets
+                    + p.stats().drops_buffer
+                    + p.stats().drops_threshold
+                    + p.stats().drops_aqm
             })
             .collect();
         self.diag.fill_run(

@@ -26,18 +26,18 @@ pub(crate) fn port_records(sim: &mut Simulation, end: Time) -> Vec<PortRecord> {
             port: i as u32,
             from_node: fabric.node_names[fabric.port_from[i] as usize].clone(),
             to_node: fabric.node_names[p.to as usize].clone(),
-            packets_enqueued: p.stats.enqueued_packets,
+            packets_enqueued: p.stats().enqueued_packets,
             // Both causes, then each.
-            drops_buffer: p.stats.drops_buffer + p.stats.drops_threshold,
-            drops_threshold: p.stats.drops_threshold,
-            drops_buffer_full: p.stats.drops_buffer,
-            drops_aqm: p.stats.drops_aqm,
-            drops_link_loss: p.stats.drops_link_loss,
-            ecn_marks: p.stats.ecn_marks,
+            drops_buffer: p.stats().drops_buffer + p.stats().drops_threshold,
+            drops_threshold: p.stats().drops_threshold,
+            drops_buffer_full: p.stats().drops_buffer,
+            drops_aqm: p.stats().drops_aqm,
+            drops_link_loss: p.stats().drops_link_loss,
+            ecn_marks: p.stats().ecn_marks,
             mean_queue_bytes: mean_queue[i],
-            max_queue_bytes: p.stats.max_buffered_bytes,
-            max_queue_packets: p.stats.max_buffered_packets,
-            utilization: (p.stats.busy_ps as f64 / end_ps).min(1.0),
+            max_queue_bytes: p.stats().max_buffered_bytes,
+            max_queue_packets: p.stats().max_buffered_packets,
+            utilization: (p.stats().busy_ps as f64 / end_ps).min(1.0),
             ..PortRecord::default()
         })
         .collect()
@@ -48,7 +48,7 @@ pub(crate) fn port_class_records(sim: &Simulation) -> Vec<PortClassRecord> {
     let fabric = &sim.network.fabric;
     let mut out = Vec::new();
     for (i, p) in fabric.ports.iter().enumerate() {
-        let st = &p.stats;
+        let st = p.stats();
         for c in 0..incastsim_switch::STAT_CLASSES {
             if st.class_enqueued[c] + st.class_drops[c] > 0 {
                 out.push(PortClassRecord {
@@ -100,9 +100,9 @@ pub(crate) fn shared_buffer_records(sim: &mut Simulation, end: Time) -> Vec<Shar
             out.push(SharedBufferRecord {
                 port: p,
                 to_node: fabric.node_names[port.to as usize].clone(),
-                drops_threshold: port.stats.drops_threshold,
-                drops_full: port.stats.drops_buffer,
-                max_queue_bytes: port.stats.max_buffered_bytes,
+                drops_threshold: port.stats().drops_threshold,
+                drops_full: port.stats().drops_buffer,
+                max_queue_bytes: port.stats().max_buffered_bytes,
                 mean_queue_bytes: mean,
                 ..base.clone()
             });

@@ -142,17 +142,17 @@ fn drops(sim: &Simulation, run: &mut RunRecord) {
     let ports = &sim.network.fabric.ports;
     run.drops_total = sim.packets_dropped();
     // A shared buffer's threshold drops count as buffer drops, and on their own.
-    run.drops_threshold = ports.iter().map(|p| p.stats.drops_threshold).sum();
-    run.drops_buffer_full = ports.iter().map(|p| p.stats.drops_buffer).sum();
+    run.drops_threshold = ports.iter().map(|p| p.stats().drops_threshold).sum();
+    run.drops_buffer_full = ports.iter().map(|p| p.stats().drops_buffer).sum();
     run.drops_buffer = run.drops_threshold + run.drops_buffer_full;
-    run.drops_aqm = ports.iter().map(|p| p.stats.drops_aqm).sum();
-    run.drops_link_loss = ports.iter().map(|p| p.stats.drops_link_loss).sum();
+    run.drops_aqm = ports.iter().map(|p| p.stats().drops_aqm).sum();
+    run.drops_link_loss = ports.iter().map(|p| p.stats().drops_link_loss).sum();
     run.max_port_drops = ports
         .iter()
-        .map(|p| p.stats.drops_total())
+        .map(|p| p.stats().drops_total())
         .max()
         .unwrap_or(0);
-    run.ecn_marks = ports.iter().map(|p| p.stats.ecn_marks).sum();
+    run.ecn_marks = ports.iter().map(|p| p.stats().ecn_marks).sum();
     run.udp_packets_sent = sim.udp.iter().map(|u| u.sent).sum();
     run.udp_packets_delivered = sim.udp.iter().map(|u| u.delivered).sum();
     let c = sim.network.counters;
