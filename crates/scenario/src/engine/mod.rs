@@ -14,6 +14,7 @@
 pub mod apps;
 pub mod capture;
 pub mod event;
+mod inspect;
 mod invariants;
 pub mod network;
 mod paths;
@@ -21,6 +22,7 @@ pub mod probes;
 pub mod transport;
 
 pub use event::Event;
+pub use inspect::FlowState;
 pub use network::PacketCounters;
 
 use crate::config::Config;
@@ -113,22 +115,6 @@ pub struct Simulation {
     /// Whether the workload has started (at the first call that runs events, so probes added
     /// after `from_plan` see everything from the first packet on).
     started: bool,
-}
-
-/// A flow's state at a pause ([`Simulation::run_until`]), for tests and notebooks.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[non_exhaustive]
-pub struct FlowState {
-    /// Its controller's state (cwnd, ssthresh, CUBIC's curve, DCTCP's α, recovery state).
-    pub cc: incastsim_tcp::CcState,
-    /// Oldest unacknowledged sequence number (bytes from 0).
-    pub snd_una: u64,
-    /// Highest sequence number sent so far, plus one (bytes from 0).
-    pub snd_max: u64,
-    /// Bytes its receiver delivered in order to the application.
-    pub delivered_bytes: u64,
-    /// Retransmission timeouts so far.
-    pub timeouts: u64,
 }
 
 impl Simulation {
@@ -693,117 +679,5 @@ impl Simulation {
     fn finish(&mut self, now: Time) {
         self.finished_at = Some(now);
         self.outcome = Some(Outcome::Completed);
-    }
-
-    // ----- probes -----
-
-    /// Adds a probe ([`crate::probe::Probe`]) to this run: from now on it hears of every hook.
-    /// Add probes before running: a probe added later misses what happened before.
-    pub fn add_probe(&mut self, probe: Box<dyn crate::probe::Probe>) {
-        self.network.add_probe(probe);
-    }
-
-    /// Builds one probe per factory for this run (their random streams are `Stream::Probe`
-    /// instances in this order, after the config's `probes:`) and adds them.
-    pub fn add_probes(&mut self, factories: &[crate::probe::ProbeFactory]) {
-        let first = self.network.probes.list.len();
-        for (i, make) in factories.iter().enumerate() {
-            let setup = crate::probe::ProbeSetup {
-                config: &self.cfg,
-                seed: self.seed,
-                index: (first + i) as u32,
-                flows: self.transport.flows.len(),
-                ports: self.network.fabric.ports.len(),
-            };
-            let probe = make(&setup);
-            self.add_probe(probe);
-        }
-    }
-
-    // ----- read access (tests, results) -----
-
-    /// Flow f's state now (see [`FlowState`]).
-    pub fn flow_state(&self, f: usize) -> FlowState {
-        let s = &self.transport.senders[f];
-        FlowState {
-            cc: s.cc_state(),
-            snd_una: s.snd_una(),
-            snd_max: s.snd_max(),
-            delivered_bytes: self.transport.receivers[f].stats().delivered_bytes,
-            timeouts: s.stats().timeouts,
-        }
-    }
-
-    /// Output port `port`'s buffer occupancy at `at` (the time [`Simulation::run_until`]
-    /// paused at, or any time from [`Simulation::now`] to the next event): bytes and packets
-    /// waiting or being serialized. Reading it changes nothing in the run.
-    pub fn port_occupancy(&mut self, port: usize, at: Time) -> incastsim_switch::Occupancy {
-        self.network.fabric.ports[port].occupancy(at)
-    }
-
-    /// Flow f's TCP profile.
-    pub(crate) fn profile_of(&self, f: usize) -> &crate::plan::TcpProfile {
-        &self.profiles[self.flow_profile[f] as usize]
-    }
-    /// The config the run was planned from.
-    pub fn config(&self) -> &Config {
-        &self.cfg
-    }
-    /// The current simulated time (the time of the last event processed).
-    pub fn now(&self) -> Time {
-        self.events.now()
-    }
-    /// Packet counters so far (sent, forwarded, delivered, dropped by reason).
-    pub fn counters(&self) -> PacketCounters {
-        self.network.counters
-    }
-    /// Events processed so far (a run's cost; the manifest's events/s).
-    pub fn events_processed(&self) -> u64 {
-        self.events_processed
-    }
-    /// Every flow's TCP sender, by flow index (read its state with `cc_state`).
-    pub fn senders(&self) -> &[incastsim_tcp::TcpSender<incastsim_schemes::SenderScheme>] {
-        &self.transport.senders
-    }
-    /// Every flow's TCP receiver, by flow index.
-    pub fn receivers(&self) -> &[incastsim_tcp::TcpReceiver<incastsim_schemes::ReceiverScheme>] {
-        &self.transport.receivers
-    }
-    /// Every output port (switch ports and host NICs), by port index.
-    pub fn ports(&self) -> &[incastsim_switch::OutputPort] {
-        &self.network.fabric.ports
-    }
-    /// Drop runs, loss events and the model inputs counted so far.
-    pub fn diagnostics(&self) -> &Diagnostics {
-        &self.diag
-    }
-    /// Packets dropped anywhere (every reason).
-    pub fn packets_dropped(&self) -> u64 {
-        self.network.packets_dropped()
-    }
-    /// Packets in port FIFOs (queued or propagating).
-    pub fn packets_in_flight(&self) -> u64 {
-        self.network.packets_in_flight()
-    }
-}
-
-impl crate::probe::FinishedRun for Simulation {
-    fn now(&self) -> Time {
-        Simulation::now(self)
-    }
-    fn counters(&self) -> PacketCounters {
-        Simulation::counters(self)
-    }
-    fn senders(&self) -> &[incastsim_tcp::TcpSender<incastsim_schemes::SenderScheme>] {
-        Simulation::senders(self)
-    }
-    fn receivers(&self) -> &[incastsim_tcp::TcpReceiver<incastsim_schemes::ReceiverScheme>] {
-        Simulation::receivers(self)
-    }
-    fn ports(&self) -> &[incastsim_switch::OutputPort] {
-        Simulation::ports(self)
-    }
-    fn packets_dropped(&self) -> u64 {
-        Simulation::packets_dropped(self)
     }
 }
