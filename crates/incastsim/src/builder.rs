@@ -111,6 +111,21 @@ impl ConfigBuilder {
         incastsim_scenario::check_buildable(&cfg)?;
         Ok(cfg)
     }
+
+    /// [`ConfigBuilder::build`] knowing a downstream crate's components: names registered in
+    /// `extensions` are accepted where a built-in's name is, and their parameters are checked
+    /// and completed with their defaults exactly as when a file is loaded with them.
+    pub fn build_with(
+        self,
+        extensions: &incastsim_scenario::Extensions,
+    ) -> Result<Config, ConfigError> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let cfg = Config::from_tree_with(self.tree, extensions)?;
+        incastsim_scenario::check_buildable_with(&cfg, extensions)?;
+        Ok(cfg)
+    }
 }
 
 /// A sweep's progress as a closure: `f(done, total)` after each finished run (runs already in

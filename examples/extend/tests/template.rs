@@ -264,3 +264,33 @@ fn components_and_check_show_the_extensions() {
         "{text}"
     );
 }
+
+#[test]
+fn a_config_built_in_code_takes_the_extensions() {
+    let builder = || {
+        incastsim::ConfigBuilder::from_file(&config("incast-classic.yaml"))
+            .unwrap()
+            .set(
+                "tcp.congestion_control",
+                serde_json::json!({"name": "my_reno"}),
+            )
+    };
+    // With the template's registry: accepted, the default beta filled in, runnable.
+    let cfg = builder().build_with(&extensions()).unwrap();
+    let yaml = cfg.to_yaml();
+    assert!(yaml.contains("name: my_reno"), "{yaml}");
+    assert!(yaml.contains("beta: 0.5"), "{yaml}");
+    // Without it: refused by name, as a file loaded without the registry is.
+    let e = builder().build().unwrap_err().to_string();
+    assert!(
+        e.contains("tcp.congestion_control") && e.contains("my_reno"),
+        "{e}"
+    );
+    // A bad parameter: the same key path, value and allowed range as from YAML.
+    let e = builder()
+        .set("tcp.congestion_control.beta", 1.5)
+        .build_with(&extensions())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("tcp.congestion_control.beta = 1.5"), "{e}");
+}
