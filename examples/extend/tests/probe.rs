@@ -1,31 +1,10 @@
 //! The template's probe (`mean_queueing_delay`) through this crate's binary (`main_with`), as
 //! a user runs it: its column is right on a hand-worked case, in a run and in a sweep.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
+use common::{cli, scratch};
 
-/// A fresh scratch folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "incastsim-extend-probe-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn cli(args: &[&str]) {
-    let out = Command::new(env!("CARGO_BIN_EXE_incastsim-extend-template"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use std::path::Path;
 
 /// Column `name` of a CSV file.
 fn column(file: &Path, name: &str) -> Vec<String> {
@@ -66,7 +45,7 @@ fn assert_hand_worked(values: &[String]) {
 
 #[test]
 fn mean_queueing_delay_is_right_on_the_hand_worked_case() {
-    let dir = scratch("run");
+    let dir = scratch("probe", "run");
     let yaml = dir.join("two.yaml");
     std::fs::write(&yaml, TWO_SERVERS).unwrap();
     let out = dir.join("out");
@@ -84,7 +63,7 @@ fn mean_queueing_delay_is_right_on_the_hand_worked_case() {
 
 #[test]
 fn mean_queueing_delay_is_a_column_of_a_sweep() {
-    let dir = scratch("sweep");
+    let dir = scratch("probe", "sweep");
     let yaml = dir.join("two-sweep.yaml");
     // Point 0 is the hand-worked case; point 1 has four senders.
     let text = format!("{TWO_SERVERS}sweep: {{seeds: 1, grid: {{senders: [2, 4]}}}}\n");

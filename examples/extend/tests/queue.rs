@@ -5,42 +5,10 @@
 //! buffer); the resolved config names the providing crate and reproduces the run; its bad parameter gets the built-ins' error
 //! shape; a sweep grids over its threshold.
 
-use incastsim::config::Config;
-use incastsim_extend_template::extensions;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::{cli, config, error, scratch};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn config(name: &str) -> PathBuf {
-    repo().join("configs").join(name)
-}
-
-/// A fresh scratch folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "incastsim-extend-queue-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn cli(args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_incastsim-extend-template"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+use std::path::Path;
 
 /// `incastsim run <config> --set ...` into `out`.
 fn run(config_name: &str, sets: &[&str], out: &Path) {
@@ -91,7 +59,7 @@ fn without(rows: &[Vec<(String, String)>], columns: &[&str]) -> Vec<Vec<(String,
 /// through the extension gives every CSV the built-in `ecn_threshold` gives, byte for byte.
 #[test]
 fn marking_equals_the_builtin_ecn_threshold_on_s1_dctcp() {
-    let dir = scratch("mark");
+    let dir = scratch("queue", "mark");
     let sets = ["workload.blocks=20"];
     let (builtin, mine) = (dir.join("builtin"), dir.join("mine"));
     run("incast-dctcp.yaml", &sets, &builtin);
@@ -123,7 +91,7 @@ fn marking_equals_the_builtin_ecn_threshold_on_s1_dctcp() {
 /// `switch_buffer: 20 packets`, each "buffer full" drop there an AQM drop here.
 #[test]
 fn dropping_equals_a_drop_tail_buffer_one_packet_larger() {
-    let dir = scratch("drop");
+    let dir = scratch("queue", "drop");
     let base = ["senders=16", "workload.blocks=20"];
     let (builtin, mine) = (dir.join("builtin"), dir.join("mine"));
     run(
@@ -192,7 +160,7 @@ fn dropping_equals_a_drop_tail_buffer_one_packet_larger() {
 /// A sweep from YAML with a grid over the discipline's own parameter.
 #[test]
 fn my_threshold_sweeps_over_its_threshold() {
-    let dir = scratch("sweep");
+    let dir = scratch("queue", "sweep");
     let text = std::fs::read_to_string(config("incast-classic.yaml")).unwrap()
         + "\nsweep: {seeds: 1, grid: {topology.switch_queue.threshold: [5 packets, 25 packets]}}\n";
     let yaml = dir.join("threshold.yaml");
@@ -225,14 +193,6 @@ fn my_threshold_sweeps_over_its_threshold() {
     let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
     assert!(manifest.contains("my_threshold"), "{manifest}");
     std::fs::remove_dir_all(&dir).unwrap();
-}
-
-fn error(sets: &[&str]) -> String {
-    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    let base = std::fs::read_to_string(config("incast-classic.yaml")).unwrap();
-    Config::from_yaml_with(&base, &sets, &extensions())
-        .unwrap_err()
-        .to_string()
 }
 
 /// A bad parameter reads as the built-in's; an unknown name lists both kinds of names.
@@ -278,7 +238,7 @@ fn components_lists_the_discipline() {
 /// the run byte for byte.
 #[test]
 fn the_resolved_config_names_the_crate_and_reproduces_the_run() {
-    let dir = scratch("resolved");
+    let dir = scratch("queue", "resolved");
     let (first, again) = (dir.join("first"), dir.join("again"));
     run(
         "incast-classic.yaml",

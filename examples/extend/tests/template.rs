@@ -2,39 +2,11 @@
 //! results; `rto_jitter` runs in a sweep over its own parameter; their bad parameters get the
 //! built-ins' error shape. Runs go through this crate's binary (`main_with`), as a user's do.
 
-use incastsim::config::Config;
+mod common;
+use common::{cli, config, error, scratch, shape};
+
 use incastsim_extend_template::extensions;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn config(name: &str) -> PathBuf {
-    repo().join("configs").join(name)
-}
-
-/// A fresh scratch folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("incastsim-extend-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn cli(args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_incastsim-extend-template"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+use std::path::Path;
 
 /// `file` (a CSV) as rows of (column, value), the columns naming the controller left out.
 fn table_without_controller(file: &Path) -> Vec<Vec<(String, String)>> {
@@ -55,7 +27,7 @@ fn table_without_controller(file: &Path) -> Vec<Vec<(String, String)>> {
 /// Runs `config` with the built-in NewReno and with `my_reno` (beta at its default, 0.5):
 /// runs.csv and flows.csv agree in every column but `congestion_control`.
 fn same_as_builtin(config_name: &str, sets: &[&str], tag: &str) {
-    let dir = scratch(tag);
+    let dir = scratch("template", tag);
     let cfg = config(config_name);
     let run = |cc: &str, out: &Path| {
         let mut args = vec!["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()];
@@ -104,7 +76,7 @@ fn my_reno_equals_the_builtin_newreno_on_s3() {
 /// A sweep from YAML with a grid over the scheme's own parameter, through the binary.
 #[test]
 fn rto_jitter_sweeps_over_its_own_parameter() {
-    let dir = scratch("sweep");
+    let dir = scratch("template", "sweep");
     let text = std::fs::read_to_string(config("incast-classic.yaml")).unwrap()
         + "\nscheme: {name: rto_jitter}\nsweep: {seeds: 2, grid: {scheme.max_extra: [10us, 5ms]}}\n";
     let yaml = dir.join("jitter.yaml");
@@ -157,21 +129,6 @@ fn my_reno_beta_is_a_sweep_key() {
         })
         .collect();
     assert_eq!(betas, ["beta: 0.5", "beta: 0.7", "beta: 0.8"]);
-}
-
-fn error(sets: &[&str]) -> String {
-    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    let base = std::fs::read_to_string(config("incast-classic.yaml")).unwrap();
-    Config::from_yaml_with(&base, &sets, &extensions())
-        .unwrap_err()
-        .to_string()
-}
-
-/// `key = value: what is allowed`, the key being the full path.
-fn shape(e: &str) -> (&str, &str, &str) {
-    let (key, rest) = e.split_once(" = ").unwrap_or_else(|| panic!("{e}"));
-    let (value, allowed) = rest.split_once(": ").unwrap_or_else(|| panic!("{e}"));
-    (key, value, allowed)
 }
 
 /// A bad parameter of an extension gets the same error shape as a built-in's.

@@ -2,30 +2,14 @@
 //! exactly the flows computed by hand appear in flows.csv; a sweep grid over its own
 //! parameter; a bad parameter gets the built-ins' error shape; `components` lists it.
 
+mod common;
+use common::{scratch, shape, try_cli};
+
 use incastsim_extend_template::extensions;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-/// A fresh scratch folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "incastsim-extend-traffic-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_incastsim-extend-template"))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn ok(args: &[&str]) -> String {
-    let out = cli(args);
+    let out = try_cli(args);
     assert!(
         out.status.success(),
         "{args:?}: {}",
@@ -72,7 +56,7 @@ fn rows(file: &Path) -> Vec<std::collections::HashMap<String, String>> {
 /// flows.csv has 12 rows, flow 4k + i from host i at 1 + 2k ms, every one complete.
 #[test]
 fn its_flows_are_the_hand_computed_ones() {
-    let dir = scratch("hand");
+    let dir = scratch("traffic", "hand");
     let cfg = write_config(&dir, BURSTS);
     let out = dir.join("out");
     ok(&["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
@@ -114,7 +98,7 @@ fn its_flows_are_the_hand_computed_ones() {
 /// 1 ms).
 #[test]
 fn a_sweep_grids_over_its_period() {
-    let dir = scratch("sweep");
+    let dir = scratch("traffic", "sweep");
     let cfg = write_config(
         &dir,
         &format!("{BURSTS}sweep:\n  seeds: 1\n  grid:\n    traffic[0].period: [1ms, 2ms]\n"),
@@ -139,13 +123,6 @@ fn a_sweep_grids_over_its_period() {
         [("1ms".into(), "20".into()), ("2ms".into(), "12".into())]
     );
     std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// `key = value: what is allowed`, the key being the full path.
-fn shape(e: &str) -> (&str, &str, &str) {
-    let (key, rest) = e.split_once(" = ").unwrap_or_else(|| panic!("{e}"));
-    let (value, allowed) = rest.split_once(": ").unwrap_or_else(|| panic!("{e}"));
-    (key, value, allowed)
 }
 
 fn error(traffic: &str) -> String {
@@ -188,9 +165,9 @@ fn bad_parameters_are_refused_as_the_builtins_are() {
         "{e}"
     );
     // Through the binary, the same message.
-    let dir = scratch("bad");
+    let dir = scratch("traffic", "bad");
     let cfg = write_config(&dir, &BURSTS.replace("period: 2ms", "period: 0s"));
-    let out = cli(&["check", cfg.to_str().unwrap()]);
+    let out = try_cli(&["check", cfg.to_str().unwrap()]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

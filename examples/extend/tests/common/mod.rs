@@ -1,0 +1,67 @@
+//! What every test of the template crate needs: the repository's configs, a scratch folder,
+//! this crate's binary (`main_with`), and the shape of a config error.
+
+// Each test file uses its own subset of these helpers.
+#![allow(dead_code)]
+
+use incastsim::config::Config;
+use incastsim_extend_template::extensions;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root (the template lives in `examples/extend`).
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A shipped config by file name.
+pub fn config(name: &str) -> PathBuf {
+    repo().join("configs").join(name)
+}
+
+/// A fresh scratch folder for test `name` of the test file `file`.
+pub fn scratch(file: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "incastsim-extend-{file}-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// This crate's binary with `args`, whatever its exit status.
+pub fn try_cli(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_incastsim-extend-template"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// This crate's binary with `args`, which must succeed.
+pub fn cli(args: &[&str]) -> Output {
+    let out = try_cli(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The error of loading S1 (`incast-classic.yaml`) with `sets`, knowing this crate's
+/// components.
+pub fn error(sets: &[&str]) -> String {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let base = std::fs::read_to_string(config("incast-classic.yaml")).unwrap();
+    Config::from_yaml_with(&base, &sets, &extensions())
+        .unwrap_err()
+        .to_string()
+}
+
+/// `key = value: what is allowed`, the key being the full path.
+pub fn shape(e: &str) -> (&str, &str, &str) {
+    let (key, rest) = e.split_once(" = ").unwrap_or_else(|| panic!("{e}"));
+    let (value, allowed) = rest.split_once(": ").unwrap_or_else(|| panic!("{e}"));
+    (key, value, allowed)
+}
