@@ -34,6 +34,11 @@ const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
 const RANDOM_KEY_BITS: u32 = 23;
 const NOW_KEY: u64 = 1 << RANDOM_KEY_BITS;
 
+/// Events scheduled more than this far ahead (ps) wait in the queue's second heap (`later`):
+/// 1 ms is beyond a packet's time on any link here (serialization plus propagation) and below
+/// the usual RTO and delayed-ACK deadlines. Only speed depends on it, never the order.
+const LATER_AHEAD: u64 = 1_000_000_000;
+
 /// Pending events above which the queue moves from the heap to the calendar, and below which
 /// it moves back (hysteresis, so that a run near the bound does not switch back and forth).
 #[cfg(not(test))]
@@ -55,7 +60,17 @@ const TO_HEAP: usize = 6;
 /// queue on (time, tie key), so the switch between them never changes a run.
 #[derive(Debug)]
 pub struct EventQueue<E> {
+    /// Events due within [`LATER_AHEAD`] of the time they were scheduled at (a packet's next
+    /// hop, a port's next head): the ones nearly every pop and push touch.
     heap: QuadHeap<E>,
+    /// Events scheduled further ahead (RTO and delayed-ACK timers, re-armed lazily, so most
+    /// pop stale much later): kept apart so that they do not deepen the heap every packet
+    /// event is sifted through. A pop takes the earlier of the two heaps' first entries, so the
+    /// order is that of one heap on (time, tie key), whichever heap an event went to.
+    later: QuadHeap<E>,
+    /// The key of `later`'s earliest entry (`u128::MAX` if none): a pop compares it with the
+    /// first heap's first key and touches `later` only when it holds the earliest event.
+    later_first: u128,
     /// `Some` while the calendar holds the events (the heap is then empty).
     calendar: Option<Box<Calendar<E>>>,
     /// The calendar's bucket width when last used (it is adapted to the run's density).
@@ -77,6 +92,8 @@ impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             heap: QuadHeap::new(),
+            later: QuadHeap::new(),
+            later_first: u128::MAX,
             calendar: None,
             calendar_shift: None,
             next_seq: 0,
@@ -136,9 +153,13 @@ impl<E: Copy> EventQueue<E> {
         let entry = Entry { key, payload };
         match &mut self.calendar {
             None => {
-                if let Some(len) = self.heap.push(entry)
-                    && len > TO_CALENDAR
-                {
+                let grew = if time.0 > self.now.0.saturating_add(LATER_AHEAD) {
+                    self.later_first = self.later_first.min(key);
+                    self.later.push(entry)
+                } else {
+                    self.heap.push(entry)
+                };
+                if grew.is_some() && self.heap.len() + self.later.len() > TO_CALENDAR {
                     self.move_to_calendar();
                 }
             }
@@ -151,9 +172,10 @@ impl<E: Copy> EventQueue<E> {
     #[inline(never)]
     fn move_to_calendar(&mut self) {
         let mut calendar = Box::new(Calendar::starting_at(self.now.0, self.calendar_shift));
-        for entry in self.heap.drain() {
+        for entry in self.heap.drain().chain(self.later.drain()) {
             calendar.push(entry);
         }
+        self.later_first = u128::MAX;
         self.calendar = Some(calendar);
     }
 
@@ -177,11 +199,26 @@ impl<E: Copy> EventQueue<E> {
         (key << SEQ_BITS) | (seq & SEQ_MASK)
     }
 
+    /// Pops the earliest entry of `later` (which holds the earliest pending event).
+    #[cold]
+    #[inline(never)]
+    fn pop_later(&mut self) -> Entry<E> {
+        let top = self.later.pop().expect("later_first names an entry");
+        self.later_first = self.later.peek_key().unwrap_or(u128::MAX);
+        top
+    }
+
     /// Pops the earliest event and advances the clock to it.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let top = match &mut self.calendar {
-            None => self.heap.pop()?,
+            None => {
+                if self.later_first < self.heap.peek_key().unwrap_or(u128::MAX) {
+                    self.pop_later()
+                } else {
+                    self.heap.pop()?
+                }
+            }
             Some(calendar) => {
                 let top = calendar.pop()?;
                 if calendar.len() < TO_HEAP {
@@ -201,7 +238,13 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
         let key = match &mut self.calendar {
-            None => self.heap.peek_key(),
+            None => Some(
+                self.heap
+                    .peek_key()
+                    .unwrap_or(u128::MAX)
+                    .min(self.later_first),
+            )
+            .filter(|&k| k != u128::MAX),
             Some(calendar) => calendar.peek_key(),
         };
         key.map(|k| Time((k >> 64) as u64))
@@ -210,7 +253,7 @@ impl<E: Copy> EventQueue<E> {
     /// Events waiting.
     pub fn len(&self) -> usize {
         match &self.calendar {
-            None => self.heap.len(),
+            None => self.heap.len() + self.later.len(),
             Some(calendar) => calendar.len(),
         }
     }
