@@ -108,48 +108,46 @@ impl<E: Copy> QuadHeap<E> {
     /// Places `entry` in the hole at `i` or below it (the slot's old content is overwritten).
     #[inline]
     fn sift_down(&mut self, mut i: usize, entry: Entry<E>) {
-        let n = self.heap.len();
+        let heap = self.heap.as_mut_slice();
+        let n = heap.len();
+        let key = entry.key;
         loop {
             let first = i * ARITY + 1;
-            let (best, best_key) = if first + ARITY <= n {
-                // Full set of children: a fixed-size slice lets the compiler drop bounds checks.
-                let c: &[Entry<E>; ARITY] = self.heap[first..first + ARITY]
-                    .try_into()
-                    .expect("ARITY children");
-                let (a, ka) = if c[1].key < c[0].key {
-                    (1, c[1].key)
-                } else {
-                    (0, c[0].key)
-                };
-                let (b, kb) = if c[3].key < c[2].key {
-                    (3, c[3].key)
-                } else {
-                    (2, c[2].key)
-                };
-                if kb < ka {
-                    (first + b, kb)
-                } else {
-                    (first + a, ka)
-                }
-            } else if first < n {
-                let mut best = first;
-                let mut best_key = self.heap[first].key;
-                for c in first + 1..n {
-                    if self.heap[c].key < best_key {
-                        best = c;
-                        best_key = self.heap[c].key;
+            let Some(children) = heap.get(first..first + ARITY) else {
+                // Fewer than ARITY children: leaves (the last, partly filled level). The
+                // entry goes to the earliest of them if that one is earlier still.
+                let mut best: Option<(usize, u128)> = None;
+                for (j, c) in heap[first.min(n)..].iter().enumerate() {
+                    if c.key < best.map_or(key, |(_, k)| k) {
+                        best = Some((j, c.key));
                     }
                 }
-                (best, best_key)
-            } else {
+                if let Some((j, _)) = best {
+                    heap[i] = heap[first + j];
+                    i = first + j;
+                }
                 break;
             };
-            if best_key >= entry.key {
+            // Full set of children: a fixed-size array lets the compiler drop bounds checks.
+            let c: &[Entry<E>; ARITY] = children.try_into().expect("ARITY children");
+            let (a, ka) = if c[1].key < c[0].key {
+                (1, c[1].key)
+            } else {
+                (0, c[0].key)
+            };
+            let (b, kb) = if c[3].key < c[2].key {
+                (3, c[3].key)
+            } else {
+                (2, c[2].key)
+            };
+            let (j, best_key) = if kb < ka { (b, kb) } else { (a, ka) };
+            if best_key >= key {
                 break;
             }
-            self.heap[i] = self.heap[best];
-            i = best;
+            let child = c[j];
+            heap[i] = child;
+            i = first + j;
         }
-        self.heap[i] = entry;
+        heap[i] = entry;
     }
 }
