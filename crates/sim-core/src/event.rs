@@ -34,7 +34,8 @@ const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
 const RANDOM_KEY_BITS: u32 = 23;
 const NOW_KEY: u64 = 1 << RANDOM_KEY_BITS;
 
-/// Events scheduled more than this far ahead (ps) wait in the queue's second heap (`later`):
+/// Events scheduled more than this far ahead (ps) wait in the queue's second heap (`later`,
+/// behind a guard entry in the first):
 /// 1 ms is beyond a packet's time on any link here (serialization plus propagation) and below
 /// the usual RTO and delayed-ACK deadlines. Only speed depends on it, never the order.
 const LATER_AHEAD: u64 = 1_000_000_000;
@@ -65,12 +66,15 @@ pub struct EventQueue<E> {
     heap: QuadHeap<E>,
     /// Events scheduled further ahead (RTO and delayed-ACK timers, re-armed lazily, so most
     /// pop stale much later): kept apart so that they do not deepen the heap every packet
-    /// event is sifted through. A pop takes the earlier of the two heaps' first entries, so the
-    /// order is that of one heap on (time, tie key), whichever heap an event went to.
+    /// event is sifted through.
     later: QuadHeap<E>,
-    /// The key of `later`'s earliest entry (`u128::MAX` if none): a pop compares it with the
-    /// first heap's first key and touches `later` only when it holds the earliest event.
-    later_first: u128,
+    /// The key of the entry that stands in `heap` for `later` (`u128::MAX`: none, and `later`
+    /// is empty). Invariant: every entry of `later` has a larger key, so while that entry is
+    /// pending `heap`'s first entry is the earliest of all, and pops and peeks look at `heap`
+    /// alone, as with one heap. When it pops, `later`'s earliest entry moves into `heap` and
+    /// takes its place (`promote_later`). So the order is exactly that of one heap on (time,
+    /// tie key), whichever heap an event waited in.
+    later_guard: u128,
     /// `Some` while the calendar holds the events (the heap is then empty).
     calendar: Option<Box<Calendar<E>>>,
     /// The calendar's bucket width when last used (it is adapted to the run's density).
@@ -93,7 +97,7 @@ impl<E: Copy> EventQueue<E> {
         EventQueue {
             heap: QuadHeap::new(),
             later: QuadHeap::new(),
-            later_first: u128::MAX,
+            later_guard: u128::MAX,
             calendar: None,
             calendar_shift: None,
             next_seq: 0,
@@ -153,13 +157,11 @@ impl<E: Copy> EventQueue<E> {
         let entry = Entry { key, payload };
         match &mut self.calendar {
             None => {
-                let grew = if time.0 > self.now.0.saturating_add(LATER_AHEAD) {
-                    self.later_first = self.later_first.min(key);
-                    self.later.push(entry)
-                } else {
-                    self.heap.push(entry)
-                };
-                if grew.is_some() && self.heap.len() + self.later.len() > TO_CALENDAR {
+                if time.0 > self.now.0.saturating_add(LATER_AHEAD) {
+                    self.schedule_far(entry);
+                } else if let Some(len) = self.heap.push(entry)
+                    && len + self.later.len() > TO_CALENDAR
+                {
                     self.move_to_calendar();
                 }
             }
@@ -175,7 +177,7 @@ impl<E: Copy> EventQueue<E> {
         for entry in self.heap.drain().chain(self.later.drain()) {
             calendar.push(entry);
         }
-        self.later_first = u128::MAX;
+        self.later_guard = u128::MAX;
         self.calendar = Some(calendar);
     }
 
@@ -199,13 +201,32 @@ impl<E: Copy> EventQueue<E> {
         (key << SEQ_BITS) | (seq & SEQ_MASK)
     }
 
-    /// Pops the earliest entry of `later` (which holds the earliest pending event).
+    /// Adds an entry scheduled far ahead: to `later` if it is later than the guard, else to
+    /// `heap` as the new guard (out of line: timers are re-armed lazily, so this is rare).
+    #[inline(never)]
+    fn schedule_far(&mut self, entry: Entry<E>) {
+        let grew = if entry.key > self.later_guard {
+            self.later.push(entry)
+        } else {
+            self.later_guard = entry.key;
+            self.heap.push(entry)
+        };
+        if grew.is_some() && self.heap.len() + self.later.len() > TO_CALENDAR {
+            self.move_to_calendar();
+        }
+    }
+
+    /// The guard popped: `later`'s earliest entry (if any) moves into `heap` as the new guard.
     #[cold]
     #[inline(never)]
-    fn pop_later(&mut self) -> Entry<E> {
-        let top = self.later.pop().expect("later_first names an entry");
-        self.later_first = self.later.peek_key().unwrap_or(u128::MAX);
-        top
+    fn promote_later(&mut self) {
+        self.later_guard = match self.later.pop() {
+            Some(entry) => {
+                self.heap.push(entry);
+                entry.key
+            }
+            None => u128::MAX,
+        };
     }
 
     /// Pops the earliest event and advances the clock to it.
@@ -213,11 +234,11 @@ impl<E: Copy> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let top = match &mut self.calendar {
             None => {
-                if self.later_first < self.heap.peek_key().unwrap_or(u128::MAX) {
-                    self.pop_later()
-                } else {
-                    self.heap.pop()?
+                let top = self.heap.pop()?;
+                if top.key == self.later_guard {
+                    self.promote_later();
                 }
+                top
             }
             Some(calendar) => {
                 let top = calendar.pop()?;
@@ -238,13 +259,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
         let key = match &mut self.calendar {
-            None => Some(
-                self.heap
-                    .peek_key()
-                    .unwrap_or(u128::MAX)
-                    .min(self.later_first),
-            )
-            .filter(|&k| k != u128::MAX),
+            None => self.heap.peek_key(),
             Some(calendar) => calendar.peek_key(),
         };
         key.map(|k| Time((k >> 64) as u64))
