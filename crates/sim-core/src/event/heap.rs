@@ -87,7 +87,7 @@ impl<E: Copy> QuadHeap<E> {
         self.root_is_hole = false;
         let last = self.heap.pop().expect("a hole implies a slot");
         if !self.heap.is_empty() {
-            self.sift_down(0, last);
+            self.sift_down_out_of_line(last);
         }
     }
 
@@ -105,8 +105,16 @@ impl<E: Copy> QuadHeap<E> {
         self.heap[i] = entry;
     }
 
+    /// [`QuadHeap::sift_down`] from the root, not inlined: a hole is filled by its own last
+    /// entry only when a pop is not followed by a push.
+    #[inline(never)]
+    fn sift_down_out_of_line(&mut self, entry: Entry<E>) {
+        self.sift_down(0, entry);
+    }
+
     /// Places `entry` in the hole at `i` or below it (the slot's old content is overwritten).
-    #[inline]
+    /// Inlined into `push` (in the queue's one out-of-line `schedule`): no call per event.
+    #[inline(always)]
     fn sift_down(&mut self, mut i: usize, entry: Entry<E>) {
         let heap = self.heap.as_mut_slice();
         let n = heap.len();
