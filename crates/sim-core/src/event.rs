@@ -335,6 +335,33 @@ mod tests {
         assert_eq!(sorted, (0..20).collect::<Vec<_>>());
     }
 
+    /// Far events (over `LATER_AHEAD` ahead: the second heap and its guard) scheduled in
+    /// decreasing, increasing and tied order, among near ones, pop in (time, FIFO) order.
+    #[test]
+    fn far_events_behind_the_guard_keep_the_order() {
+        let mut q = EventQueue::new();
+        let far = LATER_AHEAD + 1;
+        let mut expected = Vec::new();
+        for (i, t) in [5 * far, 3 * far, 3 * far, 7 * far, 2 * far, 10, 3 * far, 20]
+            .into_iter()
+            .enumerate()
+        {
+            q.schedule(Time(t), i);
+            expected.push((t, i));
+        }
+        expected.sort();
+        let mut got = Vec::new();
+        while let Some((t, e)) = q.pop() {
+            got.push((t.0, e));
+            // A near event scheduled while far ones wait, popping before them.
+            if e == 5 {
+                q.schedule(Time(t.0 + 1), 100);
+                expected.insert(1, (t.0 + 1, 100));
+            }
+        }
+        assert_eq!(got, expected);
+    }
+
     #[test]
     fn random_ties_never_reorder_different_times() {
         let mut q = EventQueue::with_random_ties(SimRng::new(3));
