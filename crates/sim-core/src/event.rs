@@ -35,8 +35,7 @@ const RANDOM_KEY_BITS: u32 = 23;
 const NOW_KEY: u64 = 1 << RANDOM_KEY_BITS;
 
 /// Events scheduled more than this far ahead (ps) wait in the queue's second heap (`later`,
-/// behind a guard entry in the first):
-/// 1 ms is beyond a packet's time on any link here (serialization plus propagation) and below
+/// behind a guard entry in the first). 1 ms is beyond a packet's time on any link here (serialization plus propagation) and below
 /// the usual RTO and delayed-ACK deadlines. Only speed depends on it, never the order.
 const LATER_AHEAD: u64 = 1_000_000_000;
 
@@ -62,7 +61,8 @@ const TO_HEAP: usize = 6;
 #[derive(Debug)]
 pub struct EventQueue<E> {
     /// Events due within [`LATER_AHEAD`] of the time they were scheduled at (a packet's next
-    /// hop, a port's next head): the ones nearly every pop and push touch.
+    /// hop, a port's next head): the ones nearly every pop and push touch; and the guard, and
+    /// far events scheduled before it (see `later_guard`).
     heap: QuadHeap<E>,
     /// Events scheduled further ahead (RTO and delayed-ACK timers, re-armed lazily, so most
     /// pop stale much later): kept apart so that they do not deepen the heap every packet
@@ -186,6 +186,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline(never)]
     fn move_to_heap(&mut self) {
         let mut calendar = self.calendar.take().expect("in the calendar");
+        debug_assert!(self.later.len() == 0 && self.later_guard == u128::MAX);
         self.calendar_shift = Some(calendar.shift());
         self.heap = QuadHeap::from_sorted(calendar.drain_sorted());
     }
