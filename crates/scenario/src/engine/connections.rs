@@ -230,6 +230,11 @@ impl Connections {
         if let Some(moved) = self.live.get(i) {
             self.slot[moved.flow as usize] = i as u32;
         }
+        // Give memory back once most of the peak's connections have finished (S5 starts all
+        // its flows at once, then they finish).
+        if self.live.capacity() > 64 && self.live.len() * 4 < self.live.capacity() {
+            self.live.shrink_to(self.live.len() * 2);
+        }
         // Closed now as the results would close it at the end: nothing changes it in between.
         c.sender.close_stats();
         self.slot[f] = FINISHED | self.summaries.len() as u32;
