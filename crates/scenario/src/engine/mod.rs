@@ -272,7 +272,7 @@ impl Simulation {
 
     /// Runs every event at or before `t`, then pauses (if the run has not ended first: then
     /// its outcome). Read the state ([`Simulation::flow_state`], [`Simulation::port_occupancy`],
-    /// [`Simulation::senders`], ...) and continue with `run_until` or [`Simulation::run`]: the
+    /// [`Simulation::sender`], ...) and continue with `run_until` or [`Simulation::run`]: the
     /// results are those of one uninterrupted run, bit for bit (events are the same and in the
     /// same order; reading never changes the model).
     pub fn run_until(&mut self, t: Time) -> Option<Outcome> {
