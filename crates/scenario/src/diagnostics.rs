@@ -691,8 +691,8 @@ impl Diagnostics {
             mc.add(&s.timeout_classes);
             packets += s.stats.segments_sent;
             fast += s.stats.fast_retransmits;
-            rtt_sum += s.rtt.sample_sum_ps();
-            rtt_n += s.rtt.samples();
+            rtt_sum += s.rtt_sample_sum_ps;
+            rtt_n += s.rtt_samples;
         }
         let indications = fast + mc.first_timeouts;
         let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::NAN };

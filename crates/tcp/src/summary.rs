@@ -6,9 +6,9 @@
 use crate::cc_state::CcState;
 use crate::policy::{ReceiverPolicy, SenderPolicy};
 use crate::receiver::{ReceiverStats, TcpReceiver};
-use crate::rtt::RttEstimator;
 use crate::sender::{SenderStats, TcpSender};
 use crate::timeout_class::TimeoutClassStats;
+use incastsim_core::Duration;
 
 /// A sender's counters and final state: what flows.csv, runs.csv and the diagnostics read.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -21,8 +21,12 @@ pub struct SenderSummary {
     pub cc: CcState,
     /// Its controller's name ([`crate::Cc::name`]).
     pub cc_name: &'static str,
-    /// Its RTT estimator (SRTT, RTO, the samples' sum and count).
-    pub rtt: RttEstimator,
+    /// Its smoothed RTT (`None`: no sample yet).
+    pub srtt: Option<Duration>,
+    /// RTT samples taken (their mean is the RTT the book's model is fed, §3.2).
+    pub rtt_samples: u64,
+    /// The samples' sum, ps.
+    pub rtt_sample_sum_ps: u128,
     /// Oldest unacknowledged byte.
     pub snd_una: u64,
     /// One past the highest byte sent.
@@ -51,7 +55,9 @@ impl<P: SenderPolicy> TcpSender<P> {
             timeout_classes: *self.timeout_classes(),
             cc: self.cc_state(),
             cc_name: self.cc().name(),
-            rtt: *self.rtt(),
+            srtt: self.rtt().srtt(),
+            rtt_samples: self.rtt().samples(),
+            rtt_sample_sum_ps: self.rtt().sample_sum_ps(),
             snd_una: self.snd_una(),
             snd_max: self.snd_max(),
             app_limit: self.app_limit(),

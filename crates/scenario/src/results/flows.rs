@@ -192,7 +192,7 @@ pub(crate) fn flow_records(sim: &Simulation, e: &RunEnd, fs: &FlowStats) -> Vec<
                 ecn_reductions: st.ecn_reductions,
                 final_cwnd_bytes: cc.cwnd_bytes,
                 final_ssthresh_bytes: cc.ssthresh_bytes.min(u32::MAX as u64 * 1000),
-                srtt_us: s.rtt.srtt().map_or(f64::NAN, |d| d.as_us_f64()),
+                srtt_us: s.srtt.map_or(f64::NAN, |d| d.as_us_f64()),
                 dctcp_alpha_mean: cc.dctcp_alpha_mean,
                 dctcp_alpha_final: cc.dctcp_alpha,
                 ..FlowRecord::default()
