@@ -50,7 +50,7 @@
 use crate::metrics::{DropRunRecord, FlowRecord, PortRecord, RunRecord};
 use incastsim_core::{Duration, NodeId, NodeKind, PacketKind, Time};
 use incastsim_models::book::{BookParams, DEFAULT_N_STAR, pps_to_mbps};
-use incastsim_tcp::{TcpSender, TimeoutClassStats};
+use incastsim_tcp::{SenderSummary, TimeoutClassStats};
 
 /// Bins of the drop-run histograms: runs of length 1..=7, then 8 or more.
 pub const DROP_RUN_BINS: usize = 8;
@@ -610,18 +610,14 @@ impl Diagnostics {
     }
 
     /// Fills the per-flow columns of flows.csv.
-    pub fn fill_flow(
-        &self,
-        rec: &mut FlowRecord,
-        sender: &TcpSender<impl incastsim_tcp::SenderPolicy>,
-    ) {
-        let c = sender.timeout_classes();
+    pub fn fill_flow(&self, rec: &mut FlowRecord, sender: &SenderSummary) {
+        let c = &sender.timeout_classes;
         rec.rto_abtt = c.abtt;
         rec.rto_ibtt_whole_window = c.ibtt_whole_window;
         rec.rto_ibtt_partial_window = c.ibtt_partial_window;
         rec.rto_ibtt_tail = c.ibtt_tail;
         rec.rto_ibtt_retransmission = c.ibtt_retransmission;
-        rec.loss_indications = sender.stats().fast_retransmits + c.first_timeouts;
+        rec.loss_indications = sender.stats.fast_retransmits + c.first_timeouts;
         let fd = match self.flows[rec.flow as usize].drops {
             NONE => FlowDrops::default(),
             d => self.flow_drops[d as usize],
@@ -647,18 +643,14 @@ impl Diagnostics {
     }
 
     /// Fills the run-level diagnostic and model columns of runs.csv.
-    pub fn fill_run<P: incastsim_tcp::SenderPolicy>(
-        &self,
-        run: &mut RunRecord,
-        m: &ModelContext<'_, P>,
-    ) {
-        fill_timeout_classes(run, m.senders);
+    pub fn fill_run(&self, run: &mut RunRecord, m: &ModelContext<'_>) {
+        fill_timeout_classes(run, m);
         self.fill_drop_runs(run, m.packets_offered);
 
         // The book's §3.2 measurements over the model flows.
-        let model = &m.senders[..self.model_flows.min(m.senders.len())];
+        let model = self.model_flows.min(m.flows);
         let t0 = self.fill_model_inputs(run, model, m);
-        fill_model_predictions(run, model.len(), t0, m);
+        fill_model_predictions(run, model, t0, m);
     }
 
     /// The drop ratio over `offered` packets and the drop-run histograms of runs.csv: runs per
@@ -686,24 +678,25 @@ impl Diagnostics {
 
     /// The book's model inputs measured over the model flows `model` (§3.2: p_r, p_c, δ, RTT,
     /// L); returns T0, which the models take in seconds and runs.csv shows in ms.
-    fn fill_model_inputs<P: incastsim_tcp::SenderPolicy>(
+    fn fill_model_inputs(
         &self,
         run: &mut RunRecord,
-        model: &[TcpSender<P>],
-        m: &ModelContext<'_, P>,
+        model: usize,
+        m: &ModelContext<'_>,
     ) -> Duration {
         let mut mc = TimeoutClassStats::default();
         let (mut packets, mut fast, mut rtt_sum, mut rtt_n) = (0u64, 0u64, 0u128, 0u64);
-        for s in model {
-            mc.add(s.timeout_classes());
-            packets += s.stats().segments_sent;
-            fast += s.stats().fast_retransmits;
-            rtt_sum += s.rtt().sample_sum_ps();
-            rtt_n += s.rtt().samples();
+        for f in 0..model {
+            let s = (m.sender)(f);
+            mc.add(&s.timeout_classes);
+            packets += s.stats.segments_sent;
+            fast += s.stats.fast_retransmits;
+            rtt_sum += s.rtt_sample_sum_ps;
+            rtt_n += s.rtt_samples;
         }
         let indications = fast + mc.first_timeouts;
         let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::NAN };
-        run.model_flows = model.len() as u32;
+        run.model_flows = model as u32;
         run.model_packets_sent = packets;
         run.loss_indications = indications;
         run.loss_events = self.loss_events;
@@ -723,13 +716,10 @@ impl Diagnostics {
 }
 
 /// The timeout classes of runs.csv (ABTT and the IBTT kinds), summed over every sender.
-fn fill_timeout_classes<P: incastsim_tcp::SenderPolicy>(
-    run: &mut RunRecord,
-    senders: &[TcpSender<P>],
-) {
+fn fill_timeout_classes(run: &mut RunRecord, m: &ModelContext<'_>) {
     let mut classes = TimeoutClassStats::default();
-    for s in senders {
-        classes.add(s.timeout_classes());
+    for f in 0..m.flows {
+        classes.add(&(m.sender)(f).timeout_classes);
     }
     run.rto_abtt = classes.abtt;
     run.rto_ibtt_whole_window = classes.ibtt_whole_window;
@@ -740,11 +730,11 @@ fn fill_timeout_classes<P: incastsim_tcp::SenderPolicy>(
 
 /// The book models' predictions from the inputs already in `run` (`n_senders` model flows,
 /// first-timeout RTO `t0`) when `metrics.models` asks for them; NaN otherwise.
-fn fill_model_predictions<P: incastsim_tcp::SenderPolicy>(
+fn fill_model_predictions(
     run: &mut RunRecord,
     n_senders: usize,
     t0: Duration,
-    m: &ModelContext<'_, P>,
+    m: &ModelContext<'_>,
 ) {
     run.model_td_only_mbps = f64::NAN;
     run.model_full_mbps = f64::NAN;
@@ -780,9 +770,11 @@ fn fill_model_predictions<P: incastsim_tcp::SenderPolicy>(
 }
 
 /// What [`Diagnostics::fill_run`] needs to know about the workload.
-pub struct ModelContext<'a, P: incastsim_tcp::SenderPolicy> {
-    /// The model flows' senders (the workload's), read for their counters.
-    pub senders: &'a [TcpSender<P>],
+pub struct ModelContext<'a> {
+    /// TCP flows in the run (the model flows are the first of them).
+    pub flows: usize,
+    /// Flow f's sender counters (the model flows' are read for the model's inputs).
+    pub sender: &'a dyn Fn(usize) -> SenderSummary,
     /// Packets offered to every port (admitted + dropped at admission).
     pub packets_offered: u64,
     /// Blocks the client requested (including one still in progress); 1 for a bulk workload.

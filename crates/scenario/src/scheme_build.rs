@@ -141,23 +141,26 @@ fn pr_target(segment: PrSegmentName) -> PrTarget {
 /// Makes the receiver-side state of each flow; state shared by the flows of one receiving host
 /// (ICTCP's interface) is created once per host. `capacity_bps`: the receivers' link rate.
 /// `extension`: the prepared scheme when `scheme` is a registered extension.
-pub fn receiver_factory<'a>(
-    scheme: &'a SchemeConfig,
-    extension: Option<&'a dyn PreparedScheme>,
+pub fn receiver_factory(
+    scheme: &SchemeConfig,
+    extension: Option<Arc<dyn PreparedScheme>>,
     capacity_bps: f64,
-) -> ReceiverFactory<'a> {
+) -> ReceiverFactory {
     ReceiverFactory {
-        scheme,
+        scheme: scheme.clone(),
         extension,
         capacity_bps,
         hosts: Vec::new(),
     }
 }
 
-/// Builds each flow's receiver-side scheme state (see [`receiver_factory`]).
-pub struct ReceiverFactory<'a> {
-    scheme: &'a SchemeConfig,
-    extension: Option<&'a dyn PreparedScheme>,
+/// Builds each flow's receiver-side scheme state (see [`receiver_factory`]). It owns what it
+/// reads, so the engine can build a connection when its flow starts: every state is a function
+/// of the flow's context alone (ICTCP's per-host state is created on the host's first flow and
+/// only read at construction), so building late builds the same state.
+pub struct ReceiverFactory {
+    scheme: SchemeConfig,
+    extension: Option<Arc<dyn PreparedScheme>>,
     capacity_bps: f64,
     hosts: Vec<(u32, Rc<RefCell<IctcpHost>>)>,
 }
@@ -173,14 +176,15 @@ pub fn prepare_extension(
     }
 }
 
-impl ReceiverFactory<'_> {
+impl ReceiverFactory {
     /// The state of flow `ctx.flow`, received by host `ctx.dst` with segments of `ctx.mss`
     /// bytes.
     pub fn make(&mut self, ctx: &SchemeContext) -> ReceiverScheme {
         let (dst, mss) = (ctx.dst, ctx.mss);
-        match self.scheme {
+        match &self.scheme {
             SchemeConfig::Extension(_) => self
                 .extension
+                .as_ref()
                 .and_then(|e| e.receiver(ctx))
                 .unwrap_or(ReceiverScheme::None(StandardTcp)),
             SchemeConfig::ProbRetx(_) => ReceiverScheme::ProbRetx(ProbRetxReceiver),

@@ -91,7 +91,9 @@ impl Probe for Counter {
         );
         assert_eq!(self.delivered, c.delivered);
         assert_eq!(self.drops, sim.packets_dropped());
-        let rtos: u64 = sim.senders().iter().map(|s| s.stats().timeouts).sum();
+        let rtos: u64 = (0..sim.flows())
+            .map(|f| sim.sender_summary(f).stats.timeouts)
+            .sum();
         assert_eq!(self.rtos, rtos);
         for (name, v) in [
             ("marks", self.marks),

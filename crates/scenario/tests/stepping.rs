@@ -25,7 +25,7 @@ fn a_run_paused_and_read_equals_one_uninterrupted_run() {
         let mut cwnd_seen = 0;
         while sim.run_until(t).is_none() {
             pauses += 1;
-            for f in 0..sim.senders().len() {
+            for f in 0..sim.flows() {
                 let s = sim.flow_state(f);
                 assert!(s.snd_una <= s.snd_max);
                 cwnd_seen = cwnd_seen.max(s.cc.cwnd_bytes);

@@ -20,6 +20,7 @@ pub mod rtt;
 pub mod sack;
 pub mod segment;
 pub mod sender;
+pub mod summary;
 pub mod timeout_class;
 
 pub use cc::{
@@ -36,6 +37,7 @@ pub use segment::{Segment, SendCause};
 pub use sender::{
     RecoveryExit, RttSampling, SUCCESSIVE_TIMEOUT_BINS, SenderConfig, SenderStats, TcpSender,
 };
+pub use summary::{ReceiverSummary, SenderSummary};
 pub use timeout_class::{TimeoutClass, TimeoutClassStats};
 
 #[cfg(test)]

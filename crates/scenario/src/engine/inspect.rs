@@ -5,6 +5,8 @@ use super::{PacketCounters, Simulation};
 use crate::Config;
 use crate::diagnostics::Diagnostics;
 use incastsim_core::Time;
+use incastsim_schemes::{ReceiverScheme, SenderScheme};
+use incastsim_tcp::{ReceiverSummary, SenderSummary, TcpReceiver, TcpSender};
 
 /// A flow's state at a pause ([`Simulation::run_until`]), for tests and notebooks.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -50,15 +52,21 @@ impl Simulation {
 
     // ----- read access (tests, results) -----
 
-    /// Flow f's state now (see [`FlowState`]).
+    /// Flow f's state now (see [`FlowState`]): final once it has finished, initial before it
+    /// starts.
     pub fn flow_state(&self, f: usize) -> FlowState {
-        let s = &self.transport.senders[f];
+        let s = self.transport.conns.sender_summary(f);
         FlowState {
-            cc: s.cc_state(),
-            snd_una: s.snd_una(),
-            snd_max: s.snd_max(),
-            delivered_bytes: self.transport.receivers[f].stats().delivered_bytes,
-            timeouts: s.stats().timeouts,
+            cc: s.cc,
+            snd_una: s.snd_una,
+            snd_max: s.snd_max,
+            delivered_bytes: self
+                .transport
+                .conns
+                .receiver_summary(f)
+                .stats
+                .delivered_bytes,
+            timeouts: s.stats.timeouts,
         }
     }
 
@@ -89,13 +97,36 @@ impl Simulation {
     pub fn events_processed(&self) -> u64 {
         self.events_processed
     }
-    /// Every flow's TCP sender, by flow index (read its state with `cc_state`).
-    pub fn senders(&self) -> &[incastsim_tcp::TcpSender<incastsim_schemes::SenderScheme>] {
-        &self.transport.senders
+    /// TCP flows in the run (flow ids are `0..flows()`).
+    pub fn flows(&self) -> usize {
+        self.transport.flows.len()
     }
-    /// Every flow's TCP receiver, by flow index.
-    pub fn receivers(&self) -> &[incastsim_tcp::TcpReceiver<incastsim_schemes::ReceiverScheme>] {
-        &self.transport.receivers
+    /// Flow f's TCP sender while the flow is in progress (`None` before a traffic generator's
+    /// flow starts and after it has finished: read [`Simulation::sender_summary`] then).
+    pub fn sender(&self, f: usize) -> Option<&TcpSender<SenderScheme>> {
+        self.transport.conns.try_get(f).map(|c| &c.sender)
+    }
+    /// Flow f's TCP receiver while the flow is in progress (as [`Simulation::sender`]).
+    pub fn receiver(&self, f: usize) -> Option<&TcpReceiver<ReceiverScheme>> {
+        self.transport.conns.try_get(f).map(|c| &c.receiver)
+    }
+    /// Flow f's sender counters and state, whether in progress, finished or not started.
+    pub fn sender_summary(&self, f: usize) -> SenderSummary {
+        self.transport.conns.sender_summary(f)
+    }
+    /// Flow f's receiver counters and state, whether in progress, finished or not started.
+    pub fn receiver_summary(&self, f: usize) -> ReceiverSummary {
+        self.transport.conns.receiver_summary(f)
+    }
+    /// Connections held in full now: flows in progress, plus every flow that is kept from the
+    /// start to the end (the workload's, sampled ones). A traffic generator's flow is built
+    /// when it starts and reduced to its summary once finished.
+    pub fn live_connections(&self) -> usize {
+        self.transport.conns.live_count()
+    }
+    /// Flows that have finished and hold only their summary.
+    pub fn finished_connections(&self) -> usize {
+        self.transport.conns.finished_count()
     }
     /// Every output port (switch ports and host NICs), by port index.
     pub fn ports(&self) -> &[incastsim_switch::OutputPort] {
@@ -122,11 +153,20 @@ impl crate::probe::FinishedRun for Simulation {
     fn counters(&self) -> PacketCounters {
         Simulation::counters(self)
     }
-    fn senders(&self) -> &[incastsim_tcp::TcpSender<incastsim_schemes::SenderScheme>] {
-        Simulation::senders(self)
+    fn flows(&self) -> usize {
+        Simulation::flows(self)
     }
-    fn receivers(&self) -> &[incastsim_tcp::TcpReceiver<incastsim_schemes::ReceiverScheme>] {
-        Simulation::receivers(self)
+    fn sender(&self, f: usize) -> Option<&TcpSender<SenderScheme>> {
+        Simulation::sender(self, f)
+    }
+    fn receiver(&self, f: usize) -> Option<&TcpReceiver<ReceiverScheme>> {
+        Simulation::receiver(self, f)
+    }
+    fn sender_summary(&self, f: usize) -> SenderSummary {
+        Simulation::sender_summary(self, f)
+    }
+    fn receiver_summary(&self, f: usize) -> ReceiverSummary {
+        Simulation::receiver_summary(self, f)
     }
     fn ports(&self) -> &[incastsim_switch::OutputPort] {
         Simulation::ports(self)

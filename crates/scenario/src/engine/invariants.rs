@@ -17,35 +17,31 @@ impl Simulation {
             ));
         }
         let t = &self.transport;
-        for (f, (s, r)) in t.senders.iter().zip(&t.receivers).enumerate() {
+        for f in 0..t.flows.len() {
+            let (s, r) = (t.conns.sender_summary(f), t.conns.receiver_summary(f));
             // Every byte delivered exactly once and in order: the receiver's in-order point is the
             // count of delivered bytes, and it never passes what the application wrote.
-            if r.stats().delivered_bytes != r.rcv_nxt() || r.rcv_nxt() > s.app_limit() {
+            if r.stats.delivered_bytes != r.rcv_nxt || r.rcv_nxt > s.app_limit {
                 return Err(format!(
                     "flow {f}: delivered {} B, rcv_nxt {}, written {}",
-                    r.stats().delivered_bytes,
-                    r.rcv_nxt(),
-                    s.app_limit()
+                    r.stats.delivered_bytes, r.rcv_nxt, s.app_limit
                 ));
             }
-            if s.snd_una() > r.rcv_nxt() {
+            if s.snd_una > r.rcv_nxt {
                 return Err(format!(
                     "flow {f}: sender saw ACK {} beyond receiver {}",
-                    s.snd_una(),
-                    r.rcv_nxt()
+                    s.snd_una, r.rcv_nxt
                 ));
             }
         }
         if let Workload::SyncReads(w) = &self.workload
             && self.outcome == Some(Outcome::Completed)
         {
-            for (f, r) in t.receivers.iter().enumerate().take(self.workload_flows) {
+            for f in 0..self.workload_flows {
                 let expected = w.per_flow_bytes[f] * w.blocks_total as u64;
-                if r.stats().delivered_bytes != expected {
-                    return Err(format!(
-                        "flow {f}: delivered {} of {expected} B",
-                        r.stats().delivered_bytes
-                    ));
+                let got = t.conns.receiver_summary(f).stats.delivered_bytes;
+                if got != expected {
+                    return Err(format!("flow {f}: delivered {got} of {expected} B"));
                 }
             }
         }
@@ -55,7 +51,7 @@ impl Simulation {
                 continue;
             };
             let i = index as usize;
-            let got = t.receivers[f].stats().delivered_bytes;
+            let got = t.conns.receiver_summary(f).stats.delivered_bytes;
             let completed = self.generated.completed_at[i];
             if let Some(size) = self.generated.spec[i].size
                 && (got > size || (got == size) != completed.is_some())

@@ -13,6 +13,7 @@
 
 pub mod apps;
 pub mod capture;
+pub mod connections;
 pub mod event;
 mod inspect;
 mod invariants;
@@ -271,7 +272,7 @@ impl Simulation {
 
     /// Runs every event at or before `t`, then pauses (if the run has not ended first: then
     /// its outcome). Read the state ([`Simulation::flow_state`], [`Simulation::port_occupancy`],
-    /// [`Simulation::senders`], ...) and continue with `run_until` or [`Simulation::run`]: the
+    /// [`Simulation::sender`], ...) and continue with `run_until` or [`Simulation::run`]: the
     /// results are those of one uninterrupted run, bit for bit (events are the same and in the
     /// same order; reading never changes the model).
     pub fn run_until(&mut self, t: Time) -> Option<Outcome> {
@@ -412,9 +413,13 @@ impl Simulation {
     #[inline(never)]
     fn on_rto_probed(&mut self, now: Time, flow: u32, generation: u32) {
         let f = flow as usize;
-        let before = self.transport.senders[f].stats().timeouts;
+        // A finished flow's stale timer event fires nothing.
+        let Some(c) = self.transport.conns.try_get(f) else {
+            return self.fire_timer(now, flow, generation);
+        };
+        let before = c.sender.stats().timeouts;
         self.fire_timer(now, flow, generation);
-        let s = &self.transport.senders[f];
+        let s = &self.transport.conns.get(f).sender;
         if s.stats().timeouts > before {
             let state = s.cc_state();
             self.network.probes.each(|p| p.on_rto(now, flow, &state));
@@ -425,7 +430,7 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn probe_ack(&mut self, now: Time, f: usize) {
-        let state = self.transport.senders[f].cc_state();
+        let state = self.transport.conns.get(f).sender.cc_state();
         self.network
             .probes
             .each(|p| p.on_ack(now, f as u32, &state));
@@ -468,9 +473,11 @@ impl Simulation {
     #[inline]
     fn on_flow_stop(&mut self, f: usize) {
         if let FlowOrigin::Generated { index, .. } = self.transport.origin[f] {
-            self.transport.senders[f].stop_writing();
-            let delivered = self.transport.receivers[f].stats().delivered_bytes;
+            let c = self.transport.conns.get_mut(f);
+            c.sender.stop_writing();
+            let delivered = c.receiver.stats().delivered_bytes;
             self.generated.on_stop(index as usize, delivered);
+            self.transport.conns.app_done(f);
         }
     }
 
@@ -496,8 +503,10 @@ impl Simulation {
         if self.transport.on_scheme_timer(now, f) {
             self.transmit_segments(now, f);
         }
-        // Re-arms the timer while data is outstanding.
-        self.transport.sync_rto_timer(f, &mut self.events);
+        // Re-arms the timer while data is outstanding (a finished flow has none).
+        if self.transport.conns.try_get(f).is_some() {
+            self.transport.sync_rto_timer(f, &mut self.events);
+        }
     }
 
     /// A host hands a packet to its NIC.
@@ -525,11 +534,20 @@ impl Simulation {
     #[inline(never)]
     fn on_admission_drop(&mut self, now: Time, d: AdmissionDrop) {
         let srtt = match d.kind {
-            PacketKind::Data => self.transport.senders[d.flow as usize].rtt().srtt(),
+            PacketKind::Data => self
+                .transport
+                .conns
+                .get(d.flow as usize)
+                .sender
+                .rtt()
+                .srtt(),
             _ => None,
         };
         self.diag
             .on_dropped(now, d.port, d.input, d.flow, d.kind, srtt);
+        if let PacketKind::Data | PacketKind::Ack = d.kind {
+            self.transport.conns.gone(d.flow as usize);
+        }
     }
 
     fn deliver_to_host(&mut self, now: Time, packet: Packet) {
@@ -542,6 +560,7 @@ impl Simulation {
                 if delivered > 0 {
                     self.on_app_delivery(now, f, delivered);
                 }
+                self.transport.conns.gone(f);
             }
             PacketKind::Ack => {
                 self.transport.on_ack(now, f, &packet);
@@ -550,6 +569,7 @@ impl Simulation {
                 }
                 self.transmit_segments(now, f);
                 self.transport.sync_rto_timer(f, &mut self.events);
+                self.transport.conns.gone(f);
             }
             PacketKind::Request => {
                 if let Workload::SyncReads(w) = &mut self.workload {
@@ -564,6 +584,7 @@ impl Simulation {
     fn transmit_segments(&mut self, now: Time, f: usize) {
         let src = self.transport.flows[f].src;
         let deferred = self.transport.has_send_overhead(f);
+        self.transport.conns.sent(f, self.transport.segments.len());
         for i in 0..self.transport.segments.len() {
             let packet = self.transport.data_packet(now, f, i);
             if deferred {
@@ -577,6 +598,7 @@ impl Simulation {
     /// Sends what flow f's receiver just emitted.
     fn transmit_acks(&mut self, now: Time, f: usize) {
         let dst = self.transport.flows[f].dst;
+        self.transport.conns.sent(f, self.transport.acks.len());
         for i in 0..self.transport.acks.len() {
             let packet = self.transport.ack_packet(f, i);
             self.send_from_host(now, dst, packet);
@@ -600,9 +622,11 @@ impl Simulation {
         self.write(now, f, bytes);
     }
 
-    /// A traffic-generator flow starts: its application writes the flow (or endless data).
+    /// A traffic-generator flow starts (its connection is built now): its application writes
+    /// the flow (or endless data).
     fn flow_start(&mut self, now: Time, f: usize) {
         if let FlowOrigin::Generated { index, .. } = self.transport.origin[f] {
+            self.transport.conns.start(f);
             if self.network.probes.on {
                 self.probe_transfer(now, f, true);
             }
@@ -610,6 +634,9 @@ impl Simulation {
                 .generated
                 .on_start(index as usize, f as u32, &mut self.events);
             self.write(now, f, bytes);
+            if self.generated.writes_once(index as usize) {
+                self.transport.conns.app_done(f);
+            }
         }
     }
 
@@ -632,10 +659,11 @@ impl Simulation {
         let Workload::SyncReads(w) = &mut self.workload else {
             return;
         };
+        let conns = &self.transport.conns;
         let next = w.on_request_check(
             now,
             block,
-            &self.transport.receivers,
+            |f| conns.get(f).receiver.highest_received(),
             &self.transport.flows,
             self.header_bytes,
             &mut self.outbox,
@@ -648,7 +676,7 @@ impl Simulation {
 
     fn on_app_delivery(&mut self, now: Time, f: usize, bytes: u64) {
         if let FlowOrigin::Generated { index, .. } = self.transport.origin[f] {
-            let delivered = self.transport.receivers[f].stats().delivered_bytes;
+            let delivered = self.transport.conns.get(f).receiver.stats().delivered_bytes;
             let i = index as usize;
             let was_complete = self.network.probes.on && self.generated.completed_at[i].is_some();
             if self.generated.on_delivery(now, i, delivered) {

@@ -88,7 +88,8 @@ impl Sampler {
         }
         for i in 0..self.flows.len() {
             let f = self.flows[i];
-            let s = &transport.senders[f as usize];
+            // A sampled flow keeps its connection for the whole run (`Transport::new`).
+            let s = &transport.conns.get(f as usize).sender;
             // The controller-independent state view (the same fields for every controller).
             let cc = s.cc_state();
             let object = format!("flow {f}");

@@ -3,14 +3,14 @@
 //! (`incastsim_tcp`); this part only feeds it packets and timer expiries and collects what it
 //! emits into scratch buffers, which the engine hands to the network.
 
+use super::connections::Connections;
 use super::event::{Event, sync_timer, timer_fires};
 use crate::plan::{FlowOrigin, Plan, SendOverheadPlan};
 use incastsim_core::packet::flags;
 use incastsim_core::{
-    Duration, Ecn, EventQueue, FlowId, HostId, LazyTimer, Packet, PacketKind, SackBlock, Time,
+    Duration, Ecn, EventQueue, FlowId, HostId, Packet, PacketKind, SackBlock, Time,
 };
-use incastsim_schemes::{ReceiverScheme, SenderScheme};
-use incastsim_tcp::{AckInfo, AckOut, Segment, TcpReceiver, TcpSender};
+use incastsim_tcp::{AckInfo, AckOut, Segment};
 use std::collections::VecDeque;
 
 /// A flow's endpoints.
@@ -36,12 +36,9 @@ pub struct Transport {
     pub flows: Vec<FlowEnds>,
     /// Where each flow comes from (workload or a traffic generator).
     pub origin: Vec<FlowOrigin>,
-    /// Each flow's sender.
-    pub senders: Vec<TcpSender<SenderScheme>>,
-    /// Each flow's receiver.
-    pub receivers: Vec<TcpReceiver<ReceiverScheme>>,
-    rto_timers: Vec<LazyTimer>,
-    delack_timers: Vec<LazyTimer>,
+    /// Each flow's sender, receiver and their timers while in progress, its summary once
+    /// finished (`connections.rs`).
+    pub conns: Connections,
     /// Per flow: header bytes and DSCP of its packets.
     flow_header: Vec<u16>,
     flow_dscp: Vec<u8>,
@@ -61,10 +58,27 @@ pub struct Transport {
 }
 
 impl Transport {
-    /// Takes the plan's connections (the plan keeps the rest).
+    /// Takes the plan's connection factory (the plan keeps the rest). A traffic generator's
+    /// flow is built when it starts and freed when finished, unless the scheme reads the number
+    /// of active senders (every sender hears of each change) or a time series samples it.
     pub fn new(plan: &mut Plan) -> Transport {
         let n = plan.flows.len();
         let profile = |f: usize| &plan.profiles[plan.flows[f].profile as usize];
+        let origin: Vec<FlowOrigin> = plan.flows.iter().map(|f| f.origin).collect();
+        let mut sampled = vec![false; n];
+        for &f in &plan.observe.flows {
+            if let Some(s) = sampled.get_mut(f as usize) {
+                *s = true;
+            }
+        }
+        let oracle = plan.active_senders_oracle;
+        let conns = Connections::new(
+            std::mem::take(&mut plan.connections),
+            &origin,
+            plan.flows.iter().map(|f| f.dst).collect(),
+            plan.flows.iter().map(|f| f.profile).collect(),
+            |f| matches!(origin[f], FlowOrigin::Generated { .. }) && !oracle && !sampled[f],
+        );
         Transport {
             flows: plan
                 .flows
@@ -74,13 +88,10 @@ impl Transport {
                     dst: f.dst,
                 })
                 .collect(),
-            origin: plan.flows.iter().map(|f| f.origin).collect(),
             flow_header: (0..n).map(|f| profile(f).wire_header_bytes).collect(),
             flow_dscp: (0..n).map(|f| profile(f).dscp).collect(),
-            senders: std::mem::take(&mut plan.senders),
-            receivers: std::mem::take(&mut plan.receivers),
-            rto_timers: vec![LazyTimer::default(); n],
-            delack_timers: vec![LazyTimer::default(); n],
+            origin,
+            conns,
             send_overhead: std::mem::take(&mut plan.send_overhead)
                 .into_iter()
                 .map(|plan| SendOverhead {
@@ -108,17 +119,16 @@ impl Transport {
         generation: u32,
         events: &mut EventQueue<Event>,
     ) -> bool {
-        let f = flow as usize;
-        let fired = timer_fires(
-            &mut self.rto_timers[f],
-            events,
-            now,
-            generation,
-            |generation| Event::Rto { flow, generation },
-        );
+        // A finished flow's timer was disarmed: its stale event does nothing.
+        let Some(c) = self.conns.try_get_mut(flow as usize) else {
+            return false;
+        };
+        let fired = timer_fires(&mut c.rto_timer, events, now, generation, |generation| {
+            Event::Rto { flow, generation }
+        });
         if fired {
             self.segments.clear();
-            self.senders[f].on_timer(now, &mut self.segments);
+            c.sender.on_timer(now, &mut self.segments);
         }
         fired
     }
@@ -131,17 +141,15 @@ impl Transport {
         generation: u32,
         events: &mut EventQueue<Event>,
     ) -> bool {
-        let f = flow as usize;
-        let fired = timer_fires(
-            &mut self.delack_timers[f],
-            events,
-            now,
-            generation,
-            |generation| Event::DelayedAck { flow, generation },
-        );
+        let Some(c) = self.conns.try_get_mut(flow as usize) else {
+            return false;
+        };
+        let fired = timer_fires(&mut c.delack_timer, events, now, generation, |generation| {
+            Event::DelayedAck { flow, generation }
+        });
         if fired {
             self.acks.clear();
-            self.receivers[f].on_delack_timeout(now, &mut self.acks);
+            c.receiver.on_delack_timeout(now, &mut self.acks);
         }
         fired
     }
@@ -151,7 +159,7 @@ impl Transport {
     #[inline(never)] // out of line as before the split: inlined, the receiver bloats the loop
     pub fn on_data(&mut self, now: Time, f: usize, packet: &Packet) -> u64 {
         self.acks.clear();
-        self.receivers[f].on_segment(
+        self.conns.get_mut(f).receiver.on_segment(
             now,
             packet.seq,
             packet.payload_bytes,
@@ -182,13 +190,19 @@ impl Transport {
             *dst = (start, start + b.len as u64);
         }
         self.segments.clear();
-        self.senders[f].on_ack(now, &info, &mut self.segments);
+        self.conns
+            .get_mut(f)
+            .sender
+            .on_ack(now, &info, &mut self.segments);
     }
 
     /// Flow f's application writes `bytes`; the segments it may send go into `segments`.
     pub fn write(&mut self, now: Time, f: usize, bytes: u64) {
         self.segments.clear();
-        self.senders[f].write(now, bytes, &mut self.segments);
+        self.conns
+            .get_mut(f)
+            .sender
+            .write(now, bytes, &mut self.segments);
     }
 
     /// Segment i of `segments` as a packet of flow f.
@@ -287,12 +301,11 @@ impl Transport {
     /// into its lazy timer.
     #[inline]
     pub fn sync_rto_timer(&mut self, f: usize, events: &mut EventQueue<Event>) {
-        let want = self.senders[f].timer_deadline();
-        sync_timer(&mut self.rto_timers[f], want, events, |generation| {
-            Event::Rto {
-                flow: f as u32,
-                generation,
-            }
+        let c = self.conns.get_mut(f);
+        let want = c.sender.timer_deadline();
+        sync_timer(&mut c.rto_timer, want, events, |generation| Event::Rto {
+            flow: f as u32,
+            generation,
         });
         if let Some(period) = self.scheme_timer_period {
             self.arm_scheme_timer(f, period, events);
@@ -303,8 +316,9 @@ impl Transport {
     /// deadline bumps the generation, so the old event is ignored).
     #[inline]
     pub fn sync_delack_timer(&mut self, f: usize, events: &mut EventQueue<Event>) {
-        let want = self.receivers[f].delack_deadline();
-        sync_timer(&mut self.delack_timers[f], want, events, |generation| {
+        let c = self.conns.get_mut(f);
+        let want = c.receiver.delack_deadline();
+        sync_timer(&mut c.delack_timer, want, events, |generation| {
             Event::DelayedAck {
                 flow: f as u32,
                 generation,
@@ -315,7 +329,7 @@ impl Transport {
     /// Schedules flow f's scheme timer if it has data outstanding and no timer event pending.
     #[cold]
     fn arm_scheme_timer(&mut self, f: usize, period: Duration, events: &mut EventQueue<Event>) {
-        let s = &self.senders[f];
+        let s = &self.conns.get(f).sender;
         if !self.scheme_timer_pending[f] && s.snd_una() < s.snd_max() {
             self.scheme_timer_pending[f] = true;
             let at = events.now() + period;
@@ -327,13 +341,17 @@ impl Transport {
     #[cold]
     pub fn on_scheme_timer(&mut self, now: Time, f: usize) -> bool {
         self.scheme_timer_pending[f] = false;
-        let s = &self.senders[f];
-        if s.snd_una() >= s.snd_max() {
+        // A finished flow has nothing outstanding (and no timer to re-arm).
+        let Some(c) = self.conns.try_get_mut(f) else {
             return false;
+        };
+        let s = &mut c.sender;
+        let acted = s.snd_una() < s.snd_max();
+        if acted {
+            self.segments.clear();
+            s.on_scheme_timer(now, &mut self.segments);
         }
-        self.segments.clear();
-        self.senders[f].on_scheme_timer(now, &mut self.segments);
-        true
+        acted
     }
 
     /// MAA's oracle: a flow is active from its server's start until its response is delivered.
@@ -353,8 +371,9 @@ impl Transport {
             self.active_senders -= 1;
         }
         let n = self.active_senders;
-        for s in &mut self.senders {
-            s.set_active_senders(n);
+        // With this oracle every connection is built up front and kept (`Transport::new`).
+        for c in self.conns.live_mut() {
+            c.sender.set_active_senders(n);
         }
     }
 }

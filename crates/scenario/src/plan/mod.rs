@@ -6,6 +6,7 @@
 
 mod apps;
 mod checks;
+mod connections;
 pub mod memory;
 mod ports;
 mod tcp;
@@ -15,18 +16,18 @@ pub use checks::{
     check_buildable, check_buildable_with, from_yaml_checked, from_yaml_checked_with, load_checked,
     load_checked_with,
 };
+pub use connections::ConnectionFactory;
 pub use tcp::{ControllerFactory, TcpProfile};
 
 use crate::build::{BuiltTopology, routes_for};
 use crate::config::{Config, ConfigError, QueueConfig, RoutingConfig};
 use crate::diagnostics::Diagnostics;
-use crate::extend::{ControllerContext, Extensions, PreparedQueueDiscipline, SchemeContext};
+use crate::extend::{Extensions, PreparedQueueDiscipline};
 use crate::fabric::Fabric;
 use crate::traffic::GeneratedFlow;
 use incastsim_core::rng::{Stream, derive_seed};
-use incastsim_core::{Duration, FlowId, HostId, NodeId, SimRng};
-use incastsim_schemes::{ReceiverScheme, SenderScheme};
-use incastsim_tcp::{SenderPolicy, TcpReceiver, TcpSender};
+use incastsim_core::{Duration, HostId, NodeId, SimRng};
+use incastsim_tcp::SenderPolicy;
 
 /// Where a TCP flow comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,10 +68,9 @@ pub struct Plan {
     pub flows: Vec<PlannedFlow>,
     /// Profile 0 is the top-level `tcp`; profile i + 1 is `flow_overrides[i]`.
     pub profiles: Vec<TcpProfile>,
-    /// One TCP sender per flow, by flow index.
-    pub senders: Vec<TcpSender<SenderScheme>>,
-    /// One TCP receiver per flow, by flow index.
-    pub receivers: Vec<TcpReceiver<ReceiverScheme>>,
+    /// Builds each flow's TCP sender and receiver (the engine builds a traffic generator's when
+    /// its flow starts, every other flow's up front).
+    pub connections: ConnectionFactory,
     /// Per flow, when any flow has a send overhead (else empty: the hot path skips it).
     pub send_overhead: Vec<SendOverheadPlan>,
     /// The workload application's parameters.
@@ -179,48 +179,23 @@ impl Plan {
             .map(|(key, t)| TcpProfile::new(t, scheme_header, &key, extensions))
             .collect::<Result<_, _>>()?;
         let scheme_extension = crate::scheme_build::prepare_extension(&cfg.scheme, extensions)?;
-        let scheme_extension = scheme_extension.as_deref();
-        let profile = |f: &PlannedFlow| &profiles[f.profile as usize];
-        let senders: Vec<TcpSender<SenderScheme>> = flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let p = profile(f);
-                let ctx = SchemeContext::new(seed, i as u32, f.dst, p.ideal.mss as u32);
-                let scheme =
-                    crate::scheme_build::sender_scheme(&cfg.scheme, scheme_extension, &ctx);
-                let cc = ControllerContext::new(seed, i as u32, p.sender.smss);
-                let mut s = TcpSender::new(
-                    i as FlowId,
-                    p.sender,
-                    p.controller.new_controller(&cc),
-                    scheme,
-                );
-                s.set_peer_window(p.receiver.window_bytes as u64);
-                s.set_packet_cwnd(p.packet_cwnd);
-                s
-            })
-            .collect();
         let capacity_bps = cfg.topology.links().link_rate.0.as_f64();
-        let mut receiver_schemes =
-            crate::scheme_build::receiver_factory(&cfg.scheme, scheme_extension, capacity_bps);
-        let receivers = flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let p = profile(f);
-                let ctx = SchemeContext::new(seed, i as u32, f.dst, p.ideal.mss as u32);
-                let scheme = receiver_schemes.make(&ctx);
-                TcpReceiver::new(p.receiver, scheme)
-            })
-            .collect();
+        let connections = ConnectionFactory::new(
+            seed,
+            &cfg.scheme,
+            scheme_extension,
+            profiles.clone(),
+            capacity_bps,
+        );
         let send_overhead = apps::send_overhead(seed, &flows, &profiles);
         let workload = apps::workload(cfg, seed, workload_flows, &built);
         let udp = apps::udp(cfg, &built);
         let observe = apps::observe(cfg, &built)?;
         let diagnostics = diagnostics(&fabric, &flows, &profiles, workload_flows);
+        // Every flow has the same scheme: its first flow's sender says what it needs.
         let (scheme_timer_period, active_senders_oracle) =
-            senders.first().map_or((None, false), |s| {
+            flows.first().map_or((None, false), |f| {
+                let s = connections.sender(0, f.dst, f.profile);
                 (s.policy.timer_period(), s.policy.wants_active_senders())
             });
         let probes = cfg
@@ -236,8 +211,7 @@ impl Plan {
             fabric,
             flows,
             profiles,
-            senders,
-            receivers,
+            connections,
             send_overhead,
             workload,
             workload_flows,

@@ -4,7 +4,7 @@
 use incastsim_core::Time;
 use incastsim_schemes::{ReceiverScheme, SenderScheme};
 use incastsim_switch::OutputPort;
-use incastsim_tcp::{TcpReceiver, TcpSender};
+use incastsim_tcp::{ReceiverSummary, SenderSummary, TcpReceiver, TcpSender};
 
 /// Counters for the conservation invariant: sent = delivered + dropped + in flight.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -24,10 +24,17 @@ pub trait FinishedRun {
     fn now(&self) -> Time;
     /// Packet counters (sent, forwarded, delivered).
     fn counters(&self) -> PacketCounters;
-    /// Every flow's TCP sender, by flow index (read its state with `cc_state`).
-    fn senders(&self) -> &[TcpSender<SenderScheme>];
-    /// Every flow's TCP receiver, by flow index.
-    fn receivers(&self) -> &[TcpReceiver<ReceiverScheme>];
+    /// TCP flows in the run (flow ids are `0..flows()`).
+    fn flows(&self) -> usize;
+    /// Flow f's TCP sender, if its connection is still held (a traffic generator's flow gives
+    /// it up once finished: read [`FinishedRun::sender_summary`]).
+    fn sender(&self, f: usize) -> Option<&TcpSender<SenderScheme>>;
+    /// Flow f's TCP receiver, if its connection is still held.
+    fn receiver(&self, f: usize) -> Option<&TcpReceiver<ReceiverScheme>>;
+    /// Flow f's sender counters and final state (every flow).
+    fn sender_summary(&self, f: usize) -> SenderSummary;
+    /// Flow f's receiver counters and final state (every flow).
+    fn receiver_summary(&self, f: usize) -> ReceiverSummary;
     /// Every output port (switch ports and host NICs), by port index.
     fn ports(&self) -> &[OutputPort];
     /// Packets dropped anywhere (every reason).

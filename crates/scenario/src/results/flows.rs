@@ -155,12 +155,10 @@ fn fairness(sim: &Simulation, goodput_mbps: &[f64]) -> f64 {
 pub(crate) fn flow_records(sim: &Simulation, e: &RunEnd, fs: &FlowStats) -> Vec<FlowRecord> {
     let cfg = &sim.cfg;
     let t = &sim.transport;
-    t.senders
-        .iter()
-        .enumerate()
-        .map(|(f, s)| {
-            let st = s.stats();
-            let cc = s.cc_state();
+    (0..t.flows.len())
+        .map(|f| {
+            let s = t.conns.sender_summary(f);
+            let (st, cc) = (&s.stats, s.cc);
             let gen_flow = generated(sim, f).map(|(_, g)| g);
             FlowRecord {
                 scenario: cfg.name.clone(),
@@ -181,7 +179,7 @@ pub(crate) fn flow_records(sim: &Simulation, e: &RunEnd, fs: &FlowStats) -> Vec<
                 slowdown: fs.fct[f]
                     .zip(fs.ideal[f])
                     .map(|(a, b)| a.as_ps() as f64 / b.as_ps() as f64),
-                congestion_control: s.cc().name().to_string(),
+                congestion_control: s.cc_name.to_string(),
                 bytes_delivered: e.delivered[f],
                 goodput_mbps: fs.goodput_mbps[f],
                 rto_count: st.timeouts,
@@ -194,7 +192,7 @@ pub(crate) fn flow_records(sim: &Simulation, e: &RunEnd, fs: &FlowStats) -> Vec<
                 ecn_reductions: st.ecn_reductions,
                 final_cwnd_bytes: cc.cwnd_bytes,
                 final_ssthresh_bytes: cc.ssthresh_bytes.min(u32::MAX as u64 * 1000),
-                srtt_us: s.rtt().srtt().map_or(f64::NAN, |d| d.as_us_f64()),
+                srtt_us: s.srtt.map_or(f64::NAN, |d| d.as_us_f64()),
                 dctcp_alpha_mean: cc.dctcp_alpha_mean,
                 dctcp_alpha_final: cc.dctcp_alpha,
                 ..FlowRecord::default()

@@ -34,19 +34,23 @@ impl RunEnd {
 impl Simulation {
     /// Collects the run's results. Call after [`Simulation::run`].
     pub fn results(&mut self) -> RunResult {
-        for s in &mut self.transport.senders {
-            s.close_stats();
+        // A finished flow's summary was closed when it finished.
+        for c in self.transport.conns.live_mut() {
+            c.sender.close_stats();
         }
         self.diag.close();
         let end = self.finished_at.unwrap_or(self.events.now());
         let run_end = RunEnd {
             end,
             secs: end.as_secs_f64(),
-            delivered: self
-                .transport
-                .receivers
-                .iter()
-                .map(|r| r.stats().delivered_bytes)
+            delivered: (0..self.transport.flows.len())
+                .map(|f| {
+                    self.transport
+                        .conns
+                        .receiver_summary(f)
+                        .stats
+                        .delivered_bytes
+                })
                 .collect(),
         };
         let flow_stats = flows::FlowStats::of(self, &run_end);
@@ -107,9 +111,9 @@ impl Simulation {
         flows: &mut [FlowRecord],
         ports: &mut [PortRecord],
     ) -> Vec<DropRunRecord> {
-        let senders = &self.transport.senders;
-        for (rec, s) in flows.iter_mut().zip(senders) {
-            self.diag.fill_flow(rec, s);
+        let conns = &self.transport.conns;
+        for (f, rec) in flows.iter_mut().enumerate() {
+            self.diag.fill_flow(rec, &conns.sender_summary(f));
         }
         for rec in ports.iter_mut() {
             self.diag.fill_port(rec);
@@ -124,9 +128,8 @@ impl Simulation {
             // No blocks: the whole run is one transfer of what was delivered.
             Workload::Bulk(_) | Workload::Traffic { .. } => (
                 1,
-                self.transport.receivers[..model_flows]
-                    .iter()
-                    .map(|r| r.stats().delivered_bytes)
+                (0..model_flows)
+                    .map(|f| conns.receiver_summary(f).stats.delivered_bytes)
                     .sum(),
             ),
         };
@@ -147,7 +150,8 @@ impl Simulation {
         self.diag.fill_run(
             run,
             &crate::diagnostics::ModelContext {
-                senders,
+                flows: self.transport.flows.len(),
+                sender: &|f| conns.sender_summary(f),
                 packets_offered: port_offered.iter().sum(),
                 blocks_requested,
                 block_bytes,

@@ -110,10 +110,11 @@ fn workload_outcome(sim: &Simulation, e: &RunEnd, fs: &FlowStats, run: &mut RunR
 
 /// Timeouts, retransmissions and segments summed over every sender.
 fn tcp_totals(sim: &Simulation, run: &mut RunRecord) {
-    let senders = &sim.transport.senders;
+    let conns = &sim.transport.conns;
     let mut hist = [0u64; SUCCESSIVE_TIMEOUT_BINS];
-    for s in senders {
-        let st = s.stats();
+    let (mut wait_ps, mut max_first_rto_ps) = (0u64, 0u64);
+    for f in 0..sim.transport.flows.len() {
+        let st = conns.sender_summary(f).stats;
         for (h, v) in hist.iter_mut().zip(&st.successive_timeouts) {
             *h += v;
         }
@@ -125,15 +126,15 @@ fn tcp_totals(sim: &Simulation, run: &mut RunRecord) {
         run.retransmitted_segments += st.retransmitted_segments;
         run.data_segments_sent += st.segments_sent;
         run.ecn_reductions += st.ecn_reductions;
+        wait_ps += st.timeout_wait_ps;
+        max_first_rto_ps = max_first_rto_ps.max(st.first_timeout_rto_ps);
     }
-    let wait_ps: u64 = senders.iter().map(|s| s.stats().timeout_wait_ps).sum();
     run.timeout_wait_s = wait_ps as f64 / 1e12;
-    run.max_first_rto_ms = senders
-        .iter()
-        .map(|s| s.stats().first_timeout_rto_ps)
-        .filter(|&ps| ps > 0)
-        .max()
-        .map_or(f64::NAN, |ps| ps as f64 / 1e9);
+    run.max_first_rto_ms = if max_first_rto_ps > 0 {
+        max_first_rto_ps as f64 / 1e9
+    } else {
+        f64::NAN
+    };
     run.set_successive(&hist);
 }
 

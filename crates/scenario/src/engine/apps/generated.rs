@@ -62,6 +62,13 @@ impl GeneratedFlows {
         g.size.unwrap_or(ALWAYS_HAS_DATA)
     }
 
+    /// Whether entry i's application writes once, at its start (a sized flow without an end
+    /// time): it is then done writing as soon as it has started.
+    pub fn writes_once(&self, i: usize) -> bool {
+        let g = &self.spec[i];
+        g.size.is_some() && g.stop.is_none()
+    }
+
     /// Entry i's application stopped writing with `delivered` bytes delivered.
     pub fn on_stop(&mut self, i: usize, delivered: u64) {
         self.delivered_at_stop[i] = Some(delivered);

@@ -5,7 +5,6 @@
 use crate::engine::transport::FlowEnds;
 use crate::plan::SyncReadsPlan;
 use incastsim_core::{Duration, EventQueue, FlowId, HostId, Packet, PacketKind, SimRng, Time};
-use incastsim_tcp::TcpReceiver;
 
 use crate::engine::event::Event;
 
@@ -125,11 +124,12 @@ impl SyncReads {
     /// A request is only lost to link loss (or an overfull buffer): re-request from every server
     /// from which no byte of the current block has arrived, and check again later (the returned
     /// time). Late duplicates of the previous block do not count as an answer.
-    pub fn on_request_check<P: incastsim_tcp::ReceiverPolicy>(
+    /// `highest_received(f)`: one past the highest byte flow f's receiver holds.
+    pub fn on_request_check(
         &mut self,
         now: Time,
         block: u32,
-        receivers: &[TcpReceiver<P>],
+        highest_received: impl Fn(usize) -> u64,
         flows: &[FlowEnds],
         header_bytes: u16,
         outbox: &mut Vec<(HostId, Packet)>,
@@ -137,10 +137,10 @@ impl SyncReads {
         if block != self.block || self.block >= self.blocks_total {
             return None; // that block is complete
         }
-        for f in 0..self.per_flow_bytes.len() {
+        for (f, &ends) in flows.iter().enumerate().take(self.per_flow_bytes.len()) {
             let block_start = self.target[f] - self.per_flow_bytes[f];
-            if !self.done[f] && receivers[f].highest_received() <= block_start {
-                outbox.push(self.request(now, f, flows[f], header_bytes));
+            if !self.done[f] && highest_received(f) <= block_start {
+                outbox.push(self.request(now, f, ends, header_bytes));
             }
         }
         Some(self.next_check(now, block))

@@ -1,0 +1,246 @@
+//! Each flow's TCP connection, held in full only while it is in progress.
+//!
+//! A connection (sender, receiver, their lazy timers: about 1.5 KB plus buffers) lives in a
+//! dense slab; a flow maps to its slab entry through `slot`. A traffic generator's flow gets
+//! its connection when it starts ([`Connections::start`], built by the plan's
+//! [`ConnectionFactory`]) and gives it up once it has finished: the application wrote its last
+//! byte, everything written is acknowledged, no timer is armed and no packet of the flow is left
+//! in the network (counted per flow: [`Connections::sent`] / [`Connections::gone`]). What the
+//! results read is then kept as a [`FlowSummary`] (a few hundred bytes), and the slab entry is
+//! reused. No event can reach a finished connection, so nothing it would have done is lost:
+//! results are bit-identical to keeping every connection to the end.
+//!
+//! Every other flow (the workload's, a flow a time series samples, every flow when the scheme
+//! reads the number of active senders) is built up front, in flow order, and kept to the end.
+//! A packet a link loses is never counted gone, so its flow keeps its connection (exact, only
+//! not freed).
+
+use crate::plan::{ConnectionFactory, FlowOrigin};
+use incastsim_core::{HostId, LazyTimer};
+use incastsim_schemes::{ReceiverScheme, SenderScheme};
+use incastsim_tcp::{ReceiverSummary, SenderSummary, TcpReceiver, TcpSender};
+
+/// A flow's connection while it is in progress.
+pub struct Connection {
+    /// The data sender.
+    pub sender: TcpSender<SenderScheme>,
+    /// The data receiver.
+    pub receiver: TcpReceiver<ReceiverScheme>,
+    /// The sender's timer slot (RTO, RACK, TLP).
+    pub rto_timer: LazyTimer,
+    /// The receiver's delayed-ACK timer.
+    pub delack_timer: LazyTimer,
+    /// The flow it belongs to.
+    flow: u32,
+}
+
+/// What a finished flow's results read of its connection.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlowSummary {
+    /// The sender's counters and final state.
+    pub sender: SenderSummary,
+    /// The receiver's counters and final state.
+    pub receiver: ReceiverSummary,
+}
+
+/// `slot` of a flow that has not started (a lazily built one).
+const NOT_STARTED: u32 = u32::MAX;
+/// `slot` bit of a finished flow: the rest is its index in `summaries`.
+const FINISHED: u32 = 1 << 31;
+/// `in_flight` bits: the flow gives up its connection when finished; its application has
+/// written its last byte. The low 30 bits count its packets in the network.
+const FREEABLE: u32 = 1 << 30;
+const CLOSING: u32 = 1 << 31;
+
+/// Every flow's connection or summary (see the module doc).
+pub struct Connections {
+    /// The connections in progress, in no particular order.
+    live: Vec<Connection>,
+    /// Per flow: its index in `live`, `NOT_STARTED`, or `FINISHED` | its index in `summaries`.
+    slot: Vec<u32>,
+    summaries: Vec<FlowSummary>,
+    /// Per flow: packets in the network (data, ACKs and those waiting a send overhead), with
+    /// the `FREEABLE` and `CLOSING` bits.
+    in_flight: Vec<u32>,
+    factory: ConnectionFactory,
+    /// Per flow: its receiving host and TCP profile (to build it).
+    dst: Vec<HostId>,
+    profile: Vec<u32>,
+}
+
+impl Connections {
+    /// The connections of `origin.len()` flows to hosts `dst` with `profile`s; `lazy(f)`: flow
+    /// f's connection is built when it starts and freed when it has finished.
+    pub fn new(
+        factory: ConnectionFactory,
+        origin: &[FlowOrigin],
+        dst: Vec<HostId>,
+        profile: Vec<u32>,
+        lazy: impl Fn(usize) -> bool,
+    ) -> Connections {
+        let n = origin.len();
+        let mut c = Connections {
+            live: Vec::new(),
+            slot: vec![NOT_STARTED; n],
+            summaries: Vec::new(),
+            in_flight: vec![0; n],
+            factory,
+            dst,
+            profile,
+        };
+        for f in 0..n {
+            if lazy(f) {
+                c.in_flight[f] = FREEABLE;
+            } else {
+                c.build(f);
+            }
+        }
+        c
+    }
+
+    fn build(&mut self, f: usize) {
+        let (dst, profile) = (self.dst[f], self.profile[f]);
+        let flow = f as u32;
+        self.slot[f] = self.live.len() as u32;
+        self.live.push(Connection {
+            sender: self.factory.sender(flow, dst, profile),
+            receiver: self.factory.receiver(flow, dst, profile),
+            rto_timer: LazyTimer::default(),
+            delack_timer: LazyTimer::default(),
+            flow,
+        });
+    }
+
+    /// Flow f starts: builds its connection if it was left for now.
+    #[inline]
+    pub fn start(&mut self, f: usize) {
+        if self.slot[f] == NOT_STARTED {
+            self.build(f);
+        }
+    }
+
+    /// Flow f's connection (the flow must be in progress).
+    #[inline(always)]
+    pub fn get(&self, f: usize) -> &Connection {
+        &self.live[self.slot[f] as usize]
+    }
+
+    /// Flow f's connection, to change (the flow must be in progress).
+    #[inline(always)]
+    pub fn get_mut(&mut self, f: usize) -> &mut Connection {
+        let i = self.slot[f] as usize;
+        &mut self.live[i]
+    }
+
+    /// Flow f's connection, if it is in progress (built and not finished).
+    #[inline]
+    pub fn try_get(&self, f: usize) -> Option<&Connection> {
+        self.live.get(self.slot[f] as usize)
+    }
+
+    /// Flow f's connection, to change, if it is in progress.
+    #[inline]
+    pub fn try_get_mut(&mut self, f: usize) -> Option<&mut Connection> {
+        let i = self.slot[f] as usize;
+        self.live.get_mut(i)
+    }
+
+    /// The connections in progress.
+    pub fn live_mut(&mut self) -> impl Iterator<Item = &mut Connection> {
+        self.live.iter_mut()
+    }
+
+    /// How many connections are in progress (built and not finished).
+    pub fn live_count(&self) -> usize {
+        self.live.len()
+    }
+
+    /// How many flows have finished and given up their connection.
+    pub fn finished_count(&self) -> usize {
+        self.summaries.len()
+    }
+
+    /// Flow f's sender counters and state: now if in progress, final if finished, initial if
+    /// not started.
+    pub fn sender_summary(&self, f: usize) -> SenderSummary {
+        match self.slot[f] {
+            NOT_STARTED => self
+                .factory
+                .sender(f as u32, self.dst[f], self.profile[f])
+                .summary(),
+            s if s & FINISHED != 0 => self.summaries[(s & !FINISHED) as usize].sender,
+            s => self.live[s as usize].sender.summary(),
+        }
+    }
+
+    /// Flow f's receiver counters and state (as [`Connections::sender_summary`]).
+    pub fn receiver_summary(&self, f: usize) -> ReceiverSummary {
+        match self.slot[f] {
+            NOT_STARTED => ReceiverSummary::default(),
+            s if s & FINISHED != 0 => self.summaries[(s & !FINISHED) as usize].receiver,
+            s => self.live[s as usize].receiver.summary(),
+        }
+    }
+
+    /// Flow f put `n` more packets on their way.
+    #[inline(always)]
+    pub fn sent(&mut self, f: usize, n: usize) {
+        self.in_flight[f] += n as u32;
+    }
+
+    /// A packet of flow f left the network (delivered and processed, or dropped).
+    #[inline(always)]
+    pub fn gone(&mut self, f: usize) {
+        let v = &mut self.in_flight[f];
+        *v -= 1;
+        if *v == FREEABLE | CLOSING {
+            self.try_finish(f);
+        }
+    }
+
+    /// Flow f's application has written its last byte.
+    pub fn app_done(&mut self, f: usize) {
+        let v = &mut self.in_flight[f];
+        if *v & FREEABLE != 0 {
+            *v |= CLOSING;
+            if *v == FREEABLE | CLOSING {
+                self.try_finish(f);
+            }
+        }
+    }
+
+    /// Flow f has no packet in the network and its application is done: if everything written
+    /// is acknowledged and no timer is armed, nothing can happen to it any more, so it keeps
+    /// only its summary.
+    #[cold]
+    #[inline(never)]
+    fn try_finish(&mut self, f: usize) {
+        let i = self.slot[f] as usize;
+        let c = &self.live[i];
+        let (s, r) = (&c.sender, &c.receiver);
+        if s.snd_una() != s.app_limit()
+            || s.timer_deadline().is_some()
+            || r.delack_deadline().is_some()
+            || c.rto_timer.is_armed()
+            || c.delack_timer.is_armed()
+        {
+            return;
+        }
+        let mut c = self.live.swap_remove(i);
+        if let Some(moved) = self.live.get(i) {
+            self.slot[moved.flow as usize] = i as u32;
+        }
+        // Give memory back once most of the peak's connections have finished (S5 starts all
+        // its flows at once, then they finish).
+        if self.live.capacity() > 64 && self.live.len() * 4 < self.live.capacity() {
+            self.live.shrink_to(self.live.len() * 2);
+        }
+        // Closed now as the results would close it at the end: nothing changes it in between.
+        c.sender.close_stats();
+        self.slot[f] = FINISHED | self.summaries.len() as u32;
+        self.summaries.push(FlowSummary {
+            sender: c.sender.summary(),
+            receiver: c.receiver.summary(),
+        });
+    }
+}

@@ -1,0 +1,88 @@
+//! How each flow's TCP sender and receiver are built. The plan keeps this recipe, not the
+//! connections: the engine builds a traffic generator's connection when its flow starts and
+//! folds it into a summary when it has finished (`engine/transport.rs`), so a run with tens of
+//! thousands of flows holds full TCP state only for those in progress.
+//!
+//! Building late builds the same connection: a sender's and a receiver's state is a function
+//! of the run seed, the flow id, its destination and its profile alone (the scheme's and the
+//! controller's random streams are per flow, `Stream::Scheme` and the controller's context),
+//! never of what was built before it.
+
+use super::TcpProfile;
+use crate::config::SchemeConfig;
+use crate::extend::{ControllerContext, PreparedScheme, SchemeContext};
+use crate::scheme_build::ReceiverFactory;
+use incastsim_core::{FlowId, HostId};
+use incastsim_schemes::{ReceiverScheme, SenderScheme};
+use incastsim_tcp::{TcpReceiver, TcpSender};
+use std::sync::Arc;
+
+/// Builds flow f's sender and receiver (see the module doc).
+pub struct ConnectionFactory {
+    seed: u64,
+    scheme: SchemeConfig,
+    extension: Option<Arc<dyn PreparedScheme>>,
+    receivers: ReceiverFactory,
+    profiles: Vec<TcpProfile>,
+}
+
+/// Builds nothing useful: what a plan holds once the engine has taken its factory.
+impl Default for ConnectionFactory {
+    fn default() -> ConnectionFactory {
+        ConnectionFactory::new(0, &SchemeConfig::None, None, Vec::new(), 0.0)
+    }
+}
+
+impl ConnectionFactory {
+    /// The factory of a run seeded `seed` with `scheme` (`extension`: the prepared scheme when
+    /// it is a registered one), the TCP `profiles` and receivers on links of `capacity_bps`.
+    pub fn new(
+        seed: u64,
+        scheme: &SchemeConfig,
+        extension: Option<Arc<dyn PreparedScheme>>,
+        profiles: Vec<TcpProfile>,
+        capacity_bps: f64,
+    ) -> ConnectionFactory {
+        ConnectionFactory {
+            seed,
+            scheme: scheme.clone(),
+            receivers: crate::scheme_build::receiver_factory(
+                scheme,
+                extension.clone(),
+                capacity_bps,
+            ),
+            extension,
+            profiles,
+        }
+    }
+
+    /// Flow `flow`'s sender (to host `dst`, with TCP profile `profile`), before it sends.
+    pub fn sender(&self, flow: u32, dst: HostId, profile: u32) -> TcpSender<SenderScheme> {
+        let p = &self.profiles[profile as usize];
+        let ctx = SchemeContext::new(self.seed, flow, dst, p.ideal.mss as u32);
+        let scheme =
+            crate::scheme_build::sender_scheme(&self.scheme, self.extension.as_deref(), &ctx);
+        let cc = ControllerContext::new(self.seed, flow, p.sender.smss);
+        let mut s = TcpSender::new(
+            flow as FlowId,
+            p.sender,
+            p.controller.new_controller(&cc),
+            scheme,
+        );
+        s.set_peer_window(p.receiver.window_bytes as u64);
+        s.set_packet_cwnd(p.packet_cwnd);
+        s
+    }
+
+    /// Flow `flow`'s receiver (at host `dst`, with TCP profile `profile`).
+    pub fn receiver(
+        &mut self,
+        flow: u32,
+        dst: HostId,
+        profile: u32,
+    ) -> TcpReceiver<ReceiverScheme> {
+        let p = &self.profiles[profile as usize];
+        let ctx = SchemeContext::new(self.seed, flow, dst, p.ideal.mss as u32);
+        TcpReceiver::new(p.receiver, self.receivers.make(&ctx))
+    }
+}

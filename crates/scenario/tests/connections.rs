@@ -1,0 +1,94 @@
+//! A traffic generator's flow holds its full TCP state (sender, receiver, timers) only while in
+//! progress: built when it starts, folded into a summary once finished. Results are exactly
+//! those of a run that keeps every connection to the end.
+
+mod common;
+use common::*;
+use incastsim_core::{Duration, Time};
+use incastsim_scenario::config::units::Dur;
+use incastsim_scenario::config::workload::TimeSeriesConfig;
+use incastsim_scenario::engine::connections::{Connection, FlowSummary};
+use incastsim_scenario::{Config, Outcome, Plan, Simulation};
+
+/// Web-search on a k = 4 fat-tree (16 hosts) at 10 Gbps: about a hundred short flows, most of
+/// them done long before the run ends.
+fn websearch() -> Config {
+    shipped(
+        "websearch-fattree.yaml",
+        &[
+            "topology.k=4",
+            "senders=15",
+            "topology.link_rate=10Gbps",
+            "workload.duration=20ms",
+        ],
+    )
+}
+
+#[test]
+fn finished_flows_give_up_their_connections() {
+    let cfg = websearch();
+    let mut sim = Simulation::new(&cfg, 1).unwrap();
+    let flows = sim.flows();
+    assert!(flows > 50, "{flows} flows");
+    // Nothing is built before a flow starts.
+    assert_eq!(sim.live_connections(), 0);
+    let (mut peak, mut t) = (0, Time::ZERO);
+    while sim.run_until(t).is_none() {
+        peak = peak.max(sim.live_connections());
+        t += Duration::from_us(200);
+    }
+    assert_eq!(sim.run(), Outcome::Completed);
+    sim.check_invariants().unwrap();
+    // Every flow completed (the workload drains) and gave its state back, but those whose
+    // last ACKs were still on their way when the last byte arrived (the run ends there).
+    let live = sim.live_connections();
+    assert_eq!(sim.finished_connections() + live, flows);
+    assert!(live <= 2, "{live} connections left");
+    for f in 0..flows {
+        let s = sim.sender_summary(f);
+        assert_eq!(sim.receiver_summary(f).stats.delivered_bytes, s.app_limit);
+        match sim.sender(f) {
+            Some(live) => assert!(live.snd_una() < live.app_limit()),
+            None => assert!(sim.receiver(f).is_none() && s.snd_una == s.app_limit),
+        }
+    }
+    assert!(
+        peak < flows / 2,
+        "peak {peak} of {flows} connections held at once"
+    );
+    // The summary a finished flow keeps is a fraction of a connection.
+    let (conn, summary) = (
+        std::mem::size_of::<Connection>(),
+        std::mem::size_of::<FlowSummary>(),
+    );
+    assert!(
+        2 * summary < conn,
+        "summary {summary} B, connection {conn} B"
+    );
+}
+
+#[test]
+fn results_equal_those_of_keeping_every_connection() {
+    let lazy_cfg = websearch();
+    // A time series over every flow keeps every connection from the start to the end (one
+    // sample at 0: the run ends long before the next).
+    let flows = Plan::new(&lazy_cfg, 1).unwrap().flows.len() as u32;
+    let mut kept_cfg = lazy_cfg.clone();
+    kept_cfg.time_series = Some(TimeSeriesConfig {
+        interval: Dur(Duration::from_secs(5)),
+        ports: Vec::new(),
+        flows: (0..flows).collect(),
+        on_change_port: None,
+    });
+    let (lazy, kept) = (run(&lazy_cfg, 1), run(&kept_cfg, 1));
+    let mut kept_sim = Simulation::new(&kept_cfg, 1).unwrap();
+    assert_eq!(kept_sim.run(), Outcome::Completed);
+    assert_eq!(kept_sim.live_connections(), flows as usize);
+    // Debug text: the records hold NaN (no FCT), which `==` never equals.
+    assert_eq!(format!("{:?}", lazy.flows), format!("{:?}", kept.flows));
+    let (a, b) = (&lazy.run, &kept.run);
+    assert_eq!(
+        (a.rto_count, a.drops_total, a.packets_sent, a.fct_mean_ms),
+        (b.rto_count, b.drops_total, b.packets_sent, b.fct_mean_ms)
+    );
+}
