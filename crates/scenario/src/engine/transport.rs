@@ -8,10 +8,14 @@ use crate::plan::{FlowOrigin, Plan, SendOverheadPlan};
 use incastsim_core::packet::flags;
 use incastsim_core::{
     Duration, Ecn, EventQueue, FlowId, HostId, LazyTimer, Packet, PacketKind, SackBlock, Time,
+    prefetch, prefetch_bytes,
 };
 use incastsim_schemes::{ReceiverScheme, SenderScheme};
 use incastsim_tcp::{AckInfo, AckOut, Segment, TcpReceiver, TcpSender};
 use std::collections::VecDeque;
+
+/// How much of a flow's sender or receiver [`Transport::prefetch_delivery`] asks for.
+const PREFETCH_BYTES: usize = 256;
 
 /// A flow's endpoints.
 #[derive(Clone, Copy, Debug)]
@@ -160,6 +164,29 @@ impl Transport {
             packet.ecn == Ecn::Ce,
             &mut self.acks,
         )
+    }
+
+    /// Cache hint: `packet` reaches its host one event from now. The first lines of the
+    /// receiver (data) or sender (ACK) it is for, where the per-packet fields are.
+    #[inline(always)]
+    pub fn prefetch_delivery(&self, packet: &Packet) {
+        let f = packet.flow as usize;
+        match packet.kind {
+            PacketKind::Data => {
+                if let Some(r) = self.receivers.get(f) {
+                    prefetch_bytes(r, PREFETCH_BYTES.min(std::mem::size_of_val(r)));
+                }
+            }
+            PacketKind::Ack => {
+                if let Some(s) = self.senders.get(f) {
+                    prefetch_bytes(s, PREFETCH_BYTES.min(std::mem::size_of_val(s)));
+                }
+                if let Some(t) = self.rto_timers.get(f) {
+                    prefetch(t);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// An ACK reached flow f's sender; what it sends in reply goes into `segments`.
