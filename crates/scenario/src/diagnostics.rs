@@ -385,6 +385,17 @@ impl Diagnostics {
         self.table[at] = pair;
     }
 
+    /// Cache hint: an admission at `port` of a packet that entered on `input` is coming.
+    #[inline(always)]
+    pub fn prefetch_port(&self, port: u32, input: u32) {
+        if let Some(out) = self.out.get(port as usize) {
+            incastsim_core::prefetch(out);
+        }
+        if let Some(inp) = self.inp.get(input as usize) {
+            incastsim_core::prefetch(inp);
+        }
+    }
+
     /// `port` admitted a packet that entered its node on `input` (`LOCAL_INPUT`: a host's own
     /// packet, whose pair's offered count is the port's).
     #[inline(always)]

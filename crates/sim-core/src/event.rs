@@ -266,6 +266,18 @@ impl<E: Copy> EventQueue<E> {
         key.map(|k| Time((k >> 64) as u64))
     }
 
+    /// The `k`-th event after the earliest (0: the one [`EventQueue::pop`] returns next), if the
+    /// queue knows it without work: only at scale (the calendar's current bucket, which is
+    /// sorted). A hint for prefetching the state the coming events touch, never for ordering:
+    /// an event scheduled later may still come first.
+    #[inline(always)]
+    pub fn peek_ahead(&self, k: usize) -> Option<&E> {
+        match &self.calendar {
+            None => None,
+            Some(calendar) => calendar.peek_ahead(k),
+        }
+    }
+
     /// Events waiting.
     pub fn len(&self) -> usize {
         match &self.calendar {

@@ -11,6 +11,7 @@
 
 pub mod event;
 pub mod packet;
+pub mod prefetch;
 pub mod rng;
 pub mod time;
 pub mod timer;
@@ -19,6 +20,7 @@ pub mod units;
 
 pub use event::{EventQueue, TieOrder};
 pub use packet::{Ecn, FlowId, HostId, NO_PATH, Packet, PacketKind, SackBlock};
+pub use prefetch::{prefetch, prefetch_bytes};
 pub use rng::{SimRng, Stream};
 pub use time::{Duration, Time};
 pub use timer::{LazyTimer, TimerFire};

@@ -13,7 +13,9 @@
 //! discipline sees the whole shared buffer), occupancy and head-arrival events work as above.
 
 use crate::qdisc::{BufferLimit, DropReason, Occupancy, QueueDisc, QueueDiscipline, Verdict};
-use incastsim_core::{Duration, Ecn, NodeId, Packet, SerializationRate, SimRng, Time};
+use incastsim_core::{
+    Duration, Ecn, NodeId, Packet, SerializationRate, SimRng, Time, prefetch, prefetch_bytes,
+};
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]
@@ -528,6 +530,51 @@ impl OutputPort {
     /// after [`OutputPort::pop_arrival`]).
     pub fn head_packet(&self) -> Option<Packet> {
         self.fifo.front().map(|q| q.packet)
+    }
+
+    /// Cache hints for this port's coming head arrival: the head packet, and the entry behind
+    /// it that the arrival reads to release buffer space (the port's first line must be cached
+    /// already, or this waits for it).
+    #[inline(always)]
+    pub fn prefetch_arrival(&self) {
+        if let Some(q) = self.fifo.front() {
+            prefetch_bytes(q, std::mem::size_of::<Queued>());
+        }
+        if let Some(q) = self.fifo.get(self.on_wire as usize) {
+            prefetch(q);
+        }
+    }
+
+    /// Cache hints for a coming admission to this port, once its first line is cached: the
+    /// FIFO entry the admission reads to release buffer space and the slot it writes.
+    #[inline(always)]
+    pub fn prefetch_admission_fifo(&self) {
+        if let Some(q) = self.fifo.get(self.on_wire as usize) {
+            prefetch(q);
+        }
+        if let Some(q) = self.fifo.back() {
+            prefetch_bytes(q, 2 * std::mem::size_of::<Queued>());
+        }
+    }
+
+    /// Cache hints for a coming admission to this port: the fields it reads and writes, which
+    /// all lie before the random streams.
+    #[inline(always)]
+    pub fn prefetch_admission(&self) {
+        prefetch_bytes(self, std::mem::offset_of!(OutputPort, jitter_rng));
+    }
+
+    /// Cache hint for a coming arrival at this port: the first line (the FIFO, occupancy and
+    /// flags).
+    #[inline(always)]
+    pub fn prefetch_first_line(&self) {
+        prefetch(self);
+    }
+
+    /// The packet that reaches the far end of the link next, in place.
+    #[inline(always)]
+    pub fn head_packet_ref(&self) -> Option<&Packet> {
+        self.fifo.front().map(|q| &q.packet)
     }
 
     /// Offers a packet to the port at `now`.

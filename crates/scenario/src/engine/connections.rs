@@ -16,7 +16,7 @@
 //! not freed).
 
 use crate::plan::{ConnectionFactory, FlowOrigin};
-use incastsim_core::{HostId, LazyTimer};
+use incastsim_core::{HostId, LazyTimer, PacketKind, prefetch, prefetch_bytes};
 use incastsim_schemes::{ReceiverScheme, SenderScheme};
 use incastsim_tcp::{ReceiverSummary, SenderSummary, TcpReceiver, TcpSender};
 
@@ -51,6 +51,9 @@ const FINISHED: u32 = 1 << 31;
 /// written its last byte. The low 30 bits count its packets in the network.
 const FREEABLE: u32 = 1 << 30;
 const CLOSING: u32 = 1 << 31;
+
+/// How much of a sender or receiver [`Connections::prefetch`] asks for.
+const PREFETCH_BYTES: usize = 256;
 
 /// Every flow's connection or summary (see the module doc).
 pub struct Connections {
@@ -116,6 +119,30 @@ impl Connections {
     pub fn start(&mut self, f: usize) {
         if self.slot[f] == NOT_STARTED {
             self.build(f);
+        }
+    }
+
+    /// Cache hint: a packet of `kind` reaches flow f's connection soon. The first lines of
+    /// the receiver (data) or the sender and its timer (ACK), where the per-packet fields are,
+    /// and the flow's count of packets in the network.
+    #[inline(always)]
+    pub fn prefetch(&self, f: usize, kind: PacketKind) {
+        let Some(&i) = self.slot.get(f) else {
+            return;
+        };
+        if let Some(n) = self.in_flight.get(f) {
+            prefetch(n);
+        }
+        let Some(c) = self.live.get(i as usize) else {
+            return;
+        };
+        match kind {
+            PacketKind::Data => prefetch_bytes(&c.receiver, PREFETCH_BYTES),
+            PacketKind::Ack => {
+                prefetch_bytes(&c.sender, PREFETCH_BYTES);
+                prefetch(&c.rto_timer);
+            }
+            _ => {}
         }
     }
 

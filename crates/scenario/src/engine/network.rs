@@ -184,6 +184,68 @@ impl Network {
         }
     }
 
+    /// Cache hint, several events ahead of a head arrival at `port`: the port's first line.
+    #[inline(always)]
+    pub fn prefetch_port(&self, port: u32) {
+        if let Some(p) = self.fabric.ports.get(port as usize) {
+            p.prefetch_first_line();
+        }
+    }
+
+    /// Cache hint, a stage later: the packets the arrival reads (the port's first line is
+    /// cached by now).
+    #[inline(always)]
+    pub fn prefetch_head(&self, port: u32) {
+        if let Some(p) = self.fabric.ports.get(port as usize) {
+            p.prefetch_arrival();
+        }
+    }
+
+    /// The port a head arrival at `port` forwards its packet to (`Ok`: by its cached path,
+    /// which the flow's packets keep warm), or the packet if it reaches a host (`Err`), or
+    /// neither if unknown without the routing tables.
+    #[inline(always)]
+    fn coming_hop(&self, port: u32) -> Option<Result<u32, &Packet>> {
+        let p = self.fabric.ports.get(port as usize)?;
+        let packet = p.head_packet_ref()?;
+        let to = p.to;
+        if self.switch_bits[to as usize / 64] >> (to % 64) & 1 == 0 {
+            return Some(Err(packet));
+        }
+        if packet.hop == NO_PATH {
+            return None;
+        }
+        self.paths.try_port(packet.flow, packet.hop).map(Ok)
+    }
+
+    /// Cache hint, a stage later: what the admission at the next port reads (its fields, the
+    /// diagnostics' entries). Returns the packet if it reaches a host instead, for the
+    /// transport's hint.
+    #[inline(always)]
+    pub fn prefetch_next_hop(&self, port: u32, diag: &Diagnostics) -> Option<&Packet> {
+        match self.coming_hop(port)? {
+            Ok(next) => {
+                if let Some(np) = self.fabric.ports.get(next as usize) {
+                    np.prefetch_admission();
+                    diag.prefetch_port(next, port);
+                }
+                None
+            }
+            Err(packet) => Some(packet),
+        }
+    }
+
+    /// Cache hint, the last stage: the FIFO entries of the next port the admission reads and
+    /// writes (that port's first line is cached by now).
+    #[inline(always)]
+    pub fn prefetch_next_fifo(&self, port: u32) {
+        if let Some(Ok(next)) = self.coming_hop(port)
+            && let Some(np) = self.fabric.ports.get(next as usize)
+        {
+            np.prefetch_admission_fifo();
+        }
+    }
+
     /// A strict-priority port finished a transmission and picks the next packet.
     pub fn on_tx_done(&mut self, now: Time, port: u32, events: &mut EventQueue<Event>) {
         let done = self.fabric.ports[port as usize].on_tx_done(now);

@@ -104,6 +104,15 @@ impl FlowPaths {
 
     /// The next port of a packet of `flow` whose cursor is `hop` (not [`NO_PATH`]).
     #[inline(always)]
+    pub(crate) fn try_port(&self, flow: FlowId, hop: u8) -> Option<u32> {
+        self.paths
+            .get(flow as usize)?
+            .ports
+            .get(hop as usize)
+            .copied()
+    }
+
+    #[inline(always)]
     pub(crate) fn port(&self, flow: FlowId, hop: u8) -> u32 {
         self.paths[flow as usize].ports[hop as usize]
     }

@@ -170,6 +170,13 @@ impl Transport {
         )
     }
 
+    /// Cache hint: `packet` reaches its host one event from now. The first lines of the
+    /// receiver (data) or sender (ACK) it is for, where the per-packet fields are.
+    #[inline(always)]
+    pub fn prefetch_delivery(&self, packet: &Packet) {
+        self.connections.prefetch(packet.flow as usize, packet.kind);
+    }
+
     /// An ACK reached flow f's sender; what it sends in reply goes into `segments`.
     #[inline]
     pub fn on_ack(&mut self, now: Time, f: usize, packet: &Packet) {

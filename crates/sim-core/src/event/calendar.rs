@@ -39,8 +39,8 @@ const BITMAP_WORDS: usize = (WHEEL_BUCKETS / 64) as usize;
 const INITIAL_SHIFT: u32 = 14;
 const MIN_SHIFT: u32 = 6;
 const MAX_SHIFT: u32 = 40;
-const FEW_PER_BUCKET: u32 = 4;
-const MANY_PER_BUCKET: u32 = 32;
+const FEW_PER_BUCKET: u32 = 32;
+const MANY_PER_BUCKET: u32 = 256;
 #[cfg(not(test))]
 const ADAPT_EVERY: u32 = 1024;
 /// Small in tests, so that the property tests re-bucket often.
@@ -210,6 +210,12 @@ impl<E: Copy> Calendar<E> {
             return None;
         }
         Some(self.near[self.head].key)
+    }
+
+    /// The `k`-th pending event of the current bucket after its earliest, if there is one.
+    #[inline(always)]
+    pub(super) fn peek_ahead(&self, k: usize) -> Option<&E> {
+        self.near.get(self.head + k).map(|e| &e.payload)
     }
 
     /// `near` is used up: makes the next occupied bucket `near`. False if no event is left.
