@@ -310,6 +310,33 @@ mod tests {
     use std::collections::BinaryHeap;
 
     #[test]
+    fn peek_ahead_names_the_events_that_pop_next() {
+        let mut q = EventQueue::new();
+        q.schedule(Time(1), 0u64);
+        assert_eq!(q.peek_ahead(0), None, "the heap gives no hints");
+        // Enough pending events for the calendar, at times that collide and interleave.
+        for i in 1..300u64 {
+            q.schedule(Time(1_000 + (i * 7919) % 613), i);
+        }
+        let mut hints = Vec::new();
+        let mut popped = Vec::new();
+        while let Some((_, e)) = q.pop() {
+            popped.push(e);
+            hints.push((0..4).map(|k| q.peek_ahead(k).copied()).collect::<Vec<_>>());
+        }
+        let mut hinted = 0;
+        for (step, coming) in hints.iter().enumerate() {
+            for (k, hint) in coming.iter().enumerate() {
+                if let Some(e) = hint {
+                    assert_eq!(Some(e), popped.get(step + 1 + k), "hint {k} after pop {step}");
+                    hinted += 1;
+                }
+            }
+        }
+        assert!(hinted > 300, "the calendar gave hints ({hinted})");
+    }
+
+    #[test]
     fn simultaneous_events_pop_in_scheduling_order() {
         let mut q = EventQueue::new();
         q.schedule(Time(10), 'b');

@@ -174,7 +174,7 @@ impl Transport {
     /// receiver (data) or sender (ACK) it is for, where the per-packet fields are.
     #[inline(always)]
     pub fn prefetch_delivery(&self, packet: &Packet) {
-        self.connections.prefetch(packet.flow as usize, packet.kind);
+        self.conns.prefetch(packet.flow as usize, packet.kind);
     }
 
     /// An ACK reached flow f's sender; what it sends in reply goes into `segments`.
