@@ -328,7 +328,11 @@ mod tests {
         for (step, coming) in hints.iter().enumerate() {
             for (k, hint) in coming.iter().enumerate() {
                 if let Some(e) = hint {
-                    assert_eq!(Some(e), popped.get(step + 1 + k), "hint {k} after pop {step}");
+                    assert_eq!(
+                        Some(e),
+                        popped.get(step + 1 + k),
+                        "hint {k} after pop {step}"
+                    );
                     hinted += 1;
                 }
             }
