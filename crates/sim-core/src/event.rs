@@ -15,6 +15,7 @@ use crate::rng::SimRng;
 use crate::time::Time;
 use calendar::{Calendar, Entry};
 use heap::QuadHeap;
+use std::collections::VecDeque;
 
 /// How events of the same picosecond are ordered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -38,6 +39,14 @@ const NOW_KEY: u64 = 1 << RANDOM_KEY_BITS;
 /// behind a guard entry in the first). 1 ms is beyond a packet's time on any link here (serialization plus propagation) and below
 /// the usual RTO and delayed-ACK deadlines. Only speed depends on it, never the order.
 const LATER_AHEAD: u64 = 1_000_000_000;
+
+/// With look-ahead on (see [`EventQueue::set_look_ahead`]): the heap's earliest entries are
+/// taken out ahead of time until `ahead` holds this many, so the next four events are known
+/// (the engine's prefetch pipeline looks four events ahead).
+const AHEAD_FILL: usize = 4;
+/// An event scheduled among those ahead is inserted there; beyond this many, the latest of
+/// them goes back to the heap.
+const AHEAD_MAX: usize = 8;
 
 /// Pending events above which the queue moves from the heap to the calendar, and below which
 /// it moves back (hysteresis, so that a run near the bound does not switch back and forth).
@@ -75,6 +84,14 @@ pub struct EventQueue<E> {
     /// takes its place (`promote_later`). So the order is exactly that of one heap on (time,
     /// tie key), whichever heap an event waited in.
     later_guard: u128,
+    /// Heap mode with look-ahead on: the earliest pending entries, taken out of `heap` ahead
+    /// of their pop, sorted by key. Invariant: every entry here is earlier than every entry of
+    /// `heap` (an event scheduled earlier than the last of them is inserted here), so the first
+    /// is the earliest of all (`later` holds only entries after the guard, which is here or in
+    /// `heap`). Empty while look-ahead is off.
+    ahead: VecDeque<Entry<E>>,
+    /// Keep `ahead` filled (see [`EventQueue::set_look_ahead`]).
+    look_ahead: bool,
     /// `Some` while the calendar holds the events (the heap is then empty).
     calendar: Option<Box<Calendar<E>>>,
     /// The calendar's bucket width when last used (it is adapted to the run's density).
@@ -98,6 +115,8 @@ impl<E: Copy> EventQueue<E> {
             heap: QuadHeap::new(),
             later: QuadHeap::new(),
             later_guard: u128::MAX,
+            ahead: VecDeque::with_capacity(AHEAD_MAX + 1),
+            look_ahead: false,
             calendar: None,
             calendar_shift: None,
             next_seq: 0,
@@ -134,6 +153,21 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// Keeps the next few events known while the heap holds them (the calendar always knows
+    /// them), so that [`EventQueue::peek_ahead`] answers in both stores: for large networks,
+    /// where the state the coming events touch is not cached and prefetching it pays. It costs
+    /// a few instructions per event, so small runs leave it off. Never changes the order.
+    pub fn set_look_ahead(&mut self, on: bool) {
+        self.look_ahead = on;
+        if !on {
+            while let Some(entry) = self.ahead.pop_back() {
+                self.heap.push(entry);
+            }
+        } else if self.calendar.is_none() {
+            self.fill_ahead();
+        }
+    }
+
     /// The time of the most recently popped event.
     #[inline]
     pub fn now(&self) -> Time {
@@ -159,9 +193,7 @@ impl<E: Copy> EventQueue<E> {
             None => {
                 if time.0 > self.now.0.saturating_add(LATER_AHEAD) {
                     self.schedule_far(entry);
-                } else if let Some(len) = self.heap.push(entry)
-                    && len + self.later.len() > TO_CALENDAR
-                {
+                } else if self.push_heap(entry) && self.heap_mode_len() > TO_CALENDAR {
                     self.move_to_calendar();
                 }
             }
@@ -174,7 +206,8 @@ impl<E: Copy> EventQueue<E> {
     #[inline(never)]
     fn move_to_calendar(&mut self) {
         let mut calendar = Box::new(Calendar::starting_at(self.now.0, self.calendar_shift));
-        for entry in self.heap.drain().chain(self.later.drain()) {
+        let ahead = self.ahead.drain(..);
+        for entry in ahead.chain(self.heap.drain()).chain(self.later.drain()) {
             calendar.push(entry);
         }
         self.later_guard = u128::MAX;
@@ -189,6 +222,52 @@ impl<E: Copy> EventQueue<E> {
         debug_assert!(self.later.len() == 0 && self.later_guard == u128::MAX);
         self.calendar_shift = Some(calendar.shift());
         self.heap = QuadHeap::from_sorted(calendar.drain_sorted());
+        if self.look_ahead {
+            self.fill_ahead();
+        }
+    }
+
+    /// Adds an entry in heap mode: among those ahead if it is earlier than the last of them,
+    /// else to the heap. True if the heap mode's count may have grown past a bound (the heap
+    /// grew, rather than filled the hole of a pop).
+    #[inline(always)]
+    fn push_heap(&mut self, entry: Entry<E>) -> bool {
+        if let Some(last) = self.ahead.back()
+            && entry.key < last.key
+        {
+            self.push_ahead(entry);
+            return true;
+        }
+        self.heap.push(entry).is_some()
+    }
+
+    /// An entry earlier than the last of those ahead: inserted at its place among them.
+    #[inline(never)]
+    fn push_ahead(&mut self, entry: Entry<E>) {
+        let at = self.ahead.partition_point(|e| e.key < entry.key);
+        self.ahead.insert(at, entry);
+        if self.ahead.len() > AHEAD_MAX {
+            let last = self.ahead.pop_back().expect("more than AHEAD_MAX");
+            self.heap.push(last);
+        }
+    }
+
+    /// Takes the heap's earliest entries out until `AHEAD_FILL` are ahead (each is later than
+    /// those already ahead, so `ahead` stays sorted).
+    #[inline(always)]
+    fn fill_ahead(&mut self) {
+        while self.ahead.len() < AHEAD_FILL {
+            match self.heap.pop() {
+                Some(entry) => self.ahead.push_back(entry),
+                None => break,
+            }
+        }
+    }
+
+    /// Events pending in heap mode.
+    #[inline(always)]
+    fn heap_mode_len(&self) -> usize {
+        self.heap.len() + self.later.len() + self.ahead.len()
     }
 
     /// The low 64 bits of a random-order key: (random key or `NOW_KEY`, sequence).
@@ -207,12 +286,12 @@ impl<E: Copy> EventQueue<E> {
     #[inline(never)]
     fn schedule_far(&mut self, entry: Entry<E>) {
         let grew = if entry.key > self.later_guard {
-            self.later.push(entry)
+            self.later.push(entry).is_some()
         } else {
             self.later_guard = entry.key;
-            self.heap.push(entry)
+            self.push_heap(entry)
         };
-        if grew.is_some() && self.heap.len() + self.later.len() > TO_CALENDAR {
+        if grew && self.heap_mode_len() > TO_CALENDAR {
             self.move_to_calendar();
         }
     }
@@ -223,7 +302,7 @@ impl<E: Copy> EventQueue<E> {
     fn promote_later(&mut self) {
         self.later_guard = match self.later.pop() {
             Some(entry) => {
-                self.heap.push(entry);
+                self.push_heap(entry);
                 entry.key
             }
             None => u128::MAX,
@@ -235,9 +314,15 @@ impl<E: Copy> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let top = match &mut self.calendar {
             None => {
-                let top = self.heap.pop()?;
+                let top = match self.ahead.pop_front() {
+                    Some(top) => top,
+                    None => self.heap.pop()?,
+                };
                 if top.key == self.later_guard {
                     self.promote_later();
+                }
+                if self.look_ahead {
+                    self.fill_ahead();
                 }
                 top
             }
@@ -260,20 +345,23 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
         let key = match &mut self.calendar {
-            None => self.heap.peek_key(),
+            None => match self.ahead.front() {
+                Some(first) => Some(first.key),
+                None => self.heap.peek_key(),
+            },
             Some(calendar) => calendar.peek_key(),
         };
         key.map(|k| Time((k >> 64) as u64))
     }
 
     /// The `k`-th event after the earliest (0: the one [`EventQueue::pop`] returns next), if the
-    /// queue knows it without work: only at scale (the calendar's current bucket, which is
-    /// sorted). A hint for prefetching the state the coming events touch, never for ordering:
+    /// queue knows it without work: the calendar's current bucket (which is sorted), or, with
+    /// look-ahead on ([`EventQueue::set_look_ahead`]), the entries ahead of the heap. A hint for prefetching the state the coming events touch, never for ordering:
     /// an event scheduled later may still come first.
     #[inline(always)]
     pub fn peek_ahead(&self, k: usize) -> Option<&E> {
         match &self.calendar {
-            None => None,
+            None => self.ahead.get(k).map(|e| &e.payload),
             Some(calendar) => calendar.peek_ahead(k),
         }
     }
@@ -281,7 +369,7 @@ impl<E: Copy> EventQueue<E> {
     /// Events waiting.
     pub fn len(&self) -> usize {
         match &self.calendar {
-            None => self.heap.len() + self.later.len(),
+            None => self.heap_mode_len(),
             Some(calendar) => calendar.len(),
         }
     }
@@ -338,6 +426,60 @@ mod tests {
             }
         }
         assert!(hinted > 300, "the calendar gave hints ({hinted})");
+    }
+
+    /// With look-ahead on, the heap names the coming events too (every hint right), through
+    /// pushes among those ahead, far events behind the guard and switches to the calendar.
+    #[test]
+    fn look_ahead_names_the_heap_events_that_pop_next() {
+        let mut q = EventQueue::new();
+        q.set_look_ahead(true);
+        let far = LATER_AHEAD + 1;
+        for i in 0..12u64 {
+            q.schedule(Time(100 + (i * 37) % 11), i);
+        }
+        q.schedule(Time(2 * far), 1000);
+        q.schedule(Time(far), 1001);
+        let (mut hints, mut popped, mut next) = (Vec::new(), Vec::new(), 2000u64);
+        let mut scheduled = Vec::new();
+        while let Some((t, e)) = q.pop() {
+            popped.push(e);
+            scheduled.push(next < 2400);
+            // Consequences: one at the same instant, one just after (among those ahead), and
+            // now and then a burst that moves the queue to the calendar and back.
+            if next < 2400 {
+                q.schedule(t, next);
+                q.schedule(Time(t.0 + 1), next + 1);
+                next += 2;
+                if next % 100 == 0 {
+                    for j in 0..30 {
+                        q.schedule(Time(t.0 + 50 + j), 10_000 + next + j);
+                    }
+                }
+            }
+            // Hints taken once this event's consequences are scheduled: exact from here on.
+            hints.push((0..4).map(|k| q.peek_ahead(k).copied()).collect::<Vec<_>>());
+        }
+        let mut hinted = 0;
+        for (step, coming) in hints.iter().enumerate() {
+            for (k, hint) in coming.iter().enumerate() {
+                // Exact unless a pop in between scheduled an event (which may come first).
+                let undisturbed =
+                    !scheduled[step + 1..(step + 1 + k).min(popped.len())].contains(&true);
+                if let Some(e) = hint
+                    && undisturbed
+                {
+                    assert_eq!(
+                        Some(e),
+                        popped.get(step + 1 + k),
+                        "hint {k} after pop {step}"
+                    );
+                    hinted += 1;
+                }
+            }
+        }
+        assert!(hinted > 600, "the heap gave hints ({hinted})");
+        assert_eq!(popped.len(), 14 + 400 + 4 * 30);
     }
 
     #[test]
@@ -471,6 +613,7 @@ mod tests {
         #[test]
         fn pops_match_a_binary_heap(
             random in any::<bool>(),
+            look_ahead in any::<bool>(),
             seed in any::<u64>(),
             ops in proptest::collection::vec((0u8..3, delay(), 1usize..4), 0..400),
         ) {
@@ -479,6 +622,7 @@ mod tests {
                 if random { TieOrder::Random } else { TieOrder::Fifo },
                 rng.clone(),
             );
+            q.set_look_ahead(look_ahead);
             let mut reference = Reference {
                 heap: BinaryHeap::new(),
                 rng: random.then_some(rng),
@@ -512,8 +656,12 @@ mod tests {
 
         /// Interleaved pushes and pops behave like a sorted list on (time, scheduling order).
         #[test]
-        fn interleaved_operations_match_a_reference(ops in proptest::collection::vec((any::<bool>(), 0u64..30), 0..300)) {
+        fn interleaved_operations_match_a_reference(
+            look_ahead in any::<bool>(),
+            ops in proptest::collection::vec((any::<bool>(), 0u64..30), 0..300),
+        ) {
             let mut q = EventQueue::new();
+            q.set_look_ahead(look_ahead);
             let mut reference: Vec<(u64, usize)> = Vec::new();
             let mut now = 0;
             for (i, (push, dt)) in ops.into_iter().enumerate() {

@@ -86,6 +86,11 @@ pub struct RunProgress {
 /// events, not per event: the hot loop pays one counter comparison.
 pub const WATCH_EVERY_EVENTS: u64 = 4096;
 
+/// Ports from which the event queue keeps the next events known in heap mode too (see
+/// `EventQueue::set_look_ahead`): about where the ports and their FIFOs outgrow a core's
+/// second-level cache (a k = 12 fat-tree has 2,592 ports, k = 8 has 768).
+const LOOK_AHEAD_MIN_PORTS: usize = 2048;
+
 /// A run in progress: the network, the TCP endpoints, the applications and the event queue,
 /// assembled from a [`Plan`] by [`Simulation::from_plan`]. The engine never reads the
 /// wall clock, so what it computes depends only on the plan.
@@ -179,6 +184,10 @@ impl Simulation {
         if let Some(port) = observe.traced_port {
             sim.network.fabric.ports[port as usize].enable_trace();
         }
+        // Prefetching the coming events' state pays once the ports outgrow the caches; the
+        // calendar always knows the coming events, the heap only with look-ahead on.
+        sim.events
+            .set_look_ahead(sim.network.fabric.ports.len() >= LOOK_AHEAD_MIN_PORTS);
         if observe.interval.is_some() {
             sim.events.schedule(Time::ZERO, Event::Sample);
         }
@@ -355,6 +364,13 @@ impl Simulation {
         if let Some(&Event::PortHead { port }) = self.events.peek_ahead(0) {
             self.network.prefetch_next_fifo(port);
         }
+    }
+
+    /// Turns the event queue's look-ahead on or off (by default on from
+    /// `LOOK_AHEAD_MIN_PORTS` ports): only speed depends on it, which tests and benchmarks
+    /// check by running both ways.
+    pub fn set_event_look_ahead(&mut self, on: bool) {
+        self.events.set_look_ahead(on);
     }
 
     /// Where the run is (see [`RunProgress`]).
