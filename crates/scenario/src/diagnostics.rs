@@ -108,6 +108,8 @@ struct OutPort {
     open: u32,
     /// Root block of this port's table of its other inputs, by input slot (`NONE`: none yet).
     table: u32,
+    /// The number of links entering this port's node (the key range of its table).
+    slots: u32,
     /// Packets offered by the first pair: counted here, in the line the admission reads
     /// anyway, not in `pair_offered` (a second cache miss per hop in a large fabric).
     first_offered: u64,
@@ -118,7 +120,23 @@ struct OutPort {
 struct InPort {
     first_out: u32,
     first_pair: u32,
+    /// Its slot among the links entering its far-end node (the key of that node's tables).
+    slot: u32,
 }
+
+/// A slot of a port's table: in an inner block, the offset of a child block (`link`); in a
+/// leaf, a pair (`link`, `NONE` for none) and the packets it offered, kept together so that
+/// finding a fat-tree switch's pair and counting its packet touch one cache line.
+#[derive(Clone, Copy, Debug)]
+struct TableSlot {
+    link: u32,
+    offered: u64,
+}
+
+const EMPTY_SLOT: TableSlot = TableSlot {
+    link: NONE,
+    offered: 0,
+};
 
 /// The drop state of one (output, input) pair that dropped.
 #[derive(Clone, Copy, Debug, Default)]
@@ -168,19 +186,16 @@ struct FlowDrops {
 pub struct Diagnostics {
     out: Vec<OutPort>,
     inp: Vec<InPort>,
-    /// Per port: its slot among the links entering its far-end node (the key of its node's
-    /// output tables).
-    in_slot: Vec<u32>,
-    /// Per port: the number of links entering its node (the key range of its table).
-    slots: Vec<u32>,
     /// Per port: its run histogram in `port_hists` (`NONE`: no run yet).
     port_hist: Vec<u32>,
     port_hists: Vec<RunHistogram>,
-    /// The blocks of the ports' tables: child block offsets, then (last level) pair indices.
-    table: Vec<u32>,
+    /// The blocks of the ports' tables: child block offsets, then (last level) pairs.
+    table: Vec<TableSlot>,
     /// Per pair: packets offered (a host's own pair: unused, the port counts them; a port's
-    /// first pair: in `OutPort::first_offered`).
+    /// first pair: in `OutPort::first_offered`; a pair in a table: in its leaf).
     pair_offered: Vec<u64>,
+    /// Per pair: its leaf in `table` (`NONE`: not in a table).
+    pair_leaf: Vec<u32>,
     /// Per pair: (output port, input port or `LOCAL_INPUT`).
     pair_key: Vec<(u32, u32)>,
     /// Per pair: its drop state in `pair_drops` (`NONE`: no drop yet).
@@ -218,33 +233,31 @@ impl Diagnostics {
     ) -> Diagnostics {
         let n = port_from.len();
         let mut entering = vec![0u32; nodes.len()];
-        let in_slot = port_to
+        let inp = port_to
             .iter()
             .map(|&to| {
                 entering[to as usize] += 1;
-                entering[to as usize] - 1
-            })
-            .collect();
-        let mut d = Diagnostics {
-            out: vec![
-                OutPort {
-                    first_in: NO_PORT,
-                    first_pair: NONE,
-                    open: 0,
-                    table: NONE,
-                    first_offered: 0,
-                };
-                n
-            ],
-            inp: vec![
                 InPort {
                     first_out: NO_PORT,
                     first_pair: NONE,
-                };
-                n
-            ],
-            in_slot,
-            slots: port_from.iter().map(|&f| entering[f as usize]).collect(),
+                    slot: entering[to as usize] - 1,
+                }
+            })
+            .collect();
+        let out = port_from
+            .iter()
+            .map(|&from| OutPort {
+                first_in: NO_PORT,
+                first_pair: NONE,
+                open: 0,
+                table: NONE,
+                slots: entering[from as usize],
+                first_offered: 0,
+            })
+            .collect();
+        let mut d = Diagnostics {
+            out,
+            inp,
             port_hist: vec![NONE; n],
             flows: vec![
                 FlowRun {
@@ -277,12 +290,11 @@ impl Diagnostics {
         }
         b(&self.out)
             + b(&self.inp)
-            + b(&self.in_slot)
-            + b(&self.slots)
             + b(&self.port_hist)
             + b(&self.port_hists)
             + b(&self.table)
             + b(&self.pair_offered)
+            + b(&self.pair_leaf)
             + b(&self.pair_key)
             + b(&self.pair_drop)
             + b(&self.pair_drops)
@@ -300,6 +312,7 @@ impl Diagnostics {
         let i = self.pair_key.len();
         assert!(i < NONE as usize, "too many (output, input) pairs");
         self.pair_offered.push(0);
+        self.pair_leaf.push(NONE);
         self.pair_key.push((port, input));
         self.pair_drop.push(NONE);
         i as u32
@@ -328,11 +341,20 @@ impl Diagnostics {
     /// The pair of `port` and `input` from `port`'s table, or a new pair.
     #[inline(never)]
     fn table_pair(&mut self, port: u32, input: u32) -> u32 {
-        let slot = self.in_slot[input as usize];
-        let shift = root_shift(self.slots[port as usize]);
-        let found = self.find(self.out[port as usize].table, shift, slot);
-        if found != NONE {
-            return found;
+        self.table_pair_counting(port, input, false)
+    }
+
+    /// [`Diagnostics::table_pair`], counting a packet offered by the pair (`count`) where the
+    /// pair is found: in its leaf, so that a switch's admission reads one line for both.
+    #[inline(never)]
+    fn table_pair_counting(&mut self, port: u32, input: u32, count: bool) -> u32 {
+        let slot = self.inp[input as usize].slot;
+        let shift = root_shift(self.out[port as usize].slots);
+        let leaf = self.find(self.out[port as usize].table, shift, slot);
+        if leaf != NONE && self.table[leaf as usize].link != NONE {
+            let found = &mut self.table[leaf as usize];
+            found.offered += u64::from(count);
+            return found.link;
         }
         let i = self.new_pair(port, input);
         let (out, inp) = (&mut self.out[port as usize], &mut self.inp[input as usize]);
@@ -343,49 +365,53 @@ impl Diagnostics {
         } else {
             self.insert(port, shift, slot, i);
         }
+        if count {
+            self.count_offered(port, i as usize);
+        }
         i
     }
 
-    /// The pair at `slot` of the table rooted at `root` (`NONE`: none).
+    /// The leaf for `slot` of the table rooted at `root` (`NONE`: no leaf block yet).
     fn find(&self, root: u32, mut shift: u32, slot: u32) -> u32 {
         if root == NONE {
             return NONE;
         }
         let mut at = root as usize + (slot >> shift) as usize;
         while shift > 0 {
-            let child = self.table[at];
+            let child = self.table[at].link;
             if child == NONE {
                 return NONE;
             }
             shift -= LEVEL_BITS;
             at = child as usize + ((slot >> shift) & LEVEL_MASK) as usize;
         }
-        self.table[at]
+        at as u32
     }
 
     /// Puts `pair` at `slot` of `port`'s table, allocating the blocks on its path.
     fn insert(&mut self, port: u32, mut shift: u32, slot: u32, pair: u32) {
-        fn block(table: &mut Vec<u32>, len: usize) -> u32 {
+        fn block(table: &mut Vec<TableSlot>, len: usize) -> u32 {
             let at = table.len();
             assert!(at + len < NONE as usize, "diagnostics table full");
-            table.resize(at + len, NONE);
+            table.resize(at + len, EMPTY_SLOT);
             at as u32
         }
         let mut root = self.out[port as usize].table;
         if root == NONE {
-            let len = (self.slots[port as usize].saturating_sub(1) >> shift) as usize + 1;
+            let len = (self.out[port as usize].slots.saturating_sub(1) >> shift) as usize + 1;
             root = block(&mut self.table, len);
             self.out[port as usize].table = root;
         }
         let mut at = root as usize + (slot >> shift) as usize;
         while shift > 0 {
-            if self.table[at] == NONE {
-                self.table[at] = block(&mut self.table, 1 << LEVEL_BITS);
+            if self.table[at].link == NONE {
+                self.table[at].link = block(&mut self.table, 1 << LEVEL_BITS);
             }
             shift -= LEVEL_BITS;
-            at = self.table[at] as usize + ((slot >> shift) & LEVEL_MASK) as usize;
+            at = self.table[at].link as usize + ((slot >> shift) & LEVEL_MASK) as usize;
         }
-        self.table[at] = pair;
+        self.table[at].link = pair;
+        self.pair_leaf[pair as usize] = at as u32;
     }
 
     /// Cache hint: an admission at `port` of a packet that entered on `input` is coming.
@@ -399,6 +425,30 @@ impl Diagnostics {
         }
     }
 
+    /// Cache hint, a stage after [`Diagnostics::prefetch_port`] (whose lines are cached by
+    /// now): the counter the admission will increment, when it is in a one-level table (a
+    /// fat-tree switch's port) or is the input's first other pair.
+    #[inline(always)]
+    pub fn prefetch_pair(&self, port: u32, input: u32) {
+        let (Some(out), Some(inp)) = (self.out.get(port as usize), self.inp.get(input as usize))
+        else {
+            return;
+        };
+        if out.first_in == input {
+            return; // counted in `out`
+        }
+        if inp.first_out == port {
+            if let Some(c) = self.pair_offered.get(inp.first_pair as usize) {
+                incastsim_core::prefetch(c);
+            }
+        } else if out.table != NONE
+            && out.slots <= 1 << LEVEL_BITS
+            && let Some(leaf) = self.table.get(out.table as usize + inp.slot as usize)
+        {
+            incastsim_core::prefetch(leaf);
+        }
+    }
+
     /// `port` admitted a packet that entered its node on `input` (`LOCAL_INPUT`: a host's own
     /// packet, whose pair's offered count is the port's).
     #[inline(always)]
@@ -409,8 +459,13 @@ impl Diagnostics {
             (out.first_pair, out.open)
         } else {
             let open = out.open;
-            let i = self.other_pair(port, input);
-            self.count_offered(port, i as usize); // i may have just become the port's first
+            let inp = self.inp[input as usize];
+            let i = if inp.first_out == port {
+                self.pair_offered[inp.first_pair as usize] += 1;
+                inp.first_pair
+            } else {
+                self.table_pair_counting(port, input, true)
+            };
             (i, open)
         };
         if open != 0 {
@@ -549,6 +604,8 @@ impl Diagnostics {
         let out = &mut self.out[port as usize];
         if out.first_pair as usize == i {
             out.first_offered += 1;
+        } else if self.pair_leaf[i] != NONE {
+            self.table[self.pair_leaf[i] as usize].offered += 1;
         } else {
             self.pair_offered[i] += 1;
         }
@@ -559,6 +616,8 @@ impl Diagnostics {
         let out = &self.out[port as usize];
         if out.first_pair as usize == i {
             out.first_offered
+        } else if self.pair_leaf[i] != NONE {
+            self.table[self.pair_leaf[i] as usize].offered
         } else {
             self.pair_offered[i]
         }

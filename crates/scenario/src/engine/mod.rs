@@ -362,7 +362,7 @@ impl Simulation {
             self.transport.prefetch_delivery(packet);
         }
         if let Some(&Event::PortHead { port }) = self.events.peek_ahead(0) {
-            self.network.prefetch_next_fifo(port);
+            self.network.prefetch_next_fifo(port, &self.diag);
         }
     }
 

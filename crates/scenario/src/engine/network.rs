@@ -236,13 +236,15 @@ impl Network {
     }
 
     /// Cache hint, the last stage: the FIFO entries of the next port the admission reads and
-    /// writes (that port's first line is cached by now).
+    /// writes, and the diagnostics' counter it increments (the lines that locate them are
+    /// cached by now).
     #[inline(always)]
-    pub fn prefetch_next_fifo(&self, port: u32) {
+    pub fn prefetch_next_fifo(&self, port: u32, diag: &Diagnostics) {
         if let Some(Ok(next)) = self.coming_hop(port)
             && let Some(np) = self.fabric.ports.get(next as usize)
         {
             np.prefetch_admission_fifo();
+            diag.prefetch_pair(next, port);
         }
     }
 
