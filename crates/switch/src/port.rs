@@ -737,27 +737,30 @@ impl OutputPort {
     #[inline(always)] // one call site on the hot path; keeps the event loop flat
     pub fn pop_arrival(&mut self, now: Time) -> Arrival {
         self.release_transmitted(now);
+        // The packet alone is read out of its entry, once, before the entry is dropped (a
+        // copy of the whole entry, then of its packet into the answer, was ~15 instructions
+        // per event, more when the compiler placed them differently).
         let head = self
             .fifo
-            .pop_front()
+            .front()
             .expect("head-arrival event for an empty port");
         debug_assert_eq!(head.arrive, now, "head arrival at the wrong time");
+        let mut arrival = Arrival {
+            packet: Some(head.packet),
+            next_head_at: None,
+        };
+        self.fifo.pop_front();
         debug_assert!(self.on_wire > 0);
         self.on_wire -= 1;
-        let next_head_at = self.fifo.front().map(|q| q.arrive);
-        if next_head_at.is_none() && self.fifo.capacity() > FIFO_KEEP {
+        arrival.next_head_at = self.fifo.front().map(|q| q.arrive);
+        if arrival.next_head_at.is_none() && self.fifo.capacity() > FIFO_KEEP {
             self.release_fifo_memory();
         }
-        let packet = if self.lossy && self.loss.lose(&mut self.loss_rng) {
+        if self.lossy && self.loss.lose(&mut self.loss_rng) {
             self.cold.drops_link_loss += 1;
-            None
-        } else {
-            Some(head.packet)
-        };
-        Arrival {
-            packet,
-            next_head_at,
+            arrival.packet = None;
         }
+        arrival
     }
 }
 

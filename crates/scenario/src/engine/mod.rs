@@ -423,7 +423,7 @@ impl Simulation {
         if let Some(drop) = arrival.dropped {
             self.on_admission_drop(now, drop);
         }
-        if let Some(packet) = arrival.at_host {
+        if let Some(packet) = &arrival.at_host {
             self.deliver_to_host(now, packet);
         }
     }
@@ -591,11 +591,11 @@ impl Simulation {
         }
     }
 
-    fn deliver_to_host(&mut self, now: Time, packet: Packet) {
+    fn deliver_to_host(&mut self, now: Time, packet: &Packet) {
         let f = packet.flow as usize;
         match packet.kind {
             PacketKind::Data => {
-                let delivered = self.transport.on_data(now, f, &packet);
+                let delivered = self.transport.on_data(now, f, packet);
                 self.transmit_acks(now, f);
                 self.transport.sync_delack_timer(f, &mut self.events);
                 if delivered > 0 {
@@ -604,7 +604,7 @@ impl Simulation {
                 self.transport.conns.gone(f);
             }
             PacketKind::Ack => {
-                self.transport.on_ack(now, f, &packet);
+                self.transport.on_ack(now, f, packet);
                 if self.network.probes.on {
                     self.probe_ack(now, f);
                 }

@@ -117,22 +117,23 @@ impl<E: Copy> QuadHeap<E> {
     #[inline(always)]
     fn sift_down(&mut self, mut i: usize, entry: Entry<E>) {
         let heap = self.heap.as_mut_slice();
-        let n = heap.len();
         let key = entry.key;
         loop {
             let first = i * ARITY + 1;
             let Some(children) = heap.get(first..first + ARITY) else {
                 // Fewer than ARITY children: leaves (the last, partly filled level). The
                 // entry goes to the earliest of them if that one is earlier still.
-                let mut best: Option<(usize, u128)> = None;
-                for (j, c) in heap[first.min(n)..].iter().enumerate() {
-                    if c.key < best.map_or(key, |(_, k)| k) {
-                        best = Some((j, c.key));
+                // (A plain index and key: the `Option` of both this loop kept cost a dozen
+                // conditional moves per child.)
+                let (mut best, mut best_key) = (i, key);
+                for (j, c) in heap.iter().enumerate().skip(first) {
+                    if c.key < best_key {
+                        (best, best_key) = (j, c.key);
                     }
                 }
-                if let Some((j, _)) = best {
-                    heap[i] = heap[first + j];
-                    i = first + j;
+                if best != i {
+                    heap[i] = heap[best];
+                    i = best;
                 }
                 break;
             };
