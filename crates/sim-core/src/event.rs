@@ -232,24 +232,44 @@ impl<E: Copy> EventQueue<E> {
     /// grew, rather than filled the hole of a pop).
     #[inline(always)]
     fn push_heap(&mut self, entry: Entry<E>) -> bool {
+        if self.look_ahead {
+            return self.push_heap_looking_ahead(entry);
+        }
+        self.heap.push(entry).is_some()
+    }
+
+    /// [`EventQueue::push_heap`] with look-ahead on (out of line: small runs leave it off and
+    /// pay one flag test).
+    #[inline(never)]
+    fn push_heap_looking_ahead(&mut self, entry: Entry<E>) -> bool {
         if let Some(last) = self.ahead.back()
             && entry.key < last.key
         {
-            self.push_ahead(entry);
+            // Earlier than the last of those ahead: inserted at its place among them.
+            let at = self.ahead.partition_point(|e| e.key < entry.key);
+            self.ahead.insert(at, entry);
+            if self.ahead.len() > AHEAD_MAX {
+                let last = self.ahead.pop_back().expect("more than AHEAD_MAX");
+                self.heap.push(last);
+            }
             return true;
         }
         self.heap.push(entry).is_some()
     }
 
-    /// An entry earlier than the last of those ahead: inserted at its place among them.
+    /// [`EventQueue::pop`] in heap mode with look-ahead on: the first of those ahead, which
+    /// are then topped up from the heap.
     #[inline(never)]
-    fn push_ahead(&mut self, entry: Entry<E>) {
-        let at = self.ahead.partition_point(|e| e.key < entry.key);
-        self.ahead.insert(at, entry);
-        if self.ahead.len() > AHEAD_MAX {
-            let last = self.ahead.pop_back().expect("more than AHEAD_MAX");
-            self.heap.push(last);
+    fn pop_looking_ahead(&mut self) -> Option<Entry<E>> {
+        let top = match self.ahead.pop_front() {
+            Some(top) => top,
+            None => self.heap.pop()?,
+        };
+        if top.key == self.later_guard {
+            self.promote_later();
         }
+        self.fill_ahead();
+        Some(top)
     }
 
     /// Takes the heap's earliest entries out until `AHEAD_FILL` are ahead (each is later than
@@ -313,16 +333,11 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let top = match &mut self.calendar {
+            None if self.look_ahead => self.pop_looking_ahead()?,
             None => {
-                let top = match self.ahead.pop_front() {
-                    Some(top) => top,
-                    None => self.heap.pop()?,
-                };
+                let top = self.heap.pop()?;
                 if top.key == self.later_guard {
                     self.promote_later();
-                }
-                if self.look_ahead {
-                    self.fill_ahead();
                 }
                 top
             }
@@ -345,10 +360,11 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
         let key = match &mut self.calendar {
-            None => match self.ahead.front() {
+            None if self.look_ahead => match self.ahead.front() {
                 Some(first) => Some(first.key),
                 None => self.heap.peek_key(),
             },
+            None => self.heap.peek_key(),
             Some(calendar) => calendar.peek_key(),
         };
         key.map(|k| Time((k >> 64) as u64))
@@ -361,9 +377,17 @@ impl<E: Copy> EventQueue<E> {
     #[inline(always)]
     pub fn peek_ahead(&self, k: usize) -> Option<&E> {
         match &self.calendar {
-            None => self.ahead.get(k).map(|e| &e.payload),
+            None if self.look_ahead => self.ahead.get(k).map(|e| &e.payload),
+            None => None,
             Some(calendar) => calendar.peek_ahead(k),
         }
+    }
+
+    /// Whether [`EventQueue::peek_ahead`] may answer: in calendar mode, or with look-ahead on.
+    /// One test per event for a caller that would otherwise ask for several hints in vain.
+    #[inline(always)]
+    pub fn knows_ahead(&self) -> bool {
+        self.look_ahead || self.calendar.is_some()
     }
 
     /// Events waiting.

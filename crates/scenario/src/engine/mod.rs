@@ -350,6 +350,9 @@ impl Simulation {
     /// Changes no result.
     #[inline(always)]
     fn prefetch_coming(&self) {
+        if !self.events.knows_ahead() {
+            return;
+        }
         if let Some(&Event::PortHead { port }) = self.events.peek_ahead(3) {
             self.network.prefetch_port(port);
         }
