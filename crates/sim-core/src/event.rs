@@ -15,7 +15,6 @@ use crate::rng::SimRng;
 use crate::time::Time;
 use calendar::{Calendar, Entry};
 use heap::QuadHeap;
-use std::collections::VecDeque;
 
 /// How events of the same picosecond are ordered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -40,25 +39,14 @@ const NOW_KEY: u64 = 1 << RANDOM_KEY_BITS;
 /// the usual RTO and delayed-ACK deadlines. Only speed depends on it, never the order.
 const LATER_AHEAD: u64 = 1_000_000_000;
 
-/// With look-ahead on (see [`EventQueue::set_look_ahead`]): the heap's earliest entries are
-/// taken out ahead of time until `ahead` holds this many, so the next four events are known
-/// (the engine's prefetch pipeline looks four events ahead).
-const AHEAD_FILL: usize = 4;
-/// An event scheduled among those ahead is inserted there; beyond this many, the latest of
-/// them goes back to the heap.
-const AHEAD_MAX: usize = 8;
-
-/// Pending events above which the queue moves from the heap to the calendar, and below which
-/// it moves back (hysteresis, so that a run near the bound does not switch back and forth).
+/// Pending events above which the queue moves from the heap to the calendar by default; below
+/// a quarter of it, it moves back (hysteresis, so that a run near the bound does not switch
+/// back and forth).
 #[cfg(not(test))]
 const TO_CALENDAR: usize = 4096;
-#[cfg(not(test))]
-const TO_HEAP: usize = 1024;
 /// Small in tests, so that the property tests switch often.
 #[cfg(test)]
 const TO_CALENDAR: usize = 24;
-#[cfg(test)]
-const TO_HEAP: usize = 6;
 
 /// A deterministic discrete-event queue. `E` is the simulation's own small event type.
 ///
@@ -84,14 +72,6 @@ pub struct EventQueue<E> {
     /// takes its place (`promote_later`). So the order is exactly that of one heap on (time,
     /// tie key), whichever heap an event waited in.
     later_guard: u128,
-    /// Heap mode with look-ahead on: the earliest pending entries, taken out of `heap` ahead
-    /// of their pop, sorted by key. Invariant: every entry here is earlier than every entry of
-    /// `heap` (an event scheduled earlier than the last of them is inserted here), so the first
-    /// is the earliest of all (`later` holds only entries after the guard, which is here or in
-    /// `heap`). Empty while look-ahead is off.
-    ahead: VecDeque<Entry<E>>,
-    /// Keep `ahead` filled (see [`EventQueue::set_look_ahead`]).
-    look_ahead: bool,
     /// `Some` while the calendar holds the events (the heap is then empty).
     calendar: Option<Box<Calendar<E>>>,
     /// The calendar's bucket width when last used (it is adapted to the run's density).
@@ -100,6 +80,9 @@ pub struct EventQueue<E> {
     now: Time,
     /// `Some` for [`TieOrder::Random`]: draws the tie keys.
     tie_rng: Option<SimRng>,
+    /// Pending events above which the calendar takes over (`TO_CALENDAR` unless set by
+    /// [`EventQueue::set_calendar_from`]); below a quarter of it the heap takes over again.
+    to_calendar: usize,
 }
 
 impl<E: Copy> Default for EventQueue<E> {
@@ -115,13 +98,12 @@ impl<E: Copy> EventQueue<E> {
             heap: QuadHeap::new(),
             later: QuadHeap::new(),
             later_guard: u128::MAX,
-            ahead: VecDeque::with_capacity(AHEAD_MAX + 1),
-            look_ahead: false,
             calendar: None,
             calendar_shift: None,
             next_seq: 0,
             now: Time::ZERO,
             tie_rng: None,
+            to_calendar: TO_CALENDAR,
         }
     }
 
@@ -153,18 +135,18 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    /// Keeps the next few events known while the heap holds them (the calendar always knows
-    /// them), so that [`EventQueue::peek_ahead`] answers in both stores: for large networks,
-    /// where the state the coming events touch is not cached and prefetching it pays. It costs
-    /// a few instructions per event, so small runs leave it off. Never changes the order.
-    pub fn set_look_ahead(&mut self, on: bool) {
-        self.look_ahead = on;
-        if !on {
-            while let Some(entry) = self.ahead.pop_back() {
-                self.heap.push(entry);
-            }
-        } else if self.calendar.is_none() {
-            self.fill_ahead();
+    /// Moves the events to the calendar from `pending` pending events on (back to the heap
+    /// below a quarter of that), instead of the default 4,096. For large networks: only the
+    /// calendar names the coming events ([`EventQueue::peek_ahead`]), so only with it can the
+    /// engine prefetch their state, which pays once that state is not cached. Never changes
+    /// the order.
+    pub fn set_calendar_from(&mut self, pending: usize) {
+        self.to_calendar = pending.max(4);
+        let len = self.len();
+        match self.calendar {
+            None if len > self.to_calendar => self.move_to_calendar(),
+            Some(_) if len < self.to_calendar / 4 => self.move_to_heap(),
+            _ => {}
         }
     }
 
@@ -193,7 +175,9 @@ impl<E: Copy> EventQueue<E> {
             None => {
                 if time.0 > self.now.0.saturating_add(LATER_AHEAD) {
                     self.schedule_far(entry);
-                } else if self.push_heap(entry) && self.heap_mode_len() > TO_CALENDAR {
+                } else if let Some(len) = self.heap.push(entry)
+                    && len + self.later.len() > self.to_calendar
+                {
                     self.move_to_calendar();
                 }
             }
@@ -206,8 +190,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline(never)]
     fn move_to_calendar(&mut self) {
         let mut calendar = Box::new(Calendar::starting_at(self.now.0, self.calendar_shift));
-        let ahead = self.ahead.drain(..);
-        for entry in ahead.chain(self.heap.drain()).chain(self.later.drain()) {
+        for entry in self.heap.drain().chain(self.later.drain()) {
             calendar.push(entry);
         }
         self.later_guard = u128::MAX;
@@ -222,72 +205,6 @@ impl<E: Copy> EventQueue<E> {
         debug_assert!(self.later.len() == 0 && self.later_guard == u128::MAX);
         self.calendar_shift = Some(calendar.shift());
         self.heap = QuadHeap::from_sorted(calendar.drain_sorted());
-        if self.look_ahead {
-            self.fill_ahead();
-        }
-    }
-
-    /// Adds an entry in heap mode: among those ahead if it is earlier than the last of them,
-    /// else to the heap. True if the heap mode's count may have grown past a bound (the heap
-    /// grew, rather than filled the hole of a pop).
-    #[inline(always)]
-    fn push_heap(&mut self, entry: Entry<E>) -> bool {
-        if self.look_ahead {
-            return self.push_heap_looking_ahead(entry);
-        }
-        self.heap.push(entry).is_some()
-    }
-
-    /// [`EventQueue::push_heap`] with look-ahead on (out of line: small runs leave it off and
-    /// pay one flag test).
-    #[inline(never)]
-    fn push_heap_looking_ahead(&mut self, entry: Entry<E>) -> bool {
-        if let Some(last) = self.ahead.back()
-            && entry.key < last.key
-        {
-            // Earlier than the last of those ahead: inserted at its place among them.
-            let at = self.ahead.partition_point(|e| e.key < entry.key);
-            self.ahead.insert(at, entry);
-            if self.ahead.len() > AHEAD_MAX {
-                let last = self.ahead.pop_back().expect("more than AHEAD_MAX");
-                self.heap.push(last);
-            }
-            return true;
-        }
-        self.heap.push(entry).is_some()
-    }
-
-    /// [`EventQueue::pop`] in heap mode with look-ahead on: the first of those ahead, which
-    /// are then topped up from the heap.
-    #[inline(never)]
-    fn pop_looking_ahead(&mut self) -> Option<Entry<E>> {
-        let top = match self.ahead.pop_front() {
-            Some(top) => top,
-            None => self.heap.pop()?,
-        };
-        if top.key == self.later_guard {
-            self.promote_later();
-        }
-        self.fill_ahead();
-        Some(top)
-    }
-
-    /// Takes the heap's earliest entries out until `AHEAD_FILL` are ahead (each is later than
-    /// those already ahead, so `ahead` stays sorted).
-    #[inline(always)]
-    fn fill_ahead(&mut self) {
-        while self.ahead.len() < AHEAD_FILL {
-            match self.heap.pop() {
-                Some(entry) => self.ahead.push_back(entry),
-                None => break,
-            }
-        }
-    }
-
-    /// Events pending in heap mode.
-    #[inline(always)]
-    fn heap_mode_len(&self) -> usize {
-        self.heap.len() + self.later.len() + self.ahead.len()
     }
 
     /// The low 64 bits of a random-order key: (random key or `NOW_KEY`, sequence).
@@ -306,12 +223,12 @@ impl<E: Copy> EventQueue<E> {
     #[inline(never)]
     fn schedule_far(&mut self, entry: Entry<E>) {
         let grew = if entry.key > self.later_guard {
-            self.later.push(entry).is_some()
+            self.later.push(entry)
         } else {
             self.later_guard = entry.key;
-            self.push_heap(entry)
+            self.heap.push(entry)
         };
-        if grew && self.heap_mode_len() > TO_CALENDAR {
+        if grew.is_some() && self.heap.len() + self.later.len() > self.to_calendar {
             self.move_to_calendar();
         }
     }
@@ -322,7 +239,7 @@ impl<E: Copy> EventQueue<E> {
     fn promote_later(&mut self) {
         self.later_guard = match self.later.pop() {
             Some(entry) => {
-                self.push_heap(entry);
+                self.heap.push(entry);
                 entry.key
             }
             None => u128::MAX,
@@ -333,7 +250,6 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let top = match &mut self.calendar {
-            None if self.look_ahead => self.pop_looking_ahead()?,
             None => {
                 let top = self.heap.pop()?;
                 if top.key == self.later_guard {
@@ -343,7 +259,7 @@ impl<E: Copy> EventQueue<E> {
             }
             Some(calendar) => {
                 let top = calendar.pop()?;
-                if calendar.len() < TO_HEAP {
+                if calendar.len() < self.to_calendar / 4 {
                     self.move_to_heap();
                 }
                 top
@@ -360,10 +276,6 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
         let key = match &mut self.calendar {
-            None if self.look_ahead => match self.ahead.front() {
-                Some(first) => Some(first.key),
-                None => self.heap.peek_key(),
-            },
             None => self.heap.peek_key(),
             Some(calendar) => calendar.peek_key(),
         };
@@ -371,29 +283,21 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// The `k`-th event after the earliest (0: the one [`EventQueue::pop`] returns next), if the
-    /// queue knows it without work: the calendar's current bucket (which is sorted), or, with
-    /// look-ahead on ([`EventQueue::set_look_ahead`]), the entries ahead of the heap. A hint for prefetching the state the coming events touch, never for ordering:
+    /// queue knows it without work: only at scale (the calendar's current bucket, which is
+    /// sorted). A hint for prefetching the state the coming events touch, never for ordering:
     /// an event scheduled later may still come first.
     #[inline(always)]
     pub fn peek_ahead(&self, k: usize) -> Option<&E> {
         match &self.calendar {
-            None if self.look_ahead => self.ahead.get(k).map(|e| &e.payload),
             None => None,
             Some(calendar) => calendar.peek_ahead(k),
         }
     }
 
-    /// Whether [`EventQueue::peek_ahead`] may answer: in calendar mode, or with look-ahead on.
-    /// One test per event for a caller that would otherwise ask for several hints in vain.
-    #[inline(always)]
-    pub fn knows_ahead(&self) -> bool {
-        self.look_ahead || self.calendar.is_some()
-    }
-
     /// Events waiting.
     pub fn len(&self) -> usize {
         match &self.calendar {
-            None => self.heap_mode_len(),
+            None => self.heap.len() + self.later.len(),
             Some(calendar) => calendar.len(),
         }
     }
@@ -450,60 +354,6 @@ mod tests {
             }
         }
         assert!(hinted > 300, "the calendar gave hints ({hinted})");
-    }
-
-    /// With look-ahead on, the heap names the coming events too (every hint right), through
-    /// pushes among those ahead, far events behind the guard and switches to the calendar.
-    #[test]
-    fn look_ahead_names_the_heap_events_that_pop_next() {
-        let mut q = EventQueue::new();
-        q.set_look_ahead(true);
-        let far = LATER_AHEAD + 1;
-        for i in 0..12u64 {
-            q.schedule(Time(100 + (i * 37) % 11), i);
-        }
-        q.schedule(Time(2 * far), 1000);
-        q.schedule(Time(far), 1001);
-        let (mut hints, mut popped, mut next) = (Vec::new(), Vec::new(), 2000u64);
-        let mut scheduled = Vec::new();
-        while let Some((t, e)) = q.pop() {
-            popped.push(e);
-            scheduled.push(next < 2400);
-            // Consequences: one at the same instant, one just after (among those ahead), and
-            // now and then a burst that moves the queue to the calendar and back.
-            if next < 2400 {
-                q.schedule(t, next);
-                q.schedule(Time(t.0 + 1), next + 1);
-                next += 2;
-                if next % 100 == 0 {
-                    for j in 0..30 {
-                        q.schedule(Time(t.0 + 50 + j), 10_000 + next + j);
-                    }
-                }
-            }
-            // Hints taken once this event's consequences are scheduled: exact from here on.
-            hints.push((0..4).map(|k| q.peek_ahead(k).copied()).collect::<Vec<_>>());
-        }
-        let mut hinted = 0;
-        for (step, coming) in hints.iter().enumerate() {
-            for (k, hint) in coming.iter().enumerate() {
-                // Exact unless a pop in between scheduled an event (which may come first).
-                let undisturbed =
-                    !scheduled[step + 1..(step + 1 + k).min(popped.len())].contains(&true);
-                if let Some(e) = hint
-                    && undisturbed
-                {
-                    assert_eq!(
-                        Some(e),
-                        popped.get(step + 1 + k),
-                        "hint {k} after pop {step}"
-                    );
-                    hinted += 1;
-                }
-            }
-        }
-        assert!(hinted > 600, "the heap gave hints ({hinted})");
-        assert_eq!(popped.len(), 14 + 400 + 4 * 30);
     }
 
     #[test]
@@ -637,16 +487,16 @@ mod tests {
         #[test]
         fn pops_match_a_binary_heap(
             random in any::<bool>(),
-            look_ahead in any::<bool>(),
+            calendar_from in 4usize..64,
             seed in any::<u64>(),
-            ops in proptest::collection::vec((0u8..3, delay(), 1usize..4), 0..400),
+            ops in proptest::collection::vec((0u8..4, delay(), 1usize..4), 0..400),
         ) {
             let rng = SimRng::new(seed);
             let mut q = EventQueue::with_tie_order(
                 if random { TieOrder::Random } else { TieOrder::Fifo },
                 rng.clone(),
             );
-            q.set_look_ahead(look_ahead);
+            q.set_calendar_from(calendar_from);
             let mut reference = Reference {
                 heap: BinaryHeap::new(),
                 rng: random.then_some(rng),
@@ -655,7 +505,10 @@ mod tests {
             };
             let mut id = 0;
             for (op, dt, count) in ops {
-                if op == 0 {
+                if op == 3 {
+                    // The bound moves mid-run (the queue may switch stores at once).
+                    q.set_calendar_from(4 + (dt % 60) as usize);
+                } else if op == 0 {
                     for _ in 0..count {
                         let got = q.pop().map(|(t, e)| (t.0, e));
                         prop_assert_eq!(got, reference.pop());
@@ -680,12 +533,8 @@ mod tests {
 
         /// Interleaved pushes and pops behave like a sorted list on (time, scheduling order).
         #[test]
-        fn interleaved_operations_match_a_reference(
-            look_ahead in any::<bool>(),
-            ops in proptest::collection::vec((any::<bool>(), 0u64..30), 0..300),
-        ) {
+        fn interleaved_operations_match_a_reference(ops in proptest::collection::vec((any::<bool>(), 0u64..30), 0..300)) {
             let mut q = EventQueue::new();
-            q.set_look_ahead(look_ahead);
             let mut reference: Vec<(u64, usize)> = Vec::new();
             let mut now = 0;
             for (i, (push, dt)) in ops.into_iter().enumerate() {

@@ -86,10 +86,14 @@ pub struct RunProgress {
 /// events, not per event: the hot loop pays one counter comparison.
 pub const WATCH_EVERY_EVENTS: u64 = 4096;
 
-/// Ports from which the event queue keeps the next events known in heap mode too (see
-/// `EventQueue::set_look_ahead`): about where the ports and their FIFOs outgrow a core's
+/// Ports from which a network counts as large: its ports and their FIFOs outgrow a core's
 /// second-level cache (a k = 12 fat-tree has 2,592 ports, k = 8 has 768).
-const LOOK_AHEAD_MIN_PORTS: usize = 2048;
+const LARGE_NETWORK_PORTS: usize = 2048;
+/// Pending events from which a large network's events move to the calendar (4,096 otherwise):
+/// only the calendar names the coming events, so only with it does the loop prefetch their
+/// state (`prefetch_coming`). Web-search at k = 16 has a few thousand events pending and
+/// would otherwise stay in the heap, unprefetched.
+const LARGE_NETWORK_CALENDAR_FROM: usize = 1024;
 
 /// A run in progress: the network, the TCP endpoints, the applications and the event queue,
 /// assembled from a [`Plan`] by [`Simulation::from_plan`]. The engine never reads the
@@ -184,10 +188,9 @@ impl Simulation {
         if let Some(port) = observe.traced_port {
             sim.network.fabric.ports[port as usize].enable_trace();
         }
-        // Prefetching the coming events' state pays once the ports outgrow the caches; the
-        // calendar always knows the coming events, the heap only with look-ahead on.
-        sim.events
-            .set_look_ahead(sim.network.fabric.ports.len() >= LOOK_AHEAD_MIN_PORTS);
+        if sim.network.fabric.ports.len() >= LARGE_NETWORK_PORTS {
+            sim.events.set_calendar_from(LARGE_NETWORK_CALENDAR_FROM);
+        }
         if observe.interval.is_some() {
             sim.events.schedule(Time::ZERO, Event::Sample);
         }
@@ -350,9 +353,6 @@ impl Simulation {
     /// Changes no result.
     #[inline(always)]
     fn prefetch_coming(&self) {
-        if !self.events.knows_ahead() {
-            return;
-        }
         if let Some(&Event::PortHead { port }) = self.events.peek_ahead(3) {
             self.network.prefetch_port(port);
         }
@@ -369,11 +369,11 @@ impl Simulation {
         }
     }
 
-    /// Turns the event queue's look-ahead on or off (by default on from
-    /// `LOOK_AHEAD_MIN_PORTS` ports): only speed depends on it, which tests and benchmarks
-    /// check by running both ways.
-    pub fn set_event_look_ahead(&mut self, on: bool) {
-        self.events.set_look_ahead(on);
+    /// Moves the pending events to the calendar queue from `pending` of them on (by default
+    /// 4,096, or fewer for a large network): only speed depends on it, which tests and
+    /// benchmarks check by running both ways.
+    pub fn set_calendar_from(&mut self, pending: usize) {
+        self.events.set_calendar_from(pending);
     }
 
     /// Where the run is (see [`RunProgress`]).
