@@ -740,8 +740,19 @@ impl OutputPort {
         }
     }
 
-    /// The port just emptied after holding more than [`FIFO_KEEP`] packets at some point: its
-    /// FIFO gives the burst's memory back.
+    /// The port just emptied. Its FIFO starts again at the front of its buffer (`clear` moves
+    /// the ring's start there), so the next packets reuse the lines the last ones warmed
+    /// instead of walking on through a buffer that has gone cold (a fabric's lightly used
+    /// port holds a packet or two at a time); and a FIFO that once held more than
+    /// [`FIFO_KEEP`] packets gives the burst's memory back.
+    #[inline(always)]
+    fn fifo_emptied(&mut self) {
+        self.fifo.clear();
+        if self.fifo.capacity() > FIFO_KEEP {
+            self.release_fifo_memory();
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn release_fifo_memory(&mut self) {
@@ -768,8 +779,8 @@ impl OutputPort {
         debug_assert!(self.on_wire > 0);
         self.on_wire -= 1;
         arrival.next_head_at = self.fifo.front().map(|q| q.arrive);
-        if arrival.next_head_at.is_none() && self.fifo.capacity() > FIFO_KEEP {
-            self.release_fifo_memory();
+        if arrival.next_head_at.is_none() {
+            self.fifo_emptied();
         }
         if self.lossy && {
             let cold = &mut *self.cold;
