@@ -231,7 +231,17 @@ impl Network {
                 }
                 None
             }
-            Err(packet) => Some(packet),
+            Err(packet) => {
+                // The host answers (an ACK, or data an ACK lets out) through its NIC: that
+                // port's admission and its diagnostics entry are as cold as a switch port's.
+                if let Some(&nic) = self.fabric.host_port.get(packet.dst as usize)
+                    && let Some(np) = self.fabric.ports.get(nic as usize)
+                {
+                    np.prefetch_admission();
+                    diag.prefetch_port(nic, LOCAL_INPUT);
+                }
+                Some(packet)
+            }
         }
     }
 
@@ -240,11 +250,22 @@ impl Network {
     /// cached by now).
     #[inline(always)]
     pub fn prefetch_next_fifo(&self, port: u32, diag: &Diagnostics) {
-        if let Some(Ok(next)) = self.coming_hop(port)
-            && let Some(np) = self.fabric.ports.get(next as usize)
-        {
-            np.prefetch_admission_fifo();
-            diag.prefetch_pair(next, port);
+        match self.coming_hop(port) {
+            Some(Ok(next)) => {
+                if let Some(np) = self.fabric.ports.get(next as usize) {
+                    np.prefetch_admission_fifo();
+                    diag.prefetch_pair(next, port);
+                }
+            }
+            Some(Err(packet)) => {
+                // The answering host's NIC FIFO (see `prefetch_next_hop`).
+                if let Some(&nic) = self.fabric.host_port.get(packet.dst as usize)
+                    && let Some(np) = self.fabric.ports.get(nic as usize)
+                {
+                    np.prefetch_admission_fifo();
+                }
+            }
+            None => {}
         }
     }
 
