@@ -345,19 +345,22 @@ impl Simulation {
         }
     }
 
-    /// Cache hints for the next four events, when the queue knows them cheaply (at scale,
+    /// Cache hints for the next five events, when the queue knows them cheaply (at scale,
     /// where every hop's state is a cache miss; see `incastsim_core::prefetch`): a head
-    /// arrival reads its port, then the port's head packet, then the port or flow that packet
-    /// goes to, then that port's FIFO, each a load that waits on the one before. Started one
-    /// stage per event ahead, the loads overlap with the work of the events in between.
-    /// Changes no result.
+    /// arrival reads its port, then the port's head packet, then the packet's path entry,
+    /// then the port (or flow and NIC) that packet goes to, then that port's FIFO, each a load
+    /// that waits on the one before. Started one stage per event ahead, the loads overlap with
+    /// the work of the events in between. Changes no result.
     #[inline(always)]
     fn prefetch_coming(&self) {
-        if let Some(&Event::PortHead { port }) = self.events.peek_ahead(3) {
+        if let Some(&Event::PortHead { port }) = self.events.peek_ahead(4) {
             self.network.prefetch_port(port);
         }
-        if let Some(&Event::PortHead { port }) = self.events.peek_ahead(2) {
+        if let Some(&Event::PortHead { port }) = self.events.peek_ahead(3) {
             self.network.prefetch_head(port);
+        }
+        if let Some(&Event::PortHead { port }) = self.events.peek_ahead(2) {
+            self.network.prefetch_path(port);
         }
         if let Some(&Event::PortHead { port }) = self.events.peek_ahead(1)
             && let Some(packet) = self.network.prefetch_next_hop(port, &self.diag)

@@ -201,6 +201,18 @@ impl Network {
         }
     }
 
+    /// Cache hint, a stage after [`Network::prefetch_head`]: the path entry that names the
+    /// next port of the port's head packet (the packet is cached by now).
+    #[inline(always)]
+    pub fn prefetch_path(&self, port: u32) {
+        if let Some(p) = self.fabric.ports.get(port as usize)
+            && let Some(packet) = p.head_packet_ref()
+            && packet.hop != NO_PATH
+        {
+            self.paths.prefetch(packet.flow, packet.hop);
+        }
+    }
+
     /// The port a head arrival at `port` forwards its packet to (`Ok`: by its cached path,
     /// which the flow's packets keep warm), or the packet if it reaches a host (`Err`), or
     /// neither if unknown without the routing tables.

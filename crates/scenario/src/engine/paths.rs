@@ -112,6 +112,16 @@ impl FlowPaths {
             .copied()
     }
 
+    /// Cache hint: the entry [`FlowPaths::try_port`] will read.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, flow: FlowId, hop: u8) {
+        if let Some(p) = self.paths.get(flow as usize)
+            && let Some(port) = p.ports.get(hop as usize)
+        {
+            incastsim_core::prefetch(port);
+        }
+    }
+
     #[inline(always)]
     pub(crate) fn port(&self, flow: FlowId, hop: u8) -> u32 {
         self.paths[flow as usize].ports[hop as usize]
