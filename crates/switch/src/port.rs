@@ -567,8 +567,14 @@ impl OutputPort {
         if let Some(q) = self.fifo.get(self.on_wire as usize) {
             prefetch(q);
         }
-        if let Some(q) = self.fifo.back() {
-            prefetch_bytes(q, 2 * std::mem::size_of::<Queued>());
+        match self.fifo.back() {
+            Some(q) => prefetch_bytes(q, 2 * std::mem::size_of::<Queued>()),
+            // Empty: the packet goes to the front of the buffer (see `fifo_emptied`).
+            None if self.fifo.capacity() > 0 => prefetch_bytes(
+                self.fifo.as_slices().0.as_ptr(),
+                std::mem::size_of::<Queued>(),
+            ),
+            None => {}
         }
     }
 
