@@ -153,7 +153,7 @@ fn trial(e: &EnqueueProbability, r_min: u64, rng: &mut SimRng) -> Option<(bool, 
         }
         let mut p = Packet::new(PacketKind::Data, i as u32, 0, inputs[i].payload, overhead);
         p.seq = i as u64;
-        let admitted = match port.enqueue(now, p) {
+        let admitted = match port.enqueue(now, &p) {
             Enqueued::Admitted {
                 schedule_head_at, ..
             } => {

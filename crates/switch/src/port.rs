@@ -18,6 +18,9 @@ use incastsim_core::{
 };
 use std::collections::VecDeque;
 
+mod loss;
+pub use loss::LinkLoss;
+
 #[derive(Clone, Copy, Debug)]
 struct Queued {
     packet: Packet,
@@ -129,89 +132,6 @@ pub struct Arrival {
     pub packet: Option<Packet>,
     /// When the next packet in the FIFO arrives, if there is one: schedule it.
     pub next_head_at: Option<Time>,
-}
-
-/// Random loss on one direction of a link, drawn per packet at the far end from the link's own
-/// random stream.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum LinkLoss {
-    /// Lossless: no draw.
-    None,
-    /// Each packet is lost with probability `p` (> 0), independently: one draw per packet.
-    Bernoulli {
-        /// Loss probability per packet.
-        p: f64,
-    },
-    /// Gilbert-Elliott: a two-state Markov chain stepped once per packet. A packet is lost with
-    /// probability `loss_in_good` or `loss_in_bad` according to the state it finds; then the
-    /// state moves Good → Bad with probability `p_good_to_bad`, Bad → Good with `p_bad_to_good`
-    /// (the order of Linux netem's `gemodel`). Starts in Good. Stationary P(Bad) = p/(p + r);
-    /// mean sojourn in Bad 1/r packets, so losses come in bursts of mean length 1/r when
-    /// `loss_in_bad` = 1 and `loss_in_good` = 0 (Gilbert's model).
-    GilbertElliott {
-        /// Probability of moving Good → Bad after a packet.
-        p_good_to_bad: f64,
-        /// Probability of moving Bad → Good after a packet.
-        p_bad_to_good: f64,
-        /// Loss probability in Good.
-        loss_in_good: f64,
-        /// Loss probability in Bad.
-        loss_in_bad: f64,
-        /// The current state: in Bad.
-        bad: bool,
-    },
-}
-
-impl LinkLoss {
-    /// Bernoulli loss with probability `p`; lossless (no draws at all) when `p` is 0.
-    pub fn bernoulli(p: f64) -> LinkLoss {
-        if p > 0.0 {
-            LinkLoss::Bernoulli { p }
-        } else {
-            LinkLoss::None
-        }
-    }
-
-    /// The long-run fraction of packets lost.
-    pub fn mean_loss(&self) -> f64 {
-        match *self {
-            LinkLoss::None => 0.0,
-            LinkLoss::Bernoulli { p } => p,
-            LinkLoss::GilbertElliott {
-                p_good_to_bad: p,
-                p_bad_to_good: r,
-                loss_in_good,
-                loss_in_bad,
-                ..
-            } => {
-                let bad = p / (p + r);
-                bad * loss_in_bad + (1.0 - bad) * loss_in_good
-            }
-        }
-    }
-
-    /// Whether the next packet is lost.
-    #[inline(always)]
-    pub fn lose(&mut self, rng: &mut SimRng) -> bool {
-        match self {
-            LinkLoss::None => false,
-            LinkLoss::Bernoulli { p } => rng.bernoulli(*p),
-            LinkLoss::GilbertElliott {
-                p_good_to_bad,
-                p_bad_to_good,
-                loss_in_good,
-                loss_in_bad,
-                bad,
-            } => {
-                let lost = rng.bernoulli(if *bad { *loss_in_bad } else { *loss_in_good });
-                let flip = if *bad { *p_bad_to_good } else { *p_good_to_bad };
-                if rng.bernoulli(flip) {
-                    *bad = !*bad;
-                }
-                lost
-            }
-        }
-    }
 }
 
 /// One direction of a link: a queue with its discipline, the transmitter and the link's
@@ -598,28 +518,53 @@ impl OutputPort {
         self.fifo.front().map(|q| &q.packet)
     }
 
-    /// Offers a packet to the port at `now`.
+    /// Offers a packet to the port at `now`. A built-in discipline only reads the packet, so
+    /// it is copied once, into the FIFO entry where it waits (passed by value through the
+    /// engine's layers and the discipline's `&mut Packet`, it was copied four more times per
+    /// hop); an extension's discipline gets its own copy to change.
     #[inline(always)] // one call site on the hot path; keeps the event loop flat
-    pub fn enqueue(&mut self, now: Time, mut packet: Packet) -> Enqueued {
+    pub fn enqueue(&mut self, now: Time, packet: &Packet) -> Enqueued {
         self.release_transmitted(now);
         if self.qdisc_tracks_idle && self.occ_packets == 0 {
             // Empty since the last packet's last bit left (or since the start).
             self.qdisc.note_idle(self.last_tx_end);
         }
-        let class = (packet.dscp as usize).min(STAT_CLASSES - 1);
         let occupancy = self.occ();
-        match self.qdisc.on_enqueue(&mut packet, occupancy, now) {
-            Verdict::Admit => {}
+        match self.qdisc.built_in_verdict(packet, occupancy, now) {
+            Some(verdict) => self.admit(now, packet, verdict),
+            None => self.enqueue_to_extension(now, *packet, occupancy),
+        }
+    }
+
+    /// [`OutputPort::enqueue`] at a port whose discipline is an extension's.
+    #[cold]
+    #[inline(never)]
+    fn enqueue_to_extension(
+        &mut self,
+        now: Time,
+        mut packet: Packet,
+        occupancy: Occupancy,
+    ) -> Enqueued {
+        let verdict = self.qdisc.on_enqueue(&mut packet, occupancy, now);
+        self.admit(now, &packet, verdict)
+    }
+
+    /// Counts the discipline's verdict on `packet` and, if admitted, queues it.
+    #[inline(always)]
+    fn admit(&mut self, now: Time, packet: &Packet, verdict: Verdict) -> Enqueued {
+        let class = (packet.dscp as usize).min(STAT_CLASSES - 1);
+        let marked = match verdict {
+            Verdict::Admit => false,
             Verdict::AdmitMarked => {
-                packet.ecn = Ecn::Ce;
                 self.cold.stats.ecn_marks += 1;
                 self.cold.stats.class_marks[class] += 1;
+                true
             }
             Verdict::Drop(reason) => {
                 self.count_drop(class, reason);
                 return Enqueued::Dropped(reason);
             }
-        }
+        };
         let wire = packet.wire_bytes() as u64;
         self.occ_bytes += wire;
         self.occ_packets += 1;
@@ -635,28 +580,67 @@ impl OutputPort {
         }
         self.max_buffered_bytes = self.max_buffered_bytes.max(self.occ_bytes);
         self.max_buffered_packets = self.max_buffered_packets.max(self.occ_packets);
-        if self.priority
-            && let Scheduler::Priority {
-                waiting,
-                waiting_count,
-                tx_done_pending,
-            } = &mut self.cold.scheduler
-            && (self.last_tx_end > now || *waiting_count > 0)
-        {
-            // The transmitter is busy: wait in the class queue for a TxDone.
-            let c = (packet.dscp as usize).min(waiting.len() - 1);
-            waiting[c].push_back((packet, now));
-            *waiting_count += 1;
-            let tx_done = (!*tx_done_pending).then_some(self.last_tx_end);
-            *tx_done_pending = true;
-            return Enqueued::Admitted {
-                schedule_head_at: None,
-                schedule_tx_done_at: tx_done,
-            };
+        if self.priority && (self.last_tx_end > now || self.waiting_count() > 0) {
+            return self.wait_for_transmitter(now, *packet, marked);
+        }
+        let (tx_end, arrive) = self.start_transmission(now, now, wire);
+        let was_empty = self.fifo.is_empty();
+        self.fifo.push_back(Queued {
+            packet: *packet,
+            tx_end,
+            arrive,
+        });
+        if marked {
+            self.mark_newest();
         }
         Enqueued::Admitted {
-            schedule_head_at: self.start_transmission(now, now, packet),
+            schedule_head_at: was_empty.then_some(arrive),
             schedule_tx_done_at: None,
+        }
+    }
+
+    /// The packet just queued was marked CE by the discipline.
+    #[cold]
+    #[inline(never)]
+    fn mark_newest(&mut self) {
+        if let Some(q) = self.fifo.back_mut() {
+            q.packet.ecn = Ecn::Ce;
+        }
+    }
+
+    /// Packets of a priority port waiting for the transmitter (0 for a FIFO port).
+    #[inline]
+    fn waiting_count(&self) -> usize {
+        match &self.cold.scheduler {
+            Scheduler::Fifo => 0,
+            Scheduler::Priority { waiting_count, .. } => *waiting_count,
+        }
+    }
+
+    /// A priority port's transmitter is busy: the admitted packet (CE if `marked`) waits in
+    /// its class queue for a `TxDone`.
+    #[cold]
+    #[inline(never)]
+    fn wait_for_transmitter(&mut self, now: Time, mut packet: Packet, marked: bool) -> Enqueued {
+        if marked {
+            packet.ecn = Ecn::Ce;
+        }
+        let Scheduler::Priority {
+            waiting,
+            waiting_count,
+            tx_done_pending,
+        } = &mut self.cold.scheduler
+        else {
+            unreachable!("only a priority port waits");
+        };
+        let c = (packet.dscp as usize).min(waiting.len() - 1);
+        waiting[c].push_back((packet, now));
+        *waiting_count += 1;
+        let tx_done = (!*tx_done_pending).then_some(self.last_tx_end);
+        *tx_done_pending = true;
+        Enqueued::Admitted {
+            schedule_head_at: None,
+            schedule_tx_done_at: tx_done,
         }
     }
 
@@ -673,15 +657,16 @@ impl OutputPort {
 
     /// Counts `packet` as refused for `reason` before it reached the port's discipline (a
     /// shared buffer's admission, [`crate::SharedBuffer::admit`]).
+    #[inline]
     pub fn refuse(&mut self, packet: &Packet, reason: DropReason) {
         self.count_drop((packet.dscp as usize).min(STAT_CLASSES - 1), reason);
     }
 
-    /// Puts a packet on the transmitter at `max(now, last departure)`; returns the head-arrival
-    /// time to schedule if the link was empty.
+    /// Puts a packet of `wire` bytes, admitted at `admitted`, on the transmitter at
+    /// `max(now, last departure)`: returns when its last bit leaves and when it reaches the far
+    /// end (the caller queues it with them).
     #[inline(always)] // on the per-packet path; keep it inlined however many callers it has
-    fn start_transmission(&mut self, now: Time, admitted: Time, packet: Packet) -> Option<Time> {
-        let wire = packet.wire_bytes() as u64;
+    fn start_transmission(&mut self, now: Time, admitted: Time, wire: u64) -> (Time, Time) {
         let tx_time = self.serialization.time_for(wire);
         let tx_start = if self.last_tx_end > now {
             self.last_tx_end
@@ -693,19 +678,13 @@ impl OutputPort {
         self.busy_ps += tx_time.as_ps();
         // The packet occupies the buffer from admission until its last bit is sent.
         self.residence_byte_ps += wire as u128 * (tx_end.as_ps() - admitted.as_ps()) as u128;
-        let was_empty = self.fifo.is_empty();
         let mut arrive = tx_end + self.latency;
         if self.latency_jitter > Duration::ZERO {
             arrive = (arrive + self.jitter_rng.duration_up_to(self.latency_jitter))
                 .max(self.last_arrive);
             self.last_arrive = arrive;
         }
-        self.fifo.push_back(Queued {
-            packet,
-            tx_end,
-            arrive,
-        });
-        was_empty.then_some(arrive)
+        (tx_end, arrive)
     }
 
     /// A priority port finished a transmission at `now`: start the next packet of the highest
@@ -738,7 +717,14 @@ impl OutputPort {
             *tx_done_pending = true;
         }
         self.release_transmitted(now);
-        let head = self.start_transmission(now, admitted, packet);
+        let (tx_end, arrive) = self.start_transmission(now, admitted, packet.wire_bytes() as u64);
+        let was_empty = self.fifo.is_empty();
+        self.fifo.push_back(Queued {
+            packet,
+            tx_end,
+            arrive,
+        });
+        let head = was_empty.then_some(arrive);
         TxDone {
             schedule_head_at: head,
             schedule_tx_done_at: more.then_some(self.last_tx_end),

@@ -131,14 +131,22 @@ pub struct DropTail {
     pub limit: BufferLimit,
 }
 
-impl QueueDiscipline for DropTail {
+impl DropTail {
+    /// The verdict on `packet` (read only: a built-in discipline never changes it).
     #[inline]
-    fn on_enqueue(&mut self, packet: &mut Packet, occ: Occupancy, _now: Time) -> Verdict {
+    pub fn decide(&mut self, packet: &Packet, occ: Occupancy, _now: Time) -> Verdict {
         if self.limit.fits(occ, packet.wire_bytes()) {
             Verdict::Admit
         } else {
             Verdict::Drop(DropReason::BufferFull)
         }
+    }
+}
+
+impl QueueDiscipline for DropTail {
+    #[inline]
+    fn on_enqueue(&mut self, packet: &mut Packet, occ: Occupancy, now: Time) -> Verdict {
+        self.decide(packet, occ, now)
     }
     fn limit(&self) -> BufferLimit {
         self.limit
@@ -190,9 +198,10 @@ pub struct ThresholdMark {
     pub limit: BufferLimit,
 }
 
-impl QueueDiscipline for ThresholdMark {
+impl ThresholdMark {
+    /// The verdict on `packet` (read only: a built-in discipline never changes it).
     #[inline]
-    fn on_enqueue(&mut self, packet: &mut Packet, occ: Occupancy, _now: Time) -> Verdict {
+    pub fn decide(&mut self, packet: &Packet, occ: Occupancy, _now: Time) -> Verdict {
         if !self.limit.fits(occ, packet.wire_bytes()) {
             return Verdict::Drop(DropReason::BufferFull);
         }
@@ -201,6 +210,13 @@ impl QueueDiscipline for ThresholdMark {
         } else {
             Verdict::Admit
         }
+    }
+}
+
+impl QueueDiscipline for ThresholdMark {
+    #[inline]
+    fn on_enqueue(&mut self, packet: &mut Packet, occ: Occupancy, now: Time) -> Verdict {
+        self.decide(packet, occ, now)
     }
     fn limit(&self) -> BufferLimit {
         self.limit
@@ -217,9 +233,10 @@ pub struct ThresholdAdmit {
     pub limit: BufferLimit,
 }
 
-impl QueueDiscipline for ThresholdAdmit {
+impl ThresholdAdmit {
+    /// The verdict on `packet` (read only: a built-in discipline never changes it).
     #[inline]
-    fn on_enqueue(&mut self, packet: &mut Packet, occ: Occupancy, _now: Time) -> Verdict {
+    pub fn decide(&mut self, packet: &Packet, occ: Occupancy, _now: Time) -> Verdict {
         if !self.limit.fits(occ, packet.wire_bytes()) {
             return Verdict::Drop(DropReason::BufferFull);
         }
@@ -229,6 +246,13 @@ impl QueueDiscipline for ThresholdAdmit {
         } else {
             Verdict::Admit
         }
+    }
+}
+
+impl QueueDiscipline for ThresholdAdmit {
+    #[inline]
+    fn on_enqueue(&mut self, packet: &mut Packet, occ: Occupancy, now: Time) -> Verdict {
+        self.decide(packet, occ, now)
     }
     fn limit(&self) -> BufferLimit {
         self.limit
@@ -336,8 +360,9 @@ impl Red {
     }
 }
 
-impl QueueDiscipline for Red {
-    fn on_enqueue(&mut self, packet: &mut Packet, occ: Occupancy, now: Time) -> Verdict {
+impl Red {
+    /// The verdict on `packet` (read only: a built-in discipline never changes it).
+    pub fn decide(&mut self, packet: &Packet, occ: Occupancy, now: Time) -> Verdict {
         let q = self.params.unit.measure(occ);
         if q > 0.0 {
             self.idle_since = None;
@@ -384,6 +409,12 @@ impl QueueDiscipline for Red {
             Verdict::Drop(DropReason::Aqm)
         }
     }
+}
+
+impl QueueDiscipline for Red {
+    fn on_enqueue(&mut self, packet: &mut Packet, occ: Occupancy, now: Time) -> Verdict {
+        self.decide(packet, occ, now)
+    }
     fn limit(&self) -> BufferLimit {
         self.params.limit
     }
@@ -424,6 +455,27 @@ impl QueueDisc {
             QueueDisc::Extension(e) => e.0.note_idle(since),
             _ => {}
         }
+    }
+}
+
+impl QueueDisc {
+    /// The verdict of a built-in discipline, which only reads the packet (so the port copies
+    /// it once, into its FIFO); `None` for an extension's, which may change the packet
+    /// ([`QueueDiscipline::on_enqueue`]).
+    #[inline(always)] // once per packet per hop
+    pub fn built_in_verdict(
+        &mut self,
+        packet: &Packet,
+        occ: Occupancy,
+        now: Time,
+    ) -> Option<Verdict> {
+        Some(match self {
+            QueueDisc::DropTail(d) => d.decide(packet, occ, now),
+            QueueDisc::Red(r) => r.decide(packet, occ, now),
+            QueueDisc::ThresholdMark(t) => t.decide(packet, occ, now),
+            QueueDisc::ThresholdAdmit(t) => t.decide(packet, occ, now),
+            QueueDisc::Extension(_) => return None,
+        })
     }
 }
 

@@ -377,7 +377,7 @@ mod tests {
         match pool.admit(ports, p, now, packet.wire_bytes() as u64) {
             Ok(()) => {
                 let taken = matches!(
-                    ports[p as usize].enqueue(now, packet),
+                    ports[p as usize].enqueue(now, &packet),
                     Enqueued::Admitted { .. }
                 );
                 pool.after_offer(ports, p, packet.wire_bytes() as u64, taken);

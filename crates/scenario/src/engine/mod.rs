@@ -511,8 +511,10 @@ impl Simulation {
 
     #[inline]
     fn on_udp_send(&mut self, now: Time, i: usize) {
-        if let Some((src, packet)) = self.udp[i].send(now, i, self.header_bytes, &mut self.events) {
-            self.send_from_host(now, src, packet);
+        if let Some((src, mut packet)) =
+            self.udp[i].send(now, i, self.header_bytes, &mut self.events)
+        {
+            self.send_from_host(now, src, &mut packet);
         }
     }
 
@@ -530,9 +532,9 @@ impl Simulation {
 
     #[inline]
     fn on_deferred_send(&mut self, now: Time, flow: u32) {
-        if let Some(packet) = self.transport.release_deferred(now, flow, &mut self.events) {
+        if let Some(mut packet) = self.transport.release_deferred(now, flow, &mut self.events) {
             let src = self.transport.flows[flow as usize].src;
-            self.send_from_host(now, src, packet);
+            self.send_from_host(now, src, &mut packet);
         }
     }
 
@@ -558,7 +560,7 @@ impl Simulation {
 
     /// A host hands a packet to its NIC.
     #[inline]
-    fn send_from_host(&mut self, now: Time, host: HostId, packet: Packet) {
+    fn send_from_host(&mut self, now: Time, host: HostId, packet: &mut Packet) {
         if let Some(drop) =
             self.network
                 .send_from_host(now, host, packet, &mut self.events, &mut self.diag)
@@ -570,8 +572,8 @@ impl Simulation {
     /// Sends what an application put in the outbox, in order.
     fn send_outbox(&mut self, now: Time) {
         let mut outbox = std::mem::take(&mut self.outbox);
-        for (host, packet) in outbox.drain(..) {
-            self.send_from_host(now, host, packet);
+        for (host, mut packet) in outbox.drain(..) {
+            self.send_from_host(now, host, &mut packet);
         }
         self.outbox = outbox;
     }
@@ -633,11 +635,11 @@ impl Simulation {
         let deferred = self.transport.has_send_overhead(f);
         self.transport.conns.sent(f, self.transport.segments.len());
         for i in 0..self.transport.segments.len() {
-            let packet = self.transport.data_packet(now, f, i);
+            let mut packet = self.transport.data_packet(now, f, i);
             if deferred {
                 self.transport.defer(now, f, packet, &mut self.events);
             } else {
-                self.send_from_host(now, src, packet);
+                self.send_from_host(now, src, &mut packet);
             }
         }
     }
@@ -647,8 +649,8 @@ impl Simulation {
         let dst = self.transport.flows[f].dst;
         self.transport.conns.sent(f, self.transport.acks.len());
         for i in 0..self.transport.acks.len() {
-            let packet = self.transport.ack_packet(f, i);
-            self.send_from_host(now, dst, packet);
+            let mut packet = self.transport.ack_packet(f, i);
+            self.send_from_host(now, dst, &mut packet);
         }
     }
 

@@ -152,7 +152,7 @@ impl Network {
     ) -> Arrival {
         let p = &mut self.fabric.ports[port as usize];
         let to = p.to;
-        let arrival = p.pop_arrival(now);
+        let mut arrival = p.pop_arrival(now);
         if let Some(at) = arrival.next_head_at {
             events.schedule(at, Event::PortHead { port });
         }
@@ -163,7 +163,7 @@ impl Network {
         {
             self.capture.on_arrival(now, port, packet, !at_switch);
         }
-        if at_switch && let Some(packet) = arrival.packet {
+        if at_switch && let Some(packet) = &mut arrival.packet {
             return Arrival {
                 at_host: None,
                 dropped: self.forward::<WATCHED>(now, to, packet, port, events, diag),
@@ -305,7 +305,7 @@ impl Network {
         &mut self,
         now: Time,
         host: HostId,
-        mut packet: Packet,
+        packet: &mut Packet,
         events: &mut EventQueue<Event>,
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
@@ -315,7 +315,7 @@ impl Network {
             .paths
             .start(&self.fabric, packet.flow, host, packet.dst);
         if self.watched {
-            return self.send_watched(now, host, port, packet, events, diag);
+            return self.send_watched(now, host, port, *packet, events, diag);
         }
         self.offer(now, port, packet, LOCAL_INPUT, events, diag)
     }
@@ -335,7 +335,7 @@ impl Network {
         if self.capture.on {
             self.capture.on_host_send(now, host, &packet);
         }
-        self.enqueue(now, port, packet, LOCAL_INPUT, events, diag)
+        self.enqueue(now, port, &packet, LOCAL_INPUT, events, diag)
     }
 
     /// Adds a probe (and watches the packet paths from now on).
@@ -352,7 +352,7 @@ impl Network {
         &mut self,
         now: Time,
         node: NodeId,
-        mut packet: Packet,
+        packet: &mut Packet,
         input: u32,
         events: &mut EventQueue<Event>,
         diag: &mut Diagnostics,
@@ -396,7 +396,7 @@ impl Network {
         &mut self,
         now: Time,
         port: u32,
-        packet: Packet,
+        packet: &Packet,
         input: u32,
         events: &mut EventQueue<Event>,
         diag: &mut Diagnostics,
@@ -416,7 +416,7 @@ impl Network {
         &mut self,
         now: Time,
         port: u32,
-        packet: Packet,
+        packet: &Packet,
         input: u32,
         events: &mut EventQueue<Event>,
         diag: &mut Diagnostics,
@@ -427,7 +427,7 @@ impl Network {
         let p = &self.fabric.ports[port as usize];
         let probes = &mut self.probes;
         if let Some(d) = &dropped {
-            probes.each(|pr| pr.on_drop(now, port, &packet, d.reason));
+            probes.each(|pr| pr.on_drop(now, port, packet, d.reason));
             return dropped;
         }
         let started = (p.waiting_packets() == waiting)
@@ -437,9 +437,9 @@ impl Network {
             Some((stored, _)) => stored,
             None if p.ecn_marks() > marks => Packet {
                 ecn: Ecn::Ce,
-                ..packet
+                ..*packet
             },
-            None => packet,
+            None => *packet,
         };
         if p.ecn_marks() > marks {
             probes.each(|pr| pr.on_mark(now, port, &admitted));
@@ -460,7 +460,7 @@ impl Network {
         &mut self,
         now: Time,
         port: u32,
-        packet: Packet,
+        packet: &Packet,
         input: u32,
         events: &mut EventQueue<Event>,
         diag: &mut Diagnostics,
@@ -473,7 +473,7 @@ impl Network {
             && let Err(reason) =
                 f.shared_buffers[pool as usize].admit(&mut f.ports, slot, now, wire)
         {
-            f.ports[port as usize].refuse(&packet, reason);
+            f.ports[port as usize].refuse(packet, reason);
             return Some(AdmissionDrop {
                 port,
                 input,

@@ -36,14 +36,14 @@ fn latency_jitter_delays_within_bounds_and_keeps_order() {
     // spacing, so the no-overtaking rule matters).
     let jitter = Duration::from_us(20);
     let mut p = port(BufferLimit::Unlimited).with_latency_jitter(jitter, SimRng::new(7));
-    let mut next = match p.enqueue(Time::ZERO, pkt(960)) {
+    let mut next = match p.enqueue(Time::ZERO, &pkt(960)) {
         Enqueued::Admitted {
             schedule_head_at, ..
         } => schedule_head_at.unwrap(),
         Enqueued::Dropped(_) => unreachable!(),
     };
     for _ in 1..200 {
-        p.enqueue(Time::ZERO, pkt(960));
+        p.enqueue(Time::ZERO, &pkt(960));
     }
     let (mut last, mut delayed) = (Time::ZERO, 0);
     for k in 1..=200u64 {
@@ -67,7 +67,7 @@ fn an_emptied_fifo_gives_back_the_memory_of_its_burst() {
         if let Enqueued::Admitted {
             schedule_head_at: Some(at),
             ..
-        } = p.enqueue(Time::ZERO, pkt(1000))
+        } = p.enqueue(Time::ZERO, &pkt(1000))
         {
             assert_eq!(i, 0);
             next = at;
@@ -89,7 +89,7 @@ fn an_emptied_fifo_gives_back_the_memory_of_its_burst() {
 fn back_to_back_packets_leave_one_serialization_apart() {
     let mut p = port(BufferLimit::Unlimited);
     let t0 = Time::ZERO;
-    let first = p.enqueue(t0, pkt(1000));
+    let first = p.enqueue(t0, &pkt(1000));
     // 1040 B at 1 Gbps = 8.32 us, plus 25 us propagation.
     assert_eq!(
         first,
@@ -99,7 +99,7 @@ fn back_to_back_packets_leave_one_serialization_apart() {
         }
     );
     assert_eq!(
-        p.enqueue(t0, pkt(1000)),
+        p.enqueue(t0, &pkt(1000)),
         Enqueued::Admitted {
             schedule_head_at: None,
             schedule_tx_done_at: None
@@ -114,21 +114,24 @@ fn back_to_back_packets_leave_one_serialization_apart() {
 fn buffer_frees_as_packets_finish_transmission() {
     let mut p = port(BufferLimit::Bytes(2 * 1040));
     assert!(matches!(
-        p.enqueue(Time::ZERO, pkt(1000)),
+        p.enqueue(Time::ZERO, &pkt(1000)),
         Enqueued::Admitted { .. }
     ));
     assert!(matches!(
-        p.enqueue(Time::ZERO, pkt(1000)),
+        p.enqueue(Time::ZERO, &pkt(1000)),
         Enqueued::Admitted { .. }
     ));
     assert_eq!(
-        p.enqueue(Time::ZERO, pkt(1000)),
+        p.enqueue(Time::ZERO, &pkt(1000)),
         Enqueued::Dropped(DropReason::BufferFull)
     );
     // After the first frame's last bit leaves (8.32 us), there is room for one more.
     let t = Time(8_320_000);
     assert_eq!(p.occupancy(t).packets, 1);
-    assert!(matches!(p.enqueue(t, pkt(1000)), Enqueued::Admitted { .. }));
+    assert!(matches!(
+        p.enqueue(t, &pkt(1000)),
+        Enqueued::Admitted { .. }
+    ));
     assert_eq!(p.stats().drops_buffer, 1);
     assert_eq!(p.stats().max_buffered_packets, 2);
 }
@@ -144,7 +147,7 @@ fn strict_priority_serves_the_highest_class_first() {
     high.seq = 2;
     // The first low packet starts at once; the next low one and a later high one wait.
     assert!(matches!(
-        p.enqueue(t0, low),
+        p.enqueue(t0, &low),
         Enqueued::Admitted {
             schedule_head_at: Some(_),
             ..
@@ -152,7 +155,7 @@ fn strict_priority_serves_the_highest_class_first() {
     ));
     let mut low2 = low;
     low2.seq = 3;
-    let second = p.enqueue(t0, low2);
+    let second = p.enqueue(t0, &low2);
     assert_eq!(
         second,
         Enqueued::Admitted {
@@ -161,7 +164,7 @@ fn strict_priority_serves_the_highest_class_first() {
         }
     );
     assert_eq!(
-        p.enqueue(Time(1000), high),
+        p.enqueue(Time(1000), &high),
         Enqueued::Admitted {
             schedule_head_at: None,
             schedule_tx_done_at: None
@@ -190,8 +193,8 @@ fn strict_priority_serves_the_highest_class_first() {
 fn mean_queue_integrates_occupancy_over_time() {
     let mut p = port(BufferLimit::Unlimited);
     // Two 1040 B frames at t = 0: 2080 B for 8.32 us, 1040 B for the next 8.32 us.
-    p.enqueue(Time::ZERO, pkt(1000));
-    p.enqueue(Time::ZERO, pkt(1000));
+    p.enqueue(Time::ZERO, &pkt(1000));
+    p.enqueue(Time::ZERO, &pkt(1000));
     let end = Time(4 * 8_320_000);
     let expect = (2080.0 * 8.32 + 1040.0 * 8.32) / (4.0 * 8.32);
     assert!(
@@ -206,7 +209,7 @@ fn idle_port_starts_transmitting_at_arrival() {
     let mut p = port(BufferLimit::Unlimited);
     let t = Time(1_000_000_000);
     assert_eq!(
-        p.enqueue(t, pkt(0)),
+        p.enqueue(t, &pkt(0)),
         Enqueued::Admitted {
             schedule_head_at: Some(Time(1_000_000_000 + 320_000 + 25_000_000)),
             schedule_tx_done_at: None
@@ -230,7 +233,7 @@ fn lossy_link_drops_about_p() {
         if let Enqueued::Admitted {
             schedule_head_at: Some(at),
             ..
-        } = p.enqueue(t, pkt(0))
+        } = p.enqueue(t, &pkt(0))
         {
             t = at;
             if p.pop_arrival(t).packet.is_none() {
