@@ -6,6 +6,10 @@
 
 use crate::policy::{ReceiverPolicy, StandardTcp, hooks};
 use incastsim_core::{Duration, Time};
+use smallvec::SmallVec;
+
+/// Out-of-order ranges a receiver holds without a buffer of its own (more spill to the heap).
+const INLINE_RANGES: usize = 4;
 
 /// When a receiver may hold back an ACK (RFC 1122 4.2.3.2, RFC 5681 §4.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,10 +90,13 @@ pub struct ReceiverStats {
 pub struct TcpReceiver<P: ReceiverPolicy = StandardTcp> {
     cfg: ReceiverConfig,
     rcv_nxt: u64,
-    /// Out-of-order byte ranges [start, end), sorted, disjoint, all beyond rcv_nxt.
-    ooo: Vec<(u64, u64)>,
+    /// Out-of-order byte ranges [start, end), sorted, disjoint, all beyond rcv_nxt. The first
+    /// few are held in the receiver itself: a loss leaves a receiver holding a range or two,
+    /// which every later segment reads, and a separate buffer was a cache miss per segment at
+    /// scale (S5).
+    ooo: SmallVec<[(u64, u64); INLINE_RANGES]>,
     /// For each out-of-order range, when it last changed (for SACK block order).
-    ooo_stamp: Vec<u64>,
+    ooo_stamp: SmallVec<[u64; INLINE_RANGES]>,
     stamp: u64,
     /// RFC 3168 ECE latch, or DCTCP's CE state.
     ece_state: bool,
@@ -113,8 +120,8 @@ impl<P: ReceiverPolicy> TcpReceiver<P> {
         TcpReceiver {
             cfg,
             rcv_nxt: 0,
-            ooo: Vec::with_capacity(8),
-            ooo_stamp: Vec::with_capacity(8),
+            ooo: SmallVec::new(),
+            ooo_stamp: SmallVec::new(),
             stamp: 0,
             ece_state: false,
             ts_recent: 0,
