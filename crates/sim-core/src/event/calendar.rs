@@ -37,13 +37,16 @@ const BITMAP_WORDS: usize = (WHEEL_BUCKETS / 64) as usize;
 /// queue, CACM 31(10), 1988): every `ADAPT_EVERY` buckets taken, if they held fewer than
 /// `FEW_PER_BUCKET` events on average the width doubles, if more than `MANY_PER_BUCKET` it
 /// halves, and the pending events are re-bucketed. Too narrow a bucket costs a bucket change per
-/// event and spreads a few events over many cache lines (on one switch); too wide a bucket
-/// costs a large sort (at k = 32). The width never changes the order of events.
+/// event and spreads a few events over many cache lines (on one switch). A wide bucket costs
+/// little since its sort is a counting pass (`sort_near`); narrowing below 1,024 events made
+/// S5's wheel horizon (256 buckets) shorter than the 2.2 µs a port's next head is scheduled
+/// ahead, and 7.8 % of its events went through the far heap. The width never changes the
+/// order of events.
 const INITIAL_SHIFT: u32 = 14;
 const MIN_SHIFT: u32 = 6;
 const MAX_SHIFT: u32 = 40;
 const FEW_PER_BUCKET: u32 = 32;
-const MANY_PER_BUCKET: u32 = 256;
+const MANY_PER_BUCKET: u32 = 1024;
 #[cfg(not(test))]
 const ADAPT_EVERY: u32 = 1024;
 /// Small in tests, so that the property tests re-bucket often.
@@ -113,6 +116,7 @@ pub(super) struct Calendar<E> {
     taken_events: u32,
     /// Scratch of [`Calendar::sort_near`], kept so that a sort does not allocate.
     sorted: Vec<Entry<E>>,
+    sub_bucket_bounds: Vec<u32>,
 }
 
 impl<E: Copy> Calendar<E> {
@@ -134,6 +138,7 @@ impl<E: Copy> Calendar<E> {
             taken: 0,
             taken_events: 0,
             sorted: Vec::new(),
+            sub_bucket_bounds: Vec::new(),
         }
     }
 
@@ -258,36 +263,42 @@ impl<E: Copy> Calendar<E> {
     /// Sorts `near`, the events of the bucket that starts at `bucket_start` (ps), by key.
     ///
     /// Why not sort the entries by their 128-bit keys: at k = 32 that sort cost about 150
-    /// instructions per event. Instead one counting pass files the entries by the top
-    /// `SORT_DIGIT_BITS` bits of their time's offset in the bucket into as many sub-buckets as
-    /// a bucket holds events on average, in one move each; then each sub-bucket, nearly always
-    /// of one or two entries, is sorted by key (insertion sort; a real sort if it is large:
-    /// events at one instant). Keys are unique (the tie key ends in the sequence number), so
+    /// instructions per event. Instead one counting pass files the entries by the top bits of
+    /// their time's offset in the bucket into about as many sub-buckets as there are entries
+    /// (a power of two, 16-1,024), in one move each; then each sub-bucket, nearly always of one
+    /// or two entries, is sorted by key (insertion sort; a real sort if it is large: events at
+    /// one instant). Keys are unique (the tie key ends in the sequence number), so
     /// the result is the one order there is.
     fn sort_near(&mut self, bucket_start: u64) {
         let n = self.near.len();
-        let digit_shift = self.shift.saturating_sub(SORT_DIGIT_BITS);
+        let digit_bits = (usize::BITS - n.leading_zeros()).clamp(MIN_DIGIT_BITS, MAX_DIGIT_BITS);
+        let digits = 1usize << digit_bits;
+        let digit_shift = self.shift.saturating_sub(digit_bits);
         let digit = |e: &Entry<E>| ((e.time() - bucket_start) >> digit_shift) as usize;
-        let mut starts = [0u32; SORT_DIGITS + 1];
+        // Counts, then start positions, then (after the scatter) end positions per sub-bucket.
+        let bounds = &mut self.sub_bucket_bounds;
+        bounds.clear();
+        bounds.resize(digits + 1, 0);
         for e in &self.near {
-            starts[digit(e) + 1] += 1;
+            bounds[digit(e) + 1] += 1;
         }
-        for d in 0..SORT_DIGITS {
-            starts[d + 1] += starts[d];
+        for d in 0..digits {
+            bounds[d + 1] += bounds[d];
         }
-        let mut next = starts;
         self.sorted.clear();
         self.sorted.resize(n, self.near[0]);
         for e in &self.near {
-            let slot = &mut next[digit(e)];
+            let slot = &mut bounds[digit(e)];
             self.sorted[*slot as usize] = *e;
             *slot += 1;
         }
-        for d in 0..SORT_DIGITS {
-            let (start, end) = (starts[d] as usize, starts[d + 1] as usize);
+        let mut start = 0;
+        for &end in &bounds[..digits] {
+            let end = end as usize;
             if end - start > 1 {
                 sort_by_key(&mut self.sorted[start..end]);
             }
+            start = end;
         }
         std::mem::swap(&mut self.near, &mut self.sorted);
     }
@@ -371,10 +382,10 @@ impl<E: Copy> Calendar<E> {
     }
 }
 
-/// Sub-buckets of [`Calendar::sort_near`]: 2^8, about the events of a bucket at most (the
-/// width adapts to 32-256 of them on average), so most sub-buckets hold one entry or none.
-const SORT_DIGIT_BITS: u32 = 8;
-const SORT_DIGITS: usize = 1 << SORT_DIGIT_BITS;
+/// Sub-buckets of [`Calendar::sort_near`]: 2^bits, the bucket's entries rounded up to a power
+/// of two within these bounds, so most sub-buckets hold one entry or none.
+const MIN_DIGIT_BITS: u32 = 4;
+const MAX_DIGIT_BITS: u32 = 10;
 
 /// Sorts a few entries by key: insertion sort, or the library's sort beyond a handful (many
 /// events at one instant).
