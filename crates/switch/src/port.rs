@@ -3,8 +3,8 @@
 //! A port is a FIFO: a packet's departure time is fixed the moment it is admitted
 //! (`tx_end = max(now, previous tx_end) + serialization`), and it reaches the far end at
 //! `tx_end + propagation`. So the port needs exactly one pending event — the arrival of its head
-//! packet at the far end — and the packets behind it wait in this port's own `VecDeque`, never in
-//! the global event heap. Buffer occupancy at any instant is recovered lazily from the stored
+//! packet at the far end — and the packets behind it wait in this port's own FIFO (a ring,
+//! `port/ring.rs`), never in the global event heap. Buffer occupancy at any instant is recovered lazily from the stored
 //! departure times: a packet occupies the buffer until its last bit has been transmitted.
 //!
 //! Strict priority reorders packets after admission, so a priority port decides departures at
@@ -19,7 +19,10 @@ use incastsim_core::{
 use std::collections::VecDeque;
 
 mod loss;
+mod ring;
+
 pub use loss::LinkLoss;
+use ring::Ring;
 
 #[derive(Clone, Copy, Debug)]
 struct Queued {
@@ -152,7 +155,7 @@ pub struct Arrival {
 #[repr(C, align(64))]
 pub struct OutputPort {
     // ----- line 1: every packet, on arrival and on admission -----
-    fifo: VecDeque<Queued>,
+    fifo: Ring<Queued>,
     /// Buffered bytes and packets (see [`OutputPort::occupancy`]), as two fields so the flags
     /// fit in this line.
     occ_bytes: u64,
@@ -222,7 +225,7 @@ impl OutputPort {
     ) -> OutputPort {
         let qdisc_tracks_idle = qdisc.tracks_idle();
         OutputPort {
-            fifo: VecDeque::new(),
+            fifo: Ring::new(),
             occ_bytes: 0,
             last_tx_end: Time::ZERO,
             occ_packets: 0,
@@ -490,11 +493,11 @@ impl OutputPort {
         match self.fifo.back() {
             Some(q) => prefetch_bytes(q, 2 * std::mem::size_of::<Queued>()),
             // Empty: the packet goes to the front of the buffer (see `fifo_emptied`).
-            None if self.fifo.capacity() > 0 => prefetch_bytes(
-                self.fifo.as_slices().0.as_ptr(),
-                std::mem::size_of::<Queued>(),
-            ),
-            None => {}
+            None => {
+                if let Some(first) = self.fifo.first_slot() {
+                    prefetch_bytes(first, std::mem::size_of::<Queued>());
+                }
+            }
         }
     }
 
@@ -748,7 +751,7 @@ impl OutputPort {
     #[cold]
     #[inline(never)]
     fn release_fifo_memory(&mut self) {
-        self.fifo.shrink_to(FIFO_KEEP);
+        self.fifo.shrink_empty_to(FIFO_KEEP);
     }
 
     /// Removes the head packet, which reaches the far end at `now`.
@@ -767,7 +770,7 @@ impl OutputPort {
             packet: Some(head.packet),
             next_head_at: None,
         };
-        self.fifo.pop_front();
+        self.fifo.drop_front();
         debug_assert!(self.on_wire > 0);
         self.on_wire -= 1;
         arrival.next_head_at = self.fifo.front().map(|q| q.arrive);
