@@ -51,6 +51,9 @@ pub struct Transport {
     /// Scheme support (idle for `scheme: none`): the per-flow timer period and whether each
     /// flow's timer event is pending; the active-senders oracle (MAA).
     scheme_timer_period: Option<Duration>,
+    /// Some flow's receiver delays ACKs (only then can a receiver have a delayed-ACK deadline,
+    /// so only then is there a timer to keep in step after each data segment).
+    delayed_acks: bool,
     scheme_timer_pending: Vec<bool>,
     active_oracle: bool,
     flow_active: Vec<bool>,
@@ -103,6 +106,7 @@ impl Transport {
             segments: Vec::with_capacity(64),
             acks: Vec::with_capacity(8),
             scheme_timer_period: plan.scheme_timer_period,
+            delayed_acks: plan.profiles.iter().any(|p| p.receiver.delayed_ack.is_some()),
             scheme_timer_pending: vec![false; n],
             active_oracle: plan.active_senders_oracle,
             flow_active: vec![false; n],
@@ -323,6 +327,9 @@ impl Transport {
     /// deadline bumps the generation, so the old event is ignored).
     #[inline]
     pub fn sync_delack_timer(&mut self, f: usize, events: &mut EventQueue<Event>) {
+        if !self.delayed_acks {
+            return;
+        }
         let c = self.conns.get_mut(f);
         let want = c.receiver.delack_deadline();
         sync_timer(&mut c.delack_timer, want, events, |generation| {
