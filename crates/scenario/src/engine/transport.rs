@@ -106,7 +106,10 @@ impl Transport {
             segments: Vec::with_capacity(64),
             acks: Vec::with_capacity(8),
             scheme_timer_period: plan.scheme_timer_period,
-            delayed_acks: plan.profiles.iter().any(|p| p.receiver.delayed_ack.is_some()),
+            delayed_acks: plan
+                .profiles
+                .iter()
+                .any(|p| p.receiver.delayed_ack.is_some()),
             scheme_timer_pending: vec![false; n],
             active_oracle: plan.active_senders_oracle,
             flow_active: vec![false; n],
