@@ -4,8 +4,9 @@
 //! (`tx_end = max(now, previous tx_end) + serialization`), and it reaches the far end at
 //! `tx_end + propagation`. So the port needs exactly one pending event — the arrival of its head
 //! packet at the far end — and the packets behind it wait in this port's own FIFO (a ring,
-//! `port/ring.rs`), never in the global event heap. Buffer occupancy at any instant is recovered lazily from the stored
-//! departure times: a packet occupies the buffer until its last bit has been transmitted.
+//! `port/ring.rs`), never in the global event heap. Buffer occupancy at any instant is
+//! recovered lazily from the stored departure times: a packet occupies the buffer until its
+//! last bit has been transmitted.
 //!
 //! Strict priority reorders packets after admission, so a priority port decides departures at
 //! dequeue instead: waiting packets sit in per-class queues, and one `TxDone` event per
