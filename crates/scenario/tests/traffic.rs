@@ -618,3 +618,36 @@ traffic:
     };
     assert!(err.contains("other:0-1"), "{err}");
 }
+
+#[test]
+fn a_lone_segment_is_acknowledged_by_the_delayed_ack_timer() {
+    // One-segment flows with ACKs delayed to every second segment: only the receiver's
+    // delayed-ACK timer (40 ms) acknowledges them, long before the sender's RTO (1 s) would
+    // resend. Guards the engine keeping that timer in step after each data segment.
+    let yaml = r#"
+name: delayed-ack-test
+senders: 4
+topology: {kind: star, link_rate: 1Gbps, link_delay: 25us, switch_buffer: 100KB}
+tcp: {mss: 1460B, header: 40B, rto_min: 1s, delayed_ack: {enabled: true, count: 2, timeout: 40ms}}
+workload: {kind: traffic, duration: 0.5s, drain: true}
+traffic:
+  - {kind: poisson, load: 0.0001, sizes: {kind: fixed, size: 1460B}, sources: senders, destinations: receiver}
+"#;
+    let cfg = from_yaml_checked(yaml, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let r = run(&cfg, 1);
+    assert!(r.run.completed);
+    let flows: Vec<_> = r.flows.iter().filter(|f| f.kind == "poisson").collect();
+    assert!(!flows.is_empty());
+    assert_eq!(r.run.flows_completed, flows.len() as u64);
+    assert_eq!(r.run.rto_count, 0, "the delayed ACK never came");
+    for f in &flows {
+        // The one RTT sample is the timer's 40 ms plus the path's 124.64 us (2 x 12 us of
+        // data serialization, 2 x 0.32 us of ACK, 4 x 25 us of links). No ACK: no sample.
+        assert!(
+            (f.srtt_us - 40_124.64).abs() < 1e-6,
+            "flow {} srtt {} us",
+            f.flow,
+            f.srtt_us
+        );
+    }
+}
