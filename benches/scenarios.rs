@@ -27,7 +27,7 @@
 //! The slow groups use flat sampling: 10 samples of one run each when a run takes seconds
 //! (plus the warm-up).
 
-use criterion::{BatchSize, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, SamplingMode, Throughput, criterion_group};
 use incastsim::scenario::{Config, Simulation};
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -164,4 +164,10 @@ criterion_group!(
     set_up,
     s5
 );
-criterion_main!(benches);
+/// `criterion_main!` with the heap on 2 MiB pages first, as the `incastsim` binary has it
+/// (`incastsim::host`), so the benchmarks measure what a user runs.
+fn main() {
+    incastsim::host::reexec_with_huge_pages();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

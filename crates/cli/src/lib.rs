@@ -293,6 +293,11 @@ fn run(mut args: RunArgs, ext: &Extensions) -> Result<()> {
         args.overrides.push("metrics.models=true".into());
     }
     let mut cfg = load(&args.config, &args.overrides, ext)?;
+    if incastsim::host::worth_huge_pages(&cfg) {
+        // A large run's heap on 2 MiB pages (`incastsim::host`: S5 10–15 % faster), before
+        // anything is printed; the results are the same.
+        incastsim::host::reexec_with_huge_pages();
+    }
     if let Some(seed) = args.seed {
         cfg.seed = seed;
     }
@@ -334,6 +339,7 @@ fn run(mut args: RunArgs, ext: &Extensions) -> Result<()> {
         events_per_s: r.events as f64 / wall_s,
         packets_sent: r.packets_sent,
         packets_per_s: r.packets_sent as f64 / wall_s,
+        heap_huge_pages: incastsim::host::heap_on_huge_pages(),
         warnings,
         extensions: extension_records(ext, &cfg),
     };

@@ -175,6 +175,9 @@ struct SweepManifest {
     finished_unix_s: u64,
     wall_time_s: f64,
     runs_per_s: f64,
+    /// Whether the heap was on transparent huge pages (`incastsim::host`): wall times depend
+    /// on it.
+    heap_huge_pages: bool,
     /// The sweep's warnings (`key = value: why`), as printed on stderr; omitted when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     warnings: Vec<String>,
@@ -214,6 +217,14 @@ fn draw(dir: &Path, plots: &[incastsim::sweep::PlotSpec]) -> Result<()> {
 pub fn sweep(args: SweepArgs, ext: &Extensions) -> Result<()> {
     let sweep = Sweep::load_with(&args.config, &args.overrides, ext)
         .with_context(|| format!("invalid sweep config {}", args.config.display()))?;
+    if sweep
+        .points
+        .iter()
+        .any(|p| incastsim::host::worth_huge_pages(&p.config))
+    {
+        // As `incastsim run` (`incastsim::host`), before anything is printed.
+        incastsim::host::reexec_with_huge_pages();
+    }
     let warnings = crate::report_warnings(&sweep.warnings, args.strict)?;
     let name = sweep.points[0].config.name.clone();
     let out = args.out.unwrap_or_else(|| PathBuf::from("out").join(&name));
@@ -275,6 +286,7 @@ pub fn sweep(args: SweepArgs, ext: &Extensions) -> Result<()> {
         finished_unix_s: unix_now(),
         wall_time_s: wall_s,
         runs_per_s: report.runs_computed as f64 / wall_s,
+        heap_huge_pages: incastsim::host::heap_on_huge_pages(),
         warnings,
     };
     write_json(&out.join("manifest.json"), &manifest)?;

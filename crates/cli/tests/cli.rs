@@ -290,3 +290,63 @@ fn every_csv_has_a_header_even_without_rows() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// A large run re-executes the binary with glibc's huge-page tunable where the kernel wants
+/// programs to ask (`madvise` mode), and the manifest says whether the heap was on huge pages;
+/// `INCASTSIM_HUGE_PAGES=off` keeps the system's default, and so does a small run. The results
+/// are the same either way.
+#[test]
+fn a_large_runs_heap_goes_on_huge_pages_unless_told_not_to() {
+    use incastsim::host::{OPT_OUT_VAR, ThpMode};
+    let manifest_flag = |out: &Path| {
+        let text = std::fs::read_to_string(out.join("manifest.json")).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        json["heap_huge_pages"].as_bool().unwrap()
+    };
+    let run = |tag: &str, large: bool, opt_out: bool| {
+        let out = tempdir(tag);
+        let mut c = bin();
+        if large {
+            // 1,024 hosts, 20 µs of arrivals.
+            c.args(["run"]).arg(config("websearch-fattree.yaml")).args([
+                "--set",
+                "topology.k=16",
+                "--set",
+                "senders=1023",
+                "--set",
+                "workload.duration=20us",
+            ]);
+        } else {
+            c.args(["run"]).arg(config("incast-classic.yaml")).args([
+                "--set",
+                "senders=4",
+                "--set",
+                "workload.blocks=2",
+            ]);
+        }
+        c.arg("--out")
+            .arg(&out)
+            .env_remove("GLIBC_TUNABLES")
+            .env_remove(OPT_OUT_VAR);
+        if opt_out {
+            c.env(OPT_OUT_VAR, "off");
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        out
+    };
+    let mode = ThpMode::of_this_host();
+    let always = mode == Some(ThpMode::Always);
+    let asks = cfg!(all(target_os = "linux", target_env = "gnu")) && mode == Some(ThpMode::Madvise);
+    let (on, off) = (run("huge-on", true, false), run("huge-off", true, true));
+    assert_eq!(manifest_flag(&on), always || asks, "kernel mode {mode:?}");
+    assert_eq!(manifest_flag(&off), always);
+    for file in ["runs.csv", "flows.csv"] {
+        assert_eq!(
+            std::fs::read(on.join(file)).unwrap(),
+            std::fs::read(off.join(file)).unwrap()
+        );
+    }
+    let small = run("huge-small", false, false);
+    assert_eq!(manifest_flag(&small), always);
+}

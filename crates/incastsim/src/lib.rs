@@ -178,6 +178,7 @@ pub use incastsim_scenario::extend::Extensions;
 pub use incastsim_scenario::{extensions, provider};
 
 mod builder;
+pub mod host;
 pub mod output;
 pub mod pcap;
 

@@ -131,6 +131,7 @@ fn run(
             events_per_s: r.events as f64 / wall_s,
             packets_sent: r.packets_sent,
             packets_per_s: r.packets_sent as f64 / wall_s,
+            heap_huge_pages: incastsim::host::heap_on_huge_pages(),
         };
         write_run_outputs(Path::new(&dir), &cfg, results, &manifest)
             .map_err(|e| OutputError::new_err(e.to_string()))?;
