@@ -490,3 +490,50 @@ fn plot_command_draws_from_a_sweep_folder() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("mixes units"));
 }
+
+/// A sweep with a point of 512 hosts or more re-executes the binary with glibc's huge-page
+/// tunable as `incastsim run` does (where the kernel's mode is `madvise`); a sweep of small
+/// points does not. The manifest says which.
+#[test]
+fn a_sweep_of_large_points_puts_the_heap_on_huge_pages() {
+    use incastsim::host::{OPT_OUT_VAR, ThpMode};
+    const LARGE: &str = r#"
+name: large-sweep
+seed: 1
+senders: 1023
+topology: {kind: fat_tree, k: 16, link_rate: 10Gbps, link_delay: 1us, switch_buffer: 100 packets, receiver_host: 0}
+tcp: {mss: 1460B, rto_min: 1ms}
+workload: {kind: traffic, duration: 10us, drain: true}
+traffic:
+  - {kind: poisson, load: 0.5, sizes: {kind: cdf, file: websearch}, sources: all, destinations: all}
+sweep:
+  seeds: 1
+  grid:
+    tcp.initial_cwnd: [10]
+"#;
+    let flag = |text: &str, tag: &str| {
+        let dir = tempdir(tag);
+        let config = write_config(&dir, text);
+        let out = dir.join("out");
+        ok(bin()
+            .arg("sweep")
+            .arg(&config)
+            .arg("--out")
+            .arg(&out)
+            .env_remove("GLIBC_TUNABLES")
+            .env_remove(OPT_OUT_VAR)
+            .output()
+            .unwrap());
+        let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
+        manifest.contains("\"heap_huge_pages\": true")
+    };
+    let mode = ThpMode::of_this_host();
+    let always = mode == Some(ThpMode::Always);
+    let asks = cfg!(all(target_os = "linux", target_env = "gnu")) && mode == Some(ThpMode::Madvise);
+    assert_eq!(
+        flag(LARGE, "huge-large"),
+        always || asks,
+        "kernel mode {mode:?}"
+    );
+    assert_eq!(flag(SWEEP, "huge-small"), always);
+}
