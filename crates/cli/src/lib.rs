@@ -294,7 +294,7 @@ fn run(mut args: RunArgs, ext: &Extensions) -> Result<()> {
     }
     let mut cfg = load(&args.config, &args.overrides, ext)?;
     if incastsim::host::worth_huge_pages(&cfg) {
-        // A large run's heap on 2 MiB pages (`incastsim::host`: S5 10–15 % faster), before
+        // A large run's heap on 2 MiB pages (`incastsim::host`: S5 12–21 % faster), before
         // anything is printed; the results are the same.
         incastsim::host::reexec_with_huge_pages();
     }

@@ -3,8 +3,8 @@
 //! Results never depend on it; speed at scale does. A k = 32 fat-tree's state (port FIFOs,
 //! flows, paths: over 100 MB) is read at random, one cache line here and one there, so with
 //! 4 KiB pages nearly every access also misses the TLB, and in a virtual machine each miss is
-//! a two-level page walk. With the heap on 2 MiB pages S5 ran 10–15 % faster and web-search at
-//! k = 16 about 9 % (README, "Measured"), at the same peak memory: glibc madvises only the
+//! a two-level page walk. With the heap on 2 MiB pages S5 ran 12–21 % faster and web-search at
+//! k = 16 6–10 % (README, "Measured"), at the same peak memory: glibc madvises only the
 //! heap it grows in 2 MiB steps, so a small run (S1, S3) keeps its few MB.
 //!
 //! glibc backs its heap with huge pages when the tunable `glibc.malloc.hugetlb=1` is set, and

@@ -201,7 +201,7 @@ impl<E: Copy> Calendar<E> {
         }
         let bucket = time >> self.shift;
         if bucket.wrapping_sub(self.cur) < WHEEL_BUCKETS {
-            self.push_wheel(bucket, entry);
+            self.push_wheel(bucket, entry.key, entry.payload);
         } else {
             self.push_far(bucket, entry);
         }
@@ -214,19 +214,16 @@ impl<E: Copy> Calendar<E> {
         let time = (key >> 64) as u64;
         let bucket = time >> self.shift;
         if time >= self.near_end && bucket.wrapping_sub(self.cur) < WHEEL_BUCKETS {
-            let slot = (bucket & WHEEL_MASK) as usize;
-            append(&mut self.buckets[slot], key, payload);
-            self.occupied[slot >> 6] |= 1 << (slot & 63);
-            self.in_wheel += 1;
+            self.push_wheel(bucket, key, payload);
         } else {
             self.push(Entry { key, payload });
         }
     }
 
     #[inline(always)]
-    fn push_wheel(&mut self, bucket: u64, entry: Entry<E>) {
+    fn push_wheel(&mut self, bucket: u64, key: u128, payload: E) {
         let slot = (bucket & WHEEL_MASK) as usize;
-        self.buckets[slot].push(entry);
+        append(&mut self.buckets[slot], key, payload);
         self.occupied[slot >> 6] |= 1 << (slot & 63);
         self.in_wheel += 1;
     }
@@ -370,7 +367,7 @@ impl<E: Copy> Calendar<E> {
                 break;
             }
             let Far(entry) = self.far.pop().expect("peeked");
-            self.push_wheel(bucket, entry);
+            self.push_wheel(bucket, entry.key, entry.payload);
         }
     }
 
