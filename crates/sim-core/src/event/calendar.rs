@@ -195,16 +195,7 @@ impl<E: Copy> Calendar<E> {
     /// Adds an entry. Its time must not be before the last popped one's (the caller checks).
     #[inline(always)]
     pub(super) fn push(&mut self, entry: Entry<E>) {
-        let time = entry.time();
-        if time < self.near_end {
-            return self.push_near(entry);
-        }
-        let bucket = time >> self.shift;
-        if bucket.wrapping_sub(self.cur) < WHEEL_BUCKETS {
-            self.push_wheel(bucket, entry.key, entry.payload);
-        } else {
-            self.push_far(bucket, entry);
-        }
+        self.push_parts(entry.key, entry.payload);
     }
 
     /// [`Calendar::push`] of the entry `key`, `payload`, which a wheel bucket takes field by
@@ -212,11 +203,14 @@ impl<E: Copy> Calendar<E> {
     #[inline(always)]
     pub(super) fn push_parts(&mut self, key: u128, payload: E) {
         let time = (key >> 64) as u64;
+        if time < self.near_end {
+            return self.push_near(Entry { key, payload });
+        }
         let bucket = time >> self.shift;
-        if time >= self.near_end && bucket.wrapping_sub(self.cur) < WHEEL_BUCKETS {
+        if bucket.wrapping_sub(self.cur) < WHEEL_BUCKETS {
             self.push_wheel(bucket, key, payload);
         } else {
-            self.push(Entry { key, payload });
+            self.push_far(bucket, Entry { key, payload });
         }
     }
 
