@@ -319,8 +319,12 @@ impl<E: Copy> Calendar<E> {
         for e in &self.near {
             bounds[digit(e) + 1] += 1;
         }
-        for d in 0..digits {
-            bounds[d + 1] += bounds[d];
+        // The running sum stays in a register: `bounds[d + 1] += bounds[d]` made each step
+        // wait for the store of the step before (k = 16: about 3 % of the run).
+        let mut start = 0;
+        for bound in &mut bounds[1..] {
+            start += *bound;
+            *bound = start;
         }
         self.sorted.clear();
         self.sorted.resize(n, self.near[0]);
