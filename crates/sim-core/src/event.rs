@@ -273,6 +273,41 @@ impl<E: Copy> EventQueue<E> {
         Some((time, top.payload))
     }
 
+    /// Pops the earliest event if it is due at or before `limit`, and advances the clock to
+    /// it; otherwise leaves it and returns its time (`Err(None)`: no event is pending). The
+    /// loop's [`EventQueue::peek_time`] and [`EventQueue::pop`] in one look at the queue.
+    #[inline]
+    pub fn pop_until(&mut self, limit: Time) -> Result<(Time, E), Option<Time>> {
+        let popped = match &mut self.calendar {
+            None => {
+                let top = self.heap.pop_by(limit.0);
+                if let Ok(top) = &top
+                    && top.key == self.later_guard
+                {
+                    self.promote_later();
+                }
+                top
+            }
+            Some(calendar) => {
+                let top = calendar.pop_by(limit.0);
+                if top.is_ok() && calendar.len() < self.to_calendar / 4 {
+                    self.move_to_heap();
+                }
+                top
+            }
+        };
+        match popped {
+            Ok(top) => {
+                let time = Time((top.key >> 64) as u64);
+                // Invariant: simulated time never goes backwards.
+                debug_assert!(time >= self.now, "time went backwards");
+                self.now = time;
+                Ok((time, top.payload))
+            }
+            Err(key) => Err(key.map(|k| Time((k >> 64) as u64))),
+        }
+    }
+
     /// The time of the earliest pending event.
     #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
@@ -488,7 +523,8 @@ mod tests {
 
     proptest! {
         /// Random schedules (same-time ties, schedule-at-now, events near and far) pop in exactly
-        /// the order of a binary heap on (time, tie key), in both tie modes.
+        /// the order of a binary heap on (time, tie key), in both tie modes, by `pop` and by
+        /// `pop_until` (which leaves an event due after its limit).
         #[test]
         fn pops_match_a_binary_heap(
             random in any::<bool>(),
@@ -513,6 +549,16 @@ mod tests {
                 if op == 3 {
                     // The bound moves mid-run (the queue may switch stores at once).
                     q.set_calendar_from(4 + (dt % 60) as usize);
+                } else if op == 0 && count == 3 {
+                    // The loop's pop: only an event due by the limit (`dt` ahead) leaves.
+                    let limit = q.now().0 + dt;
+                    let got = q.pop_until(Time(limit)).map(|(t, e)| (t.0, e));
+                    let expected = match reference.heap.peek() {
+                        None => Err(None),
+                        Some(Reverse((t, _, _))) if *t > limit => Err(Some(Time(*t))),
+                        Some(_) => Ok(reference.pop().expect("peeked")),
+                    };
+                    prop_assert_eq!(got, expected);
                 } else if op == 0 {
                     for _ in 0..count {
                         let got = q.pop().map(|(t, e)| (t.0, e));

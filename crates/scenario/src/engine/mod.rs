@@ -312,20 +312,18 @@ impl Simulation {
         };
         let mut next_watch = next(self.events_processed);
         while self.outcome.is_none() {
-            let Some(t) = self.events.peek_time() else {
-                self.outcome = Some(Outcome::Stalled);
-                break;
-            };
-            if t > limit {
-                if t <= end {
-                    return; // paused
+            let (now, ev) = match self.events.pop_until(limit) {
+                Ok(popped) => popped,
+                Err(None) => {
+                    self.outcome = Some(Outcome::Stalled);
+                    break;
                 }
-                self.outcome = Some(Outcome::TimeLimit);
-                self.finished_at = Some(end);
-                break;
-            }
-            let Some((now, ev)) = self.events.pop() else {
-                break;
+                Err(Some(t)) if t <= end => return, // paused
+                Err(Some(_)) => {
+                    self.outcome = Some(Outcome::TimeLimit);
+                    self.finished_at = Some(end);
+                    break;
+                }
             };
             self.events_processed += 1;
             self.prefetch_coming();

@@ -251,6 +251,21 @@ impl<E: Copy> Calendar<E> {
         Some(entry)
     }
 
+    /// The earliest entry, removed if its time is at most `limit` (ps); otherwise its key
+    /// (`None`: no event is left).
+    #[inline(always)]
+    pub(super) fn pop_by(&mut self, limit: u64) -> Result<Entry<E>, Option<u128>> {
+        if self.head == self.near.len() && !self.refill() {
+            return Err(None);
+        }
+        let entry = self.near[self.head];
+        if entry.time() > limit {
+            return Err(Some(entry.key));
+        }
+        self.head += 1;
+        Ok(entry)
+    }
+
     /// The earliest entry's key.
     #[inline(always)]
     pub(super) fn peek_key(&mut self) -> Option<u128> {

@@ -65,6 +65,19 @@ impl<E: Copy> QuadHeap<E> {
         Some(top)
     }
 
+    /// The earliest entry, removed (lazily) if its time is at most `limit` (ps); otherwise
+    /// its key (`None`: the heap is empty).
+    #[inline(always)]
+    pub(super) fn pop_by(&mut self, limit: u64) -> Result<Entry<E>, Option<u128>> {
+        self.fill_hole();
+        let top = *self.heap.first().ok_or(None)?;
+        if (top.key >> 64) as u64 > limit {
+            return Err(Some(top.key));
+        }
+        self.root_is_hole = true;
+        Ok(top)
+    }
+
     /// The earliest entry's key.
     #[inline(always)]
     pub(super) fn peek_key(&mut self) -> Option<u128> {
