@@ -250,27 +250,7 @@ impl<E: Copy> EventQueue<E> {
     /// Pops the earliest event and advances the clock to it.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let top = match &mut self.calendar {
-            None => {
-                let top = self.heap.pop()?;
-                if top.key == self.later_guard {
-                    self.promote_later();
-                }
-                top
-            }
-            Some(calendar) => {
-                let top = calendar.pop()?;
-                if calendar.len() < self.to_calendar / 4 {
-                    self.move_to_heap();
-                }
-                top
-            }
-        };
-        let time = Time((top.key >> 64) as u64);
-        // Invariant: simulated time never goes backwards.
-        debug_assert!(time >= self.now, "time went backwards");
-        self.now = time;
-        Some((time, top.payload))
+        self.pop_until(Time::MAX).ok()
     }
 
     /// Pops the earliest event if it is due at or before `limit`, and advances the clock to

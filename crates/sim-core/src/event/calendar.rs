@@ -243,12 +243,7 @@ impl<E: Copy> Calendar<E> {
     /// The earliest entry, removed.
     #[inline(always)]
     pub(super) fn pop(&mut self) -> Option<Entry<E>> {
-        if self.head == self.near.len() && !self.refill() {
-            return None;
-        }
-        let entry = self.near[self.head];
-        self.head += 1;
-        Some(entry)
+        self.pop_by(u64::MAX).ok()
     }
 
     /// The earliest entry, removed if its time is at most `limit` (ps); otherwise its key

@@ -59,10 +59,7 @@ impl<E: Copy> QuadHeap<E> {
     /// The earliest entry, removed (lazily: its slot becomes the hole).
     #[inline(always)]
     pub(super) fn pop(&mut self) -> Option<Entry<E>> {
-        self.fill_hole();
-        let top = *self.heap.first()?;
-        self.root_is_hole = true;
-        Some(top)
+        self.pop_by(u64::MAX).ok()
     }
 
     /// The earliest entry, removed (lazily) if its time is at most `limit` (ps); otherwise
