@@ -92,9 +92,18 @@ pub(super) struct Entry<E> {
 }
 
 impl<E> Entry<E> {
+    /// The entry's time (ps).
     #[inline(always)]
-    fn time(&self) -> u64 {
+    pub(super) fn time(&self) -> u64 {
         (self.key >> 64) as u64
+    }
+}
+
+impl<E: Copy> super::heap::Keyed for Entry<E> {
+    type Key = u128;
+    #[inline(always)]
+    fn key(&self) -> u128 {
+        self.key
     }
 }
 

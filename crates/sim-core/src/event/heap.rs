@@ -1,7 +1,13 @@
 //! A 4-ary min-heap of entries with a lazy pop: the store of [`EventQueue`](super::EventQueue)
 //! while few events are pending (then it fits in the first-level cache and beats the calendar).
 
-use super::calendar::Entry;
+/// An entry of a [`QuadHeap`]: ordered by its key alone (keys are unique).
+pub(super) trait Keyed: Copy {
+    /// The ordering key: 64 bits in the queue's main heap, 128 in its heap of far events.
+    type Key: Copy + Ord;
+    /// The entry's key.
+    fn key(&self) -> Self::Key;
+}
 
 /// Branching factor of the heap: a 4-ary heap is half as deep as a binary one, and the four
 /// children of a node sit in one or two cache lines.
@@ -11,13 +17,13 @@ const ARITY: usize = 4;
 /// with one sift-down. Event handlers nearly always schedule something (a packet's next hop,
 /// the next head of a port), so pop + push costs one sift instead of two.
 #[derive(Debug)]
-pub(super) struct QuadHeap<E> {
-    heap: Vec<Entry<E>>,
+pub(super) struct QuadHeap<T> {
+    heap: Vec<T>,
     /// The root slot is logically empty (popped, not yet refilled).
     root_is_hole: bool,
 }
 
-impl<E: Copy> QuadHeap<E> {
+impl<T: Keyed> QuadHeap<T> {
     /// An empty heap.
     pub(super) fn new() -> Self {
         QuadHeap {
@@ -27,8 +33,8 @@ impl<E: Copy> QuadHeap<E> {
     }
 
     /// A heap of entries already sorted by key (a sorted array is a heap).
-    pub(super) fn from_sorted(heap: Vec<Entry<E>>) -> Self {
-        debug_assert!(heap.windows(2).all(|w| w[0].key < w[1].key));
+    pub(super) fn from_sorted(heap: Vec<T>) -> Self {
+        debug_assert!(heap.windows(2).all(|w| w[0].key() < w[1].key()));
         QuadHeap {
             heap,
             root_is_hole: false,
@@ -44,7 +50,7 @@ impl<E: Copy> QuadHeap<E> {
     /// Adds an entry; returns the number of entries if the heap grew (not if it filled the
     /// hole of a pop), so that the caller tests its size only then.
     #[inline(always)]
-    pub(super) fn push(&mut self, entry: Entry<E>) -> Option<usize> {
+    pub(super) fn push(&mut self, entry: T) -> Option<usize> {
         if self.root_is_hole {
             self.root_is_hole = false;
             self.sift_down(0, entry);
@@ -56,34 +62,42 @@ impl<E: Copy> QuadHeap<E> {
         }
     }
 
-    /// The earliest entry, removed (lazily: its slot becomes the hole).
+    /// The earliest entry.
     #[inline(always)]
-    pub(super) fn pop(&mut self) -> Option<Entry<E>> {
-        self.pop_by(u64::MAX).ok()
+    pub(super) fn peek(&mut self) -> Option<T> {
+        self.fill_hole();
+        self.heap.first().copied()
     }
 
-    /// The earliest entry, removed (lazily) if its time is at most `limit` (ps); otherwise
-    /// its key (`None`: the heap is empty).
+    /// Removes the earliest entry, just read by [`QuadHeap::peek`] (lazily: its slot becomes
+    /// the hole).
     #[inline(always)]
-    pub(super) fn pop_by(&mut self, limit: u64) -> Result<Entry<E>, Option<u128>> {
-        self.fill_hole();
-        let top = *self.heap.first().ok_or(None)?;
-        if (top.key >> 64) as u64 > limit {
-            return Err(Some(top.key));
-        }
+    pub(super) fn take_first(&mut self) {
+        debug_assert!(!self.root_is_hole && !self.heap.is_empty());
         self.root_is_hole = true;
-        Ok(top)
     }
 
-    /// The earliest entry's key.
+    /// The entry [`QuadHeap::take_first`] just removed (still in the hole).
     #[inline(always)]
-    pub(super) fn peek_key(&mut self) -> Option<u128> {
+    pub(super) fn popped(&self) -> T {
+        debug_assert!(self.root_is_hole);
+        self.heap[0]
+    }
+
+    /// Every entry, in no particular order.
+    pub(super) fn entries(&mut self) -> &[T] {
         self.fill_hole();
-        self.heap.first().map(|e| e.key)
+        &self.heap
+    }
+
+    /// Applies `f` to every key, which must keep their order (the queue's rebase).
+    pub(super) fn map_keys(&mut self, f: impl Fn(&mut T)) {
+        self.fill_hole();
+        self.heap.iter_mut().for_each(f);
     }
 
     /// Every entry, in no particular order; the heap is left empty.
-    pub(super) fn drain(&mut self) -> impl Iterator<Item = Entry<E>> + '_ {
+    pub(super) fn drain(&mut self) -> impl Iterator<Item = T> + '_ {
         self.fill_hole();
         self.heap.drain(..)
     }
@@ -106,7 +120,7 @@ impl<E: Copy> QuadHeap<E> {
         let entry = self.heap[i];
         while i > 0 {
             let parent = (i - 1) / ARITY;
-            if self.heap[parent].key <= entry.key {
+            if self.heap[parent].key() <= entry.key() {
                 break;
             }
             self.heap[i] = self.heap[parent];
@@ -118,16 +132,16 @@ impl<E: Copy> QuadHeap<E> {
     /// [`QuadHeap::sift_down`] from the root, not inlined: a hole is filled by its own last
     /// entry only when a pop is not followed by a push.
     #[inline(never)]
-    fn sift_down_out_of_line(&mut self, entry: Entry<E>) {
+    fn sift_down_out_of_line(&mut self, entry: T) {
         self.sift_down(0, entry);
     }
 
     /// Places `entry` in the hole at `i` or below it (the slot's old content is overwritten).
     /// Inlined into `push` (in the queue's one out-of-line `schedule`): no call per event.
     #[inline(always)]
-    fn sift_down(&mut self, mut i: usize, entry: Entry<E>) {
+    fn sift_down(&mut self, mut i: usize, entry: T) {
         let heap = self.heap.as_mut_slice();
-        let key = entry.key;
+        let key = entry.key();
         loop {
             let first = i * ARITY + 1;
             let Some(children) = heap.get(first..first + ARITY) else {
@@ -137,8 +151,8 @@ impl<E: Copy> QuadHeap<E> {
                 // conditional moves per child.)
                 let (mut best, mut best_key) = (i, key);
                 for (j, c) in heap.iter().enumerate().skip(first) {
-                    if c.key < best_key {
-                        (best, best_key) = (j, c.key);
+                    if c.key() < best_key {
+                        (best, best_key) = (j, c.key());
                     }
                 }
                 if best != i {
@@ -148,16 +162,16 @@ impl<E: Copy> QuadHeap<E> {
                 break;
             };
             // Full set of children: a fixed-size array lets the compiler drop bounds checks.
-            let c: &[Entry<E>; ARITY] = children.try_into().expect("ARITY children");
-            let (a, ka) = if c[1].key < c[0].key {
-                (1, c[1].key)
+            let c: &[T; ARITY] = children.try_into().expect("ARITY children");
+            let (a, ka) = if c[1].key() < c[0].key() {
+                (1, c[1].key())
             } else {
-                (0, c[0].key)
+                (0, c[0].key())
             };
-            let (b, kb) = if c[3].key < c[2].key {
-                (3, c[3].key)
+            let (b, kb) = if c[3].key() < c[2].key() {
+                (3, c[3].key())
             } else {
-                (2, c[2].key)
+                (2, c[2].key())
             };
             let (j, best_key) = if kb < ka { (b, kb) } else { (a, ka) };
             if best_key >= key {
