@@ -127,6 +127,10 @@ pub struct EventQueue<E> {
     /// The time (ps) and sequence number the main heap's keys count from.
     time_base: u64,
     seq_base: u64,
+    /// `time_base + REBASE_TIME_SPAN` and `seq_base + REBASE_SEQ_SPAN`: a pop or schedule
+    /// at or past them rebases.
+    rebase_from_time: u64,
+    rebase_from_seq: u64,
     /// `Some` while the calendar holds the events (the heaps are then empty).
     calendar: Option<Box<Calendar<E>>>,
     /// The calendar's bucket width when last used (it is adapted to the run's density).
@@ -156,6 +160,8 @@ impl<E: Copy> EventQueue<E> {
             promoted_time: 0,
             time_base: 0,
             seq_base: 0,
+            rebase_from_time: REBASE_TIME_SPAN,
+            rebase_from_seq: REBASE_SEQ_SPAN,
             calendar: None,
             calendar_shift: None,
             next_seq: 0,
@@ -233,7 +239,7 @@ impl<E: Copy> EventQueue<E> {
                 if time.0 > self.now.0.saturating_add(LATER_AHEAD) || self.tie_rng.is_some() {
                     self.schedule_far(time, seq, payload);
                 } else {
-                    if seq >= self.seq_base + REBASE_SEQ_SPAN {
+                    if seq >= self.rebase_from_seq {
                         self.rebase();
                     }
                     let key = self.near_key(time.0, seq);
@@ -330,12 +336,12 @@ impl<E: Copy> EventQueue<E> {
             self.later.push(entry);
         }
         self.later_time = self.later.peek().map_or(u64::MAX, |e| e.time());
-        self.time_base = self.now.0;
-        self.seq_base = near
-            .iter()
-            .map(|e| e.key as u64)
-            .min()
-            .unwrap_or(self.next_seq);
+        self.set_bases(
+            near.iter()
+                .map(|e| e.key as u64)
+                .min()
+                .unwrap_or(self.next_seq),
+        );
         let near = near
             .into_iter()
             .map(|e| Near {
@@ -344,6 +350,14 @@ impl<E: Copy> EventQueue<E> {
             })
             .collect();
         self.heap = QuadHeap::from_sorted(near);
+    }
+
+    /// The main heap's keys count from now and sequence number `seq`.
+    fn set_bases(&mut self, seq: u64) {
+        self.time_base = self.now.0;
+        self.seq_base = seq;
+        self.rebase_from_time = self.time_base + REBASE_TIME_SPAN;
+        self.rebase_from_seq = seq + REBASE_SEQ_SPAN;
     }
 
     /// Moves the main heap's bases up to the current instant and its oldest entry, so that
@@ -362,8 +376,7 @@ impl<E: Copy> EventQueue<E> {
             .min();
         match oldest {
             None => {
-                self.time_base = self.now.0;
-                self.seq_base = self.next_seq;
+                self.set_bases(self.next_seq);
             }
             Some(oldest) if oldest < self.next_seq.saturating_sub(SEQ_KEEP) => {
                 // Entries pending for 2^31 events: all back through `fill_heaps`, which moves
@@ -378,8 +391,7 @@ impl<E: Copy> EventQueue<E> {
                 let drop =
                     ((self.now.0 - self.time_base) << OFFSET_BITS) + (oldest - self.seq_base);
                 self.heap.map_keys(|e| e.key -= drop);
-                self.time_base = self.now.0;
-                self.seq_base = oldest;
+                self.set_bases(oldest);
             }
         }
     }
@@ -430,7 +442,7 @@ impl<E: Copy> EventQueue<E> {
             None => {
                 let time = self.pop_heaps(limit.0)?;
                 let payload = self.heap.popped().payload;
-                if time >= self.time_base + REBASE_TIME_SPAN {
+                if time >= self.rebase_from_time {
                     self.now = Time(time);
                     self.rebase();
                 }

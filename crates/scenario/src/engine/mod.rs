@@ -310,7 +310,10 @@ impl Simulation {
                 .saturating_mul(WATCH_EVERY_EVENTS)
                 .min(max_events)
         };
-        let mut next_watch = next(self.events_processed);
+        // Counted in a local (written back at each watch and on leaving): a field is a load
+        // and a store per event.
+        let mut events = self.events_processed;
+        let mut next_watch = next(events);
         while self.outcome.is_none() {
             let (now, ev) = match self.events.pop_until(limit) {
                 Ok(popped) => popped,
@@ -318,19 +321,24 @@ impl Simulation {
                     self.outcome = Some(Outcome::Stalled);
                     break;
                 }
-                Err(Some(t)) if t <= end => return, // paused
+                Err(Some(t)) if t <= end => break, // paused
                 Err(Some(_)) => {
                     self.outcome = Some(Outcome::TimeLimit);
                     self.finished_at = Some(end);
                     break;
                 }
             };
-            self.events_processed += 1;
+            events += 1;
             self.prefetch_coming();
             self.dispatch(now, ev);
-            if self.events_processed >= next_watch && self.outcome.is_none() {
-                next_watch = next(self.events_processed);
-                let stop = if self.events_processed >= max_events {
+            // The outcome is tested only here: an event that ended the run keeps its outcome.
+            if events >= next_watch {
+                self.events_processed = events;
+                next_watch = next(events);
+                if self.outcome.is_some() {
+                    break;
+                }
+                let stop = if events >= max_events {
                     Some(Outcome::EventLimit)
                 } else {
                     watch(&self.progress(now))
@@ -341,6 +349,7 @@ impl Simulation {
                 }
             }
         }
+        self.events_processed = events;
     }
 
     /// Cache hints for the next five events, when the queue knows them cheaply (at scale,
