@@ -675,10 +675,10 @@ mod tests {
         assert_eq!(sorted, (0..20).collect::<Vec<_>>());
     }
 
-    /// Far events (over `LATER_AHEAD` ahead: the second heap and its guard) scheduled in
-    /// decreasing, increasing and tied order, among near ones, pop in (time, FIFO) order.
+    /// Far events (over `LATER_AHEAD` ahead: the second heap) scheduled in decreasing,
+    /// increasing and tied order, among near ones, pop in (time, FIFO) order.
     #[test]
-    fn far_events_behind_the_guard_keep_the_order() {
+    fn far_events_keep_the_order() {
         let mut q = EventQueue::new();
         let far = LATER_AHEAD + 1;
         let mut expected = Vec::new();
