@@ -22,7 +22,7 @@ mod paths;
 pub mod probes;
 pub mod transport;
 
-pub use event::Event;
+pub use event::{Event, Events, PackedEvent};
 pub use inspect::FlowState;
 pub use network::PacketCounters;
 
@@ -34,7 +34,7 @@ use apps::generated::GeneratedFlows;
 use apps::sync_reads::Delivery;
 use apps::udp::UdpSource;
 use capture::{Capture, CaptureFlow};
-use incastsim_core::{EventQueue, HostId, Packet, PacketKind, SimRng, Stream, TieOrder, Time};
+use incastsim_core::{HostId, Packet, PacketKind, SimRng, Stream, TieOrder, Time};
 use network::{AdmissionDrop, Network};
 use probes::Sampler;
 use transport::Transport;
@@ -101,7 +101,7 @@ const LARGE_NETWORK_CALENDAR_FROM: usize = 1024;
 pub struct Simulation {
     pub(crate) cfg: Config,
     pub(crate) seed: u64,
-    pub(crate) events: EventQueue<Event>,
+    pub(crate) events: Events,
     pub(crate) network: Network,
     pub(crate) transport: Transport,
     pub(crate) workload: Workload,
@@ -157,7 +157,7 @@ impl Simulation {
             sampler: Sampler::new(&observe, &cfg.name, seed),
             cfg,
             seed,
-            events: EventQueue::with_tie_order(tie_order, tie_rng),
+            events: Events::with_tie_order(tie_order, tie_rng),
             network: Network::new(fabric, capture),
             transport,
             workload: Workload::new(workload),
@@ -330,7 +330,7 @@ impl Simulation {
             };
             events += 1;
             self.prefetch_coming();
-            self.dispatch(now, ev);
+            self.dispatch(now, ev.unpack());
             // The outcome is tested only here: an event that ended the run keeps its outcome.
             if events >= next_watch {
                 self.events_processed = events;
@@ -360,21 +360,21 @@ impl Simulation {
     /// the work of the events in between. Changes no result.
     #[inline(always)]
     fn prefetch_coming(&self) {
-        if let Some(&Event::PortHead { port }) = self.events.peek_ahead(4) {
+        if let Some(port) = self.events.peek_ahead(4).and_then(|e| e.port_head()) {
             self.network.prefetch_port(port);
         }
-        if let Some(&Event::PortHead { port }) = self.events.peek_ahead(3) {
+        if let Some(port) = self.events.peek_ahead(3).and_then(|e| e.port_head()) {
             self.network.prefetch_head(port);
         }
-        if let Some(&Event::PortHead { port }) = self.events.peek_ahead(2) {
+        if let Some(port) = self.events.peek_ahead(2).and_then(|e| e.port_head()) {
             self.network.prefetch_path(port);
         }
-        if let Some(&Event::PortHead { port }) = self.events.peek_ahead(1)
+        if let Some(port) = self.events.peek_ahead(1).and_then(|e| e.port_head())
             && let Some(packet) = self.network.prefetch_next_hop(port, &self.diag)
         {
             self.transport.prefetch_delivery(packet);
         }
-        if let Some(&Event::PortHead { port }) = self.events.peek_ahead(0) {
+        if let Some(port) = self.events.peek_ahead(0).and_then(|e| e.port_head()) {
             self.network.prefetch_next_fifo(port, &self.diag);
         }
     }

@@ -5,7 +5,7 @@
 //! (`Fabric::shared_buffers`, by the index the port holds) before its own discipline.
 
 use super::capture::Capture;
-use super::event::Event;
+use super::event::{Event, Events};
 use super::paths::FlowPaths;
 use crate::config::RoutingConfig;
 use crate::diagnostics::{Diagnostics, LOCAL_INPUT};
@@ -13,7 +13,7 @@ use crate::fabric::Fabric;
 use crate::probe::ProbeSet;
 pub use crate::probe::view::PacketCounters;
 use incastsim_core::{
-    Ecn, EventQueue, HostId, NO_PATH, NodeId, NodeKind, Packet, PacketKind, Routes, SimRng, Time,
+    Ecn, HostId, NO_PATH, NodeId, NodeKind, Packet, PacketKind, Routes, SimRng, Time,
 };
 use incastsim_switch::{DropReason, Enqueued};
 
@@ -105,7 +105,7 @@ impl Network {
         &mut self,
         now: Time,
         port: u32,
-        events: &mut EventQueue<Event>,
+        events: &mut Events,
         diag: &mut Diagnostics,
     ) -> Arrival {
         if self.watched {
@@ -122,7 +122,7 @@ impl Network {
         &mut self,
         now: Time,
         port: u32,
-        events: &mut EventQueue<Event>,
+        events: &mut Events,
         diag: &mut Diagnostics,
     ) -> Arrival {
         let p = &self.fabric.ports[port as usize];
@@ -147,7 +147,7 @@ impl Network {
         &mut self,
         now: Time,
         port: u32,
-        events: &mut EventQueue<Event>,
+        events: &mut Events,
         diag: &mut Diagnostics,
     ) -> Arrival {
         let p = &mut self.fabric.ports[port as usize];
@@ -282,7 +282,7 @@ impl Network {
     }
 
     /// A strict-priority port finished a transmission and picks the next packet.
-    pub fn on_tx_done(&mut self, now: Time, port: u32, events: &mut EventQueue<Event>) {
+    pub fn on_tx_done(&mut self, now: Time, port: u32, events: &mut Events) {
         let done = self.fabric.ports[port as usize].on_tx_done(now);
         if let Some(at) = done.schedule_head_at {
             events.schedule(at, Event::PortHead { port });
@@ -306,7 +306,7 @@ impl Network {
         now: Time,
         host: HostId,
         packet: &mut Packet,
-        events: &mut EventQueue<Event>,
+        events: &mut Events,
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         self.counters.sent += 1;
@@ -329,7 +329,7 @@ impl Network {
         host: HostId,
         port: u32,
         packet: Packet,
-        events: &mut EventQueue<Event>,
+        events: &mut Events,
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         if self.capture.on {
@@ -354,7 +354,7 @@ impl Network {
         node: NodeId,
         packet: &mut Packet,
         input: u32,
-        events: &mut EventQueue<Event>,
+        events: &mut Events,
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         let f = &mut self.fabric;
@@ -398,7 +398,7 @@ impl Network {
         port: u32,
         packet: &Packet,
         input: u32,
-        events: &mut EventQueue<Event>,
+        events: &mut Events,
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         if self.probes.on {
@@ -418,7 +418,7 @@ impl Network {
         port: u32,
         packet: &Packet,
         input: u32,
-        events: &mut EventQueue<Event>,
+        events: &mut Events,
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         let p = &self.fabric.ports[port as usize];
@@ -462,7 +462,7 @@ impl Network {
         port: u32,
         packet: &Packet,
         input: u32,
-        events: &mut EventQueue<Event>,
+        events: &mut Events,
         diag: &mut Diagnostics,
     ) -> Option<AdmissionDrop> {
         let (flow, kind) = (packet.flow, packet.kind);

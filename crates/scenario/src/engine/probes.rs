@@ -2,12 +2,12 @@
 //! off. (Drop runs and loss events are counted by `crate::diagnostics`, which the network calls
 //! on every admission and the engine on every drop.)
 
-use super::event::Event;
+use super::event::{Event, Events};
 use super::network::Network;
 use super::transport::Transport;
 use crate::metrics::TimeSeriesRecord;
 use crate::plan::ObservePlan;
-use incastsim_core::{Duration, EventQueue, Time};
+use incastsim_core::{Duration, Time};
 
 /// The `time_series` sampler: periodic samples of ports and flows, and every change of the
 /// traced port.
@@ -55,7 +55,7 @@ impl Sampler {
         now: Time,
         network: &mut Network,
         transport: &Transport,
-        events: &mut EventQueue<Event>,
+        events: &mut Events,
     ) {
         let t = now.as_secs_f64();
         let interval_s = self.interval.as_secs_f64();

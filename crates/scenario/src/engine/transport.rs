@@ -4,11 +4,11 @@
 //! emits into scratch buffers, which the engine hands to the network.
 
 use super::connections::Connections;
-use super::event::{Event, sync_timer, timer_fires};
+use super::event::{Event, Events, sync_timer, timer_fires};
 use crate::plan::{FlowOrigin, Plan, SendOverheadPlan};
 use incastsim_core::packet::flags;
 use incastsim_core::{
-    Duration, Ecn, EventQueue, FlowId, HostId, Packet, PacketKind, SackBlock, Time,
+    Duration, Ecn, FlowId, HostId, Packet, PacketKind, SackBlock, Time,
 };
 use incastsim_tcp::{AckInfo, AckOut, Segment};
 use std::collections::VecDeque;
@@ -124,7 +124,7 @@ impl Transport {
         now: Time,
         flow: u32,
         generation: u32,
-        events: &mut EventQueue<Event>,
+        events: &mut Events,
     ) -> bool {
         // A finished flow's timer was disarmed: its stale event does nothing.
         let Some(c) = self.conns.try_get_mut(flow as usize) else {
@@ -146,7 +146,7 @@ impl Transport {
         now: Time,
         flow: u32,
         generation: u32,
-        events: &mut EventQueue<Event>,
+        events: &mut Events,
     ) -> bool {
         let Some(c) = self.conns.try_get_mut(flow as usize) else {
             return false;
@@ -284,7 +284,7 @@ impl Transport {
     /// Queues a packet of a flow with a send overhead to leave later (ns-2's `overhead_`: an
     /// extra U[0, max], never overtaking the previous segment).
     #[cold]
-    pub fn defer(&mut self, now: Time, f: usize, packet: Packet, events: &mut EventQueue<Event>) {
+    pub fn defer(&mut self, now: Time, f: usize, packet: Packet, events: &mut Events) {
         let o = &mut self.send_overhead[f];
         let release = (now + o.plan.rng.duration_up_to(o.plan.max)).max(o.last_release);
         o.last_release = release;
@@ -299,7 +299,7 @@ impl Transport {
         &mut self,
         now: Time,
         flow: u32,
-        events: &mut EventQueue<Event>,
+        events: &mut Events,
     ) -> Option<Packet> {
         let o = &mut self.send_overhead[flow as usize];
         let (_, mut packet) = o.pending.pop_front()?;
@@ -314,7 +314,7 @@ impl Transport {
     /// RACK's reordering timer and the loss probe: one slot, see `TcpSender::timer_deadline`)
     /// into its lazy timer.
     #[inline]
-    pub fn sync_rto_timer(&mut self, f: usize, events: &mut EventQueue<Event>) {
+    pub fn sync_rto_timer(&mut self, f: usize, events: &mut Events) {
         let c = self.conns.get_mut(f);
         let want = c.sender.timer_deadline();
         sync_timer(&mut c.rto_timer, want, events, |generation| Event::Rto {
@@ -329,7 +329,7 @@ impl Transport {
     /// Moves flow `f`'s delayed-ACK timer to its receiver's current deadline (lazily: a changed
     /// deadline bumps the generation, so the old event is ignored).
     #[inline]
-    pub fn sync_delack_timer(&mut self, f: usize, events: &mut EventQueue<Event>) {
+    pub fn sync_delack_timer(&mut self, f: usize, events: &mut Events) {
         if !self.delayed_acks {
             return;
         }
@@ -345,7 +345,7 @@ impl Transport {
 
     /// Schedules flow f's scheme timer if it has data outstanding and no timer event pending.
     #[cold]
-    fn arm_scheme_timer(&mut self, f: usize, period: Duration, events: &mut EventQueue<Event>) {
+    fn arm_scheme_timer(&mut self, f: usize, period: Duration, events: &mut Events) {
         let s = &self.conns.get(f).sender;
         if !self.scheme_timer_pending[f] && s.snd_una() < s.snd_max() {
             self.scheme_timer_pending[f] = true;

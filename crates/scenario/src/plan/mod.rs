@@ -133,6 +133,15 @@ impl Plan {
         let (built, generated) = checks::build_and_draw(cfg, seed, extensions)?;
         checks::check_built(cfg, &built, &generated)?;
         let flows = u64::from(cfg.workload.flow_count(cfg.senders)) + generated.len() as u64;
+        if flows > crate::engine::event::MAX_FLOWS {
+            return Err(ConfigError::Key {
+                key: "workload".into(),
+                message: format!(
+                    "this run has {flows} flows, more than the {} one run can hold: make it smaller",
+                    crate::engine::event::MAX_FLOWS
+                ),
+            });
+        }
         let need = memory::estimate(cfg, &built, flows);
         if let Some(limit) = max_memory
             && need.bytes > limit

@@ -1,8 +1,8 @@
 //! Bulk transfer: every workload flow's application always has data, from its start (after its
 //! start jitter) until the workload's fixed duration ends.
 
-use crate::engine::event::Event;
-use incastsim_core::{Duration, EventQueue, SimRng, Time};
+use crate::engine::event::{Event, Events};
+use incastsim_core::{Duration, SimRng, Time};
 
 /// The bulk workload: flows start after their jitter and always have data until `duration`.
 pub struct Bulk {
@@ -16,7 +16,7 @@ pub struct Bulk {
 
 impl Bulk {
     /// Schedules every sender's start (after its jitter), then the end of the run.
-    pub fn start(&mut self, now: Time, events: &mut EventQueue<Event>) {
+    pub fn start(&mut self, now: Time, events: &mut Events) {
         for (f, rng) in self.jitter_rngs.iter_mut().enumerate() {
             let at = now + rng.duration_up_to(self.start_jitter);
             events.schedule(at, Event::ServerStart { flow: f as u32 });

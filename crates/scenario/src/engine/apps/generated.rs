@@ -3,9 +3,9 @@
 //! stopped at their end time if they have one, and complete when their size has been delivered.
 
 use super::ALWAYS_HAS_DATA;
-use crate::engine::event::Event;
+use crate::engine::event::{Event, Events};
 use crate::traffic::GeneratedFlow;
-use incastsim_core::{EventQueue, Time};
+use incastsim_core::{Time};
 
 /// The traffic generators' flows: their start and stop events and completion times.
 pub struct GeneratedFlows {
@@ -38,7 +38,7 @@ impl GeneratedFlows {
 
     /// Each generator's flows are consecutive and in start order: schedules the first of each;
     /// every start schedules the next.
-    pub fn schedule_first_starts(&self, events: &mut EventQueue<Event>) {
+    pub fn schedule_first_starts(&self, events: &mut Events) {
         for (i, g) in self.spec.iter().enumerate() {
             if i == 0 || self.spec[i - 1].generator != g.generator {
                 let flow = self.first_flow + i as u32;
@@ -49,7 +49,7 @@ impl GeneratedFlows {
 
     /// Entry i starts (as flow `flow`): schedules its generator's next start and its own stop;
     /// returns what its application writes.
-    pub fn on_start(&self, i: usize, flow: u32, events: &mut EventQueue<Event>) -> u64 {
+    pub fn on_start(&self, i: usize, flow: u32, events: &mut Events) -> u64 {
         let g = self.spec[i];
         if let Some(next) = self.spec.get(i + 1)
             && next.generator == g.generator

@@ -4,9 +4,9 @@
 
 use crate::engine::transport::FlowEnds;
 use crate::plan::SyncReadsPlan;
-use incastsim_core::{Duration, EventQueue, FlowId, HostId, Packet, PacketKind, SimRng, Time};
+use incastsim_core::{Duration, FlowId, HostId, Packet, PacketKind, SimRng, Time};
 
-use crate::engine::event::Event;
+use crate::engine::event::{Event, Events};
 
 /// The synchronized-reads application (the incast pattern): block k + 1 is requested only when
 /// every server's part of block k has arrived.
@@ -147,7 +147,7 @@ impl SyncReads {
     }
 
     /// Server f receives a request for `block`; it answers after its start jitter.
-    pub fn on_request(&mut self, now: Time, f: usize, block: u32, events: &mut EventQueue<Event>) {
+    pub fn on_request(&mut self, now: Time, f: usize, block: u32, events: &mut Events) {
         if block != self.next_to_serve[f] {
             return; // a duplicate of a request already being served
         }

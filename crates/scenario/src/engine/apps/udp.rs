@@ -1,8 +1,8 @@
 //! Constant-bit-rate UDP background sources (`background: udp_cbr`).
 
-use crate::engine::event::Event;
+use crate::engine::event::{Event, Events};
 use crate::plan::UdpPlan;
-use incastsim_core::{EventQueue, FlowId, HostId, Packet, PacketKind, Time};
+use incastsim_core::{FlowId, HostId, Packet, PacketKind, Time};
 
 /// A constant-bit-rate UDP source (background traffic that does not back off).
 pub struct UdpSource {
@@ -35,7 +35,7 @@ impl UdpSource {
         now: Time,
         i: usize,
         header_bytes: u16,
-        events: &mut EventQueue<Event>,
+        events: &mut Events,
     ) -> Option<(HostId, Packet)> {
         let u = &self.plan;
         if u.stop.is_some_and(|stop| now >= stop) {
