@@ -223,12 +223,10 @@ impl<E: Copy> EventQueue<E> {
         self.now
     }
 
-    /// Schedules `payload` at `time`, which must not be in the past (anything that converts
-    /// to the queue's event: the engine's events are packed on the way in). Always inlined (see
+    /// Schedules `payload` at `time`, which must not be in the past. Always inlined (see
     /// `push_to_calendar`).
     #[inline(always)]
-    pub fn schedule(&mut self, time: Time, payload: impl Into<E>) {
-        let payload = payload.into();
+    pub fn schedule(&mut self, time: Time, payload: E) {
         debug_assert!(
             time >= self.now,
             "event scheduled in the past: {time} < {}",

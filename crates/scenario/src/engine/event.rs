@@ -174,7 +174,7 @@ pub(crate) fn timer_fires(
     match timer.on_event(now, generation) {
         TimerFire::Fire => true,
         TimerFire::Reschedule(at, g) => {
-            events.schedule(at, event(g));
+            events.schedule(at, event(g).into());
             false
         }
         TimerFire::Stale => false,
@@ -195,7 +195,7 @@ pub(crate) fn sync_timer(
     match want {
         Some(d) => {
             if let Some((at, generation)) = timer.arm(d) {
-                events.schedule(at, event(generation));
+                events.schedule(at, event(generation).into());
             }
         }
         None => timer.cancel(),

@@ -192,11 +192,11 @@ impl Simulation {
             sim.events.set_calendar_from(LARGE_NETWORK_CALENDAR_FROM);
         }
         if observe.interval.is_some() {
-            sim.events.schedule(Time::ZERO, Event::Sample);
+            sim.events.schedule(Time::ZERO, Event::Sample.into());
         }
         for (i, u) in sim.udp.iter().enumerate() {
             sim.events
-                .schedule(u.start(), Event::UdpSend { source: i as u32 });
+                .schedule(u.start(), Event::UdpSend { source: i as u32 }.into());
         }
         sim
     }
@@ -254,11 +254,11 @@ impl Simulation {
         match &mut self.workload {
             Workload::SyncReads(w) if w.warmup > incastsim_core::Duration::ZERO => {
                 let at = now + w.warmup;
-                self.events.schedule(at, Event::FirstBlock);
+                self.events.schedule(at, Event::FirstBlock.into());
             }
             Workload::SyncReads(_) => self.start_block(now),
             Workload::Traffic { duration, .. } => {
-                self.events.schedule(now + *duration, Event::End);
+                self.events.schedule(now + *duration, Event::End.into());
             }
             Workload::Bulk(b) => b.start(now, &mut self.events),
         }
@@ -708,7 +708,7 @@ impl Simulation {
             &mut self.outbox,
         );
         self.send_outbox(now);
-        self.events.schedule(at, check);
+        self.events.schedule(at, check.into());
     }
 
     fn on_request_check(&mut self, now: Time, block: u32) {
@@ -726,7 +726,7 @@ impl Simulation {
         );
         self.send_outbox(now);
         if let Some((at, check)) = next {
-            self.events.schedule(at, check);
+            self.events.schedule(at, check.into());
         }
     }
 

@@ -154,7 +154,7 @@ impl Network {
         let to = p.to;
         let mut arrival = p.pop_arrival(now);
         if let Some(at) = arrival.next_head_at {
-            events.schedule(at, Event::PortHead { port });
+            events.schedule(at, Event::PortHead { port }.into());
         }
         let at_switch = self.switch_bits[to as usize / 64] >> (to % 64) & 1 != 0;
         if WATCHED
@@ -285,10 +285,10 @@ impl Network {
     pub fn on_tx_done(&mut self, now: Time, port: u32, events: &mut Events) {
         let done = self.fabric.ports[port as usize].on_tx_done(now);
         if let Some(at) = done.schedule_head_at {
-            events.schedule(at, Event::PortHead { port });
+            events.schedule(at, Event::PortHead { port }.into());
         }
         if let Some(at) = done.schedule_tx_done_at {
-            events.schedule(at, Event::PortTxDone { port });
+            events.schedule(at, Event::PortTxDone { port }.into());
         }
         if self.probes.on
             && let Some(admitted) = done.started_admitted_at
@@ -494,10 +494,10 @@ impl Network {
             } => {
                 diag.on_admitted(port, input, flow, kind);
                 if let Some(at) = schedule_head_at {
-                    events.schedule(at, Event::PortHead { port });
+                    events.schedule(at, Event::PortHead { port }.into());
                 }
                 if let Some(at) = schedule_tx_done_at {
-                    events.schedule(at, Event::PortTxDone { port });
+                    events.schedule(at, Event::PortTxDone { port }.into());
                 }
                 None
             }

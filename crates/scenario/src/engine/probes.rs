@@ -110,6 +110,6 @@ impl Sampler {
                 self.record(t, &object, "dctcp_alpha", alpha);
             }
         }
-        events.schedule(now + self.interval, Event::Sample);
+        events.schedule(now + self.interval, Event::Sample.into());
     }
 }

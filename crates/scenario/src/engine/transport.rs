@@ -290,7 +290,7 @@ impl Transport {
         o.last_release = release;
         o.pending.push_back((release, packet));
         if o.pending.len() == 1 {
-            events.schedule(release, Event::DeferredSend { flow: f as u32 });
+            events.schedule(release, Event::DeferredSend { flow: f as u32 }.into());
         }
     }
 
@@ -304,7 +304,7 @@ impl Transport {
         let o = &mut self.send_overhead[flow as usize];
         let (_, mut packet) = o.pending.pop_front()?;
         if let Some(&(next, _)) = o.pending.front() {
-            events.schedule(next, Event::DeferredSend { flow });
+            events.schedule(next, Event::DeferredSend { flow }.into());
         }
         packet.timestamp_ps = now.as_ps();
         Some(packet)
@@ -350,7 +350,7 @@ impl Transport {
         if !self.scheme_timer_pending[f] && s.snd_una() < s.snd_max() {
             self.scheme_timer_pending[f] = true;
             let at = events.now() + period;
-            events.schedule(at, Event::SchemeTimer { flow: f as u32 });
+            events.schedule(at, Event::SchemeTimer { flow: f as u32 }.into());
         }
     }
 

@@ -19,8 +19,8 @@ impl Bulk {
     pub fn start(&mut self, now: Time, events: &mut Events) {
         for (f, rng) in self.jitter_rngs.iter_mut().enumerate() {
             let at = now + rng.duration_up_to(self.start_jitter);
-            events.schedule(at, Event::ServerStart { flow: f as u32 });
+            events.schedule(at, Event::ServerStart { flow: f as u32 }.into());
         }
-        events.schedule(now + self.duration, Event::End);
+        events.schedule(now + self.duration, Event::End.into());
     }
 }

@@ -42,7 +42,7 @@ impl GeneratedFlows {
         for (i, g) in self.spec.iter().enumerate() {
             if i == 0 || self.spec[i - 1].generator != g.generator {
                 let flow = self.first_flow + i as u32;
-                events.schedule(g.start, Event::FlowStart { flow });
+                events.schedule(g.start, Event::FlowStart { flow }.into());
             }
         }
     }
@@ -54,10 +54,10 @@ impl GeneratedFlows {
         if let Some(next) = self.spec.get(i + 1)
             && next.generator == g.generator
         {
-            events.schedule(next.start, Event::FlowStart { flow: flow + 1 });
+            events.schedule(next.start, Event::FlowStart { flow: flow + 1 }.into());
         }
         if let Some(stop) = g.stop {
-            events.schedule(stop, Event::FlowStop { flow });
+            events.schedule(stop, Event::FlowStop { flow }.into());
         }
         g.size.unwrap_or(ALWAYS_HAS_DATA)
     }

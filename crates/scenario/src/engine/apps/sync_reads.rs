@@ -153,7 +153,7 @@ impl SyncReads {
         }
         self.next_to_serve[f] += 1;
         let at = now + self.jitter_rngs[f].duration_up_to(self.start_jitter);
-        events.schedule(at, Event::ServerStart { flow: f as u32 });
+        events.schedule(at, Event::ServerStart { flow: f as u32 }.into());
     }
 
     /// Flow f delivered `bytes` more to the client.

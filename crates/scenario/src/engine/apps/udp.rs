@@ -53,7 +53,7 @@ impl UdpSource {
         packet.timestamp_ps = now.as_ps();
         packet.dscp = u.dscp;
         self.sent += 1;
-        events.schedule(now + u.interval, Event::UdpSend { source: i as u32 });
+        events.schedule(now + u.interval, Event::UdpSend { source: i as u32 }.into());
         Some((u.src, packet))
     }
 }
