@@ -288,10 +288,10 @@ impl<E: Copy> EventQueue<E> {
 
     /// A main-heap entry with its full (time, sequence) key.
     fn full_entry(&self, near: Near<E>) -> Entry<E> {
-        Entry {
-            key: full_key(self.near_time(near.key), self.near_seq(near.key)),
-            payload: near.payload,
-        }
+        Entry::new(
+            full_key(self.near_time(near.key), self.near_seq(near.key)),
+            near.payload,
+        )
     }
 
     /// Many events pending: moves them from the heaps to the calendar.
@@ -331,21 +331,21 @@ impl<E: Copy> EventQueue<E> {
         let random = self.tie_rng.is_some();
         let (near, far): (Vec<Entry<E>>, Vec<Entry<E>>) = entries
             .into_iter()
-            .partition(|e| !random && e.time() <= horizon && e.key as u64 >= keep_from);
+            .partition(|e| !random && e.time() <= horizon && e.key() as u64 >= keep_from);
         for entry in far {
             self.later.push(entry);
         }
         self.later_time = self.later.peek().map_or(u64::MAX, |e| e.time());
         self.set_bases(
             near.iter()
-                .map(|e| e.key as u64)
+                .map(|e| e.key() as u64)
                 .min()
                 .unwrap_or(self.next_seq),
         );
         let near = near
             .into_iter()
             .map(|e| Near {
-                key: self.near_key(e.time(), e.key as u64),
+                key: self.near_key(e.time(), e.key() as u64),
                 payload: e.payload,
             })
             .collect();
@@ -383,7 +383,7 @@ impl<E: Copy> EventQueue<E> {
                 // those to `later`.
                 let near: Vec<Near<E>> = self.heap.drain().collect();
                 let mut all: Vec<Entry<E>> = near.into_iter().map(|n| self.full_entry(n)).collect();
-                all.sort_unstable_by_key(|e| e.key);
+                all.sort_unstable_by_key(|e| e.key());
                 self.fill_heaps(all);
             }
             Some(oldest) => {
@@ -415,10 +415,7 @@ impl<E: Copy> EventQueue<E> {
             None => seq,
             Some(rng) => Self::random_tie(rng, time > self.now, seq),
         };
-        let entry = Entry {
-            key: full_key(time.0, tie),
-            payload,
-        };
+        let entry = Entry::new(full_key(time.0, tie), payload);
         self.later_time = self.later_time.min(time.0);
         if let Some(len) = self.later.push(entry)
             && len + self.heap.len() > self.to_calendar

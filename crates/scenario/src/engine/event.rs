@@ -101,9 +101,7 @@ impl From<Event> for PackedEvent {
         let one = |tag: u64, value: u32| PackedEvent(tag << TAG_SHIFT | u64::from(value));
         let timer = |tag: u64, flow: u32, generation: u32| {
             debug_assert!(u64::from(flow) < MAX_FLOWS, "flow index over 28 bits");
-            PackedEvent(
-                tag << TAG_SHIFT | u64::from(flow) << FLOW_SHIFT | u64::from(generation),
-            )
+            PackedEvent(tag << TAG_SHIFT | u64::from(flow) << FLOW_SHIFT | u64::from(generation))
         };
         match event {
             Event::PortHead { port } => one(0, port),

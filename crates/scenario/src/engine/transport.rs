@@ -7,9 +7,7 @@ use super::connections::Connections;
 use super::event::{Event, Events, sync_timer, timer_fires};
 use crate::plan::{FlowOrigin, Plan, SendOverheadPlan};
 use incastsim_core::packet::flags;
-use incastsim_core::{
-    Duration, Ecn, FlowId, HostId, Packet, PacketKind, SackBlock, Time,
-};
+use incastsim_core::{Duration, Ecn, FlowId, HostId, Packet, PacketKind, SackBlock, Time};
 use incastsim_tcp::{AckInfo, AckOut, Segment};
 use std::collections::VecDeque;
 

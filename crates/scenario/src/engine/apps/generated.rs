@@ -5,7 +5,7 @@
 use super::ALWAYS_HAS_DATA;
 use crate::engine::event::{Event, Events};
 use crate::traffic::GeneratedFlow;
-use incastsim_core::{Time};
+use incastsim_core::Time;
 
 /// The traffic generators' flows: their start and stop events and completion times.
 pub struct GeneratedFlows {
