@@ -44,9 +44,9 @@ const LATER_AHEAD: u64 = 1_000_000_000;
 /// due within `LATER_AHEAD` (< 2^30 ps) of the time they were scheduled at, so both offsets fit
 /// while the bases move up (`EventQueue::rebase`: when a pop moves the clock
 /// `REBASE_TIME_SPAN` past `time_base`, or a schedule takes a sequence number
-/// `REBASE_SEQ_SPAN` past `seq_base`). Comparing
-/// and moving 24-byte entries on one 64-bit key instead of 32-byte ones on a 128-bit key is
-/// the point (the heap is the loop's largest single cost on one switch).
+/// `REBASE_SEQ_SPAN` past `seq_base`). Comparing one 64-bit key, and moving 16-byte entries
+/// (with the engine's 8-byte events) instead of 32-byte ones on a 128-bit key, is the point:
+/// the heap is the loop's largest single cost on one switch.
 const OFFSET_BITS: u32 = 32;
 const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
 /// The key of `later`'s first entry moved to the main heap's front to be popped
