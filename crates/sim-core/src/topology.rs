@@ -11,7 +11,7 @@ use crate::packet::{FlowId, HostId};
 use crate::rng::mix64;
 use crate::time::Duration;
 use crate::units::BitsPerSec;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 /// A node (host or switch), by index in [`Topology::nodes`].
 pub type NodeId = u32;
@@ -260,29 +260,47 @@ impl Topology {
             };
             dsts.push(dest);
         }
+        // Each node's (port, far end) pairs, contiguous, and which nodes are hosts: the searches
+        // below read them twice per class (512 classes of 1,280 switches on a k = 32 fat-tree),
+        // and the port specs they came from are 48 bytes apiece, scattered.
+        let mut adj_start = Vec::with_capacity(n + 1);
+        let mut adj: Vec<(PortId, NodeId)> = Vec::with_capacity(self.ports.len());
+        for v in 0..n {
+            adj_start.push(adj.len());
+            adj.extend(
+                self.ports_of[v]
+                    .iter()
+                    .map(|&p| (p, self.ports[p as usize].to)),
+            );
+        }
+        adj_start.push(adj.len());
+        let neighbours = |v: NodeId| &adj[adj_start[v as usize]..adj_start[v as usize + 1]];
+        let host: Vec<bool> = (0..n as NodeId).map(is_host).collect();
         let mut table = vec![0u32; roots.len() * rows];
         let mut dedup: HashMap<Vec<PortId>, u32> = HashMap::new();
         let mut hops = Vec::new();
         let mut dist = vec![u32::MAX; n];
-        let mut queue = VecDeque::new();
+        let mut queue: Vec<NodeId> = Vec::with_capacity(n);
         for (c, &root) in roots.iter().enumerate() {
             dist.iter_mut().for_each(|d| *d = u32::MAX);
             dist[root as usize] = 0;
             queue.clear();
-            queue.push_back(root);
+            queue.push(root);
+            let mut next = 0;
             // BFS over reversed edges: a node's distance to the root. Hosts do not forward transit
             // traffic, so only a root host is expanded among hosts. A host behind a switch root
             // is one hop further from every node but that switch, so the next hops are the same.
-            while let Some(v) = queue.pop_front() {
-                if v != root && is_host(v) {
+            while let Some(&v) = queue.get(next) {
+                next += 1;
+                if v != root && host[v as usize] {
                     continue;
                 }
-                for &p in &self.ports_of[v as usize] {
+                let d = dist[v as usize] + 1;
+                for &(_, u) in neighbours(v) {
                     // Port p goes v -> u, so its reverse goes u -> v.
-                    let u = self.ports[p as usize].to;
                     if dist[u as usize] == u32::MAX {
-                        dist[u as usize] = dist[v as usize] + 1;
-                        queue.push_back(u);
+                        dist[u as usize] = d;
+                        queue.push(u);
                     }
                 }
             }
@@ -292,17 +310,31 @@ impl Topology {
                     to_host: first_host[c],
                 });
             }
-            let column = &mut table[c * rows..(c + 1) * rows];
+            let (done, rest) = table.split_at_mut(c * rows);
+            let previous = done.get(done.len().wrapping_sub(rows)..);
+            let column = &mut rest[..rows];
             for (row, &v) in row_nodes.iter().enumerate() {
                 if v == root {
                     continue; // group 0: a destination itself, or a switch's attached hosts
                 }
                 hops.clear();
-                for &p in &self.ports_of[v as usize] {
-                    let u = self.ports[p as usize].to;
-                    let transit_ok = u == root || !is_host(u);
-                    if transit_ok && dist[u as usize] + 1 == dist[v as usize] {
+                let want = dist[v as usize];
+                for &(p, u) in neighbours(v) {
+                    let transit_ok = u == root || !host[u as usize];
+                    if transit_ok && dist[u as usize] + 1 == want {
                         hops.push(p);
+                    }
+                }
+                // Most rows keep the previous class's group (every destination outside a pod
+                // is reached over the same up-ports): equal lists are one group, so that group
+                // is the one the map would find.
+                if let Some(&g) = previous.and_then(|column| column.get(row))
+                    && g != 0
+                {
+                    let (start, len) = groups[g as usize];
+                    if ports[start as usize..(start + len) as usize] == hops[..] {
+                        column[row] = g;
+                        continue;
                     }
                 }
                 column[row] = match dedup.get(&hops[..]) {

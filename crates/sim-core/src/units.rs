@@ -25,7 +25,7 @@ impl BitsPerSec {
 ///
 /// Every rate that divides 8·10¹² (1, 2.5, 10, 25, 40, 100, 400 Gbps; 100 Mbps, …) is exact per byte;
 /// other rates fall back to a 128-bit division that rounds up (a packet never leaves early).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SerializationRate {
     rate: BitsPerSec,
     ps_per_byte: Option<u64>,

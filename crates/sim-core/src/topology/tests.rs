@@ -1,5 +1,6 @@
 //! Routing tests: the per-class tables against the per-host BFS they replace.
 use super::*;
+use std::collections::VecDeque;
 
 fn star(n: usize) -> (Topology, NodeId) {
     let mut t = Topology::new();
