@@ -5,7 +5,7 @@ use incastsim_core::{Duration, SerializationRate, Time};
 
 /// One hop of a path for the ideal-FCT computation: the output port's serialization and the
 /// latency to the next node (propagation + that node's processing delay).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Hop {
     /// Serialization time per byte of the hop's link.
     pub serialization: SerializationRate,
@@ -14,7 +14,7 @@ pub struct Hop {
 }
 
 /// TCP parameters the ideal FCT depends on.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct IdealTcp {
     /// Payload bytes of a full segment.
     pub mss: u64,

@@ -6,8 +6,9 @@ use crate::config::FairnessPer;
 use crate::engine::Simulation;
 use crate::metrics::{FctStats, FlowRecord, jain_fairness};
 use crate::plan::FlowOrigin;
-use crate::traffic::{GeneratedFlow, ideal_fct};
+use crate::traffic::{GeneratedFlow, Hop, IdealTcp, ideal_fct};
 use incastsim_core::{Duration, HostId, Time};
+use std::collections::HashMap;
 
 /// What flows.csv and the FCT/fairness columns of runs.csv are computed from.
 pub(crate) struct FlowStats {
@@ -66,11 +67,15 @@ impl FlowStats {
                 _ => 0.0,
             };
         }
+        // Flows that share the hop parameters of their paths, a size and TCP parameters share
+        // an ideal FCT: on a fat-tree with one link speed a few path lengths and sizes cover
+        // every flow, and each computation steps through every segment at every hop.
+        let mut memo: HashMap<IdealKey, Duration> = HashMap::new();
         let ideal: Vec<Option<Duration>> = (0..n)
             .map(|f| {
                 fct[f]?;
                 let size = generated(sim, f)?.1.size?;
-                Some(ideal_fct_of(sim, f, size))
+                Some(ideal_fct_of(sim, f, size, &mut memo))
             })
             .collect();
         // (size, FCT ms, slowdown) of every completed sized flow.
@@ -105,16 +110,32 @@ impl FlowStats {
     }
 }
 
-/// Flow f's completion time alone on the idle network (see [`ideal_fct`]).
-fn ideal_fct_of(sim: &Simulation, f: usize, size: u64) -> Duration {
+/// What an ideal FCT depends on: the forward and reverse paths' hops, the size and TCP's
+/// parameters.
+type IdealKey = (Vec<Hop>, Vec<Hop>, u64, IdealTcp);
+
+/// Flow f's completion time alone on the idle network (see [`ideal_fct`]), from `memo` if a
+/// flow with the same [`IdealKey`] had it computed.
+fn ideal_fct_of(
+    sim: &Simulation,
+    f: usize,
+    size: u64,
+    memo: &mut HashMap<IdealKey, Duration>,
+) -> Duration {
     let ends = sim.transport.flows[f];
     let fabric = &sim.network.fabric;
-    ideal_fct(
-        &fabric.path(ends.src, ends.dst),
-        &fabric.path(ends.dst, ends.src),
+    let key = (
+        fabric.path(ends.src, ends.dst),
+        fabric.path(ends.dst, ends.src),
         size,
         sim.profile_of(f).ideal,
-    )
+    );
+    if let Some(&d) = memo.get(&key) {
+        return d;
+    }
+    let d = ideal_fct(&key.0, &key.1, key.2, key.3);
+    memo.insert(key, d);
+    d
 }
 
 /// Jain's index over `metrics.fairness.flows`, per flow or per sending host.
