@@ -77,14 +77,13 @@ fn write_csv_to<W: Write, T: Serialize + Default>(out: W, rows: &[T]) -> Result<
             .map_err(CsvOrIo::Csv)?;
         return w.flush().map_err(CsvOrIo::Io);
     }
+    let mut row = CsvRow::default();
     for (i, r) in rows.iter().enumerate() {
-        let fields = csv_fields(r);
+        row.fill(r);
         if i == 0 {
-            w.write_record(fields.iter().map(|(k, _)| k.as_bytes()))
-                .map_err(CsvOrIo::Csv)?;
+            w.write_record(row.names()).map_err(CsvOrIo::Csv)?;
         }
-        w.write_record(fields.iter().map(|(_, v)| v))
-            .map_err(CsvOrIo::Csv)?;
+        w.write_record(row.values()).map_err(CsvOrIo::Csv)?;
     }
     w.flush().map_err(CsvOrIo::Io)
 }
@@ -170,6 +169,7 @@ pub fn csv_tables(results: &[RunResult]) -> Result<Vec<(String, Vec<u8>)>, Outpu
     Ok(memory.0)
 }
 
+use incastsim_sweep::store::CsvRow;
 /// The fields of a row as (column, text); a missing value is an empty field (one function for
 /// the run files and the sweep store).
 pub use incastsim_sweep::store::csv_fields;

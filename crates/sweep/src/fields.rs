@@ -12,16 +12,71 @@
 use serde::Serialize;
 use serde::ser::{self, Impossible, Serializer};
 use std::borrow::Cow;
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 /// The fields of a row as (column, text), in declaration order. A missing value (NaN, or None)
 /// is an empty field, the one convention of every CSV (runs and sweeps alike): pandas reads it
 /// as NaN and a column stays numeric. The run files (`incastsim::output`) write rows with it too.
 pub fn csv_fields<T: Serialize>(t: &T) -> Vec<(Cow<'static, str>, String)> {
-    let mut row = Row(Vec::new());
-    match t.serialize(&mut row) {
-        Ok(()) => row.0,
-        Err(NotFlat) => json_fields(t),
+    let mut row = CsvRow::default();
+    row.fill(t);
+    let Row { mut fields, len } = row.0;
+    fields.truncate(len);
+    fields
+}
+
+/// A row's fields as [`csv_fields`] gives them, in a buffer that keeps its strings from row to
+/// row: a writer of many rows fills one instead of allocating a string per field (a k = 32
+/// fat-tree's ports.csv and drop_runs.csv are ~100,000 rows of ~30 fields).
+#[derive(Default)]
+pub struct CsvRow(Row);
+
+impl CsvRow {
+    /// Replaces the fields with those of `t`.
+    pub fn fill<T: Serialize>(&mut self, t: &T) {
+        let row = &mut self.0;
+        row.len = 0;
+        if t.serialize(&mut *row).is_err() {
+            row.fields = json_fields(t);
+            row.len = row.fields.len();
+        }
+    }
+
+    /// The column names, in order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.0.names()
+    }
+
+    /// The fields' texts, in order.
+    pub fn values(&self) -> impl Iterator<Item = &str> {
+        self.0.fields[..self.0.len].iter().map(|(_, v)| v.as_str())
+    }
+}
+
+/// Collects a struct's fields, reusing the strings of the row before.
+#[derive(Default)]
+struct Row {
+    /// Every field filled so far; the first `len` are the current row's.
+    fields: Vec<(Cow<'static, str>, String)>,
+    len: usize,
+}
+
+impl Row {
+    fn names(&self) -> impl Iterator<Item = &str> {
+        self.fields[..self.len].iter().map(|(k, _)| k.as_ref())
+    }
+
+    /// The next field, named `key`, emptied for its text.
+    fn next_field(&mut self, key: Cow<'static, str>) -> &mut String {
+        if self.len == self.fields.len() {
+            self.fields.push((key, String::new()));
+        } else {
+            let slot = &mut self.fields[self.len];
+            slot.0 = key;
+            slot.1.clear();
+        }
+        self.len += 1;
+        &mut self.fields[self.len - 1].1
     }
 }
 
@@ -63,11 +118,8 @@ impl ser::Error for NotFlat {
     }
 }
 
-/// Collects a struct's fields.
-struct Row(Vec<(Cow<'static, str>, String)>);
-
-/// One scalar field's text, as `json_text(serde_json::to_value(field))` gives it.
-struct Scalar;
+/// Writes one scalar field's text, as `json_text(serde_json::to_value(field))` gives it.
+struct Scalar<'a>(&'a mut String);
 
 macro_rules! not_flat {
     ($($name:ident($($arg:ty),*) -> $ret:ty;)*) => {
@@ -79,22 +131,22 @@ macro_rules! not_flat {
 
 macro_rules! display {
     ($($name:ident: $t:ty;)*) => {
-        $(fn $name(self, v: $t) -> Result<String, NotFlat> {
-            Ok(v.to_string())
+        $(fn $name(self, v: $t) -> Result<(), NotFlat> {
+            write!(self.0, "{v}").map_err(|_| NotFlat)
         })*
     };
 }
 
-impl Serializer for Scalar {
-    type Ok = String;
+impl Serializer for Scalar<'_> {
+    type Ok = ();
     type Error = NotFlat;
-    type SerializeSeq = Impossible<String, NotFlat>;
-    type SerializeTuple = Impossible<String, NotFlat>;
-    type SerializeTupleStruct = Impossible<String, NotFlat>;
-    type SerializeTupleVariant = Impossible<String, NotFlat>;
-    type SerializeMap = Impossible<String, NotFlat>;
-    type SerializeStruct = Impossible<String, NotFlat>;
-    type SerializeStructVariant = Impossible<String, NotFlat>;
+    type SerializeSeq = Impossible<(), NotFlat>;
+    type SerializeTuple = Impossible<(), NotFlat>;
+    type SerializeTupleStruct = Impossible<(), NotFlat>;
+    type SerializeTupleVariant = Impossible<(), NotFlat>;
+    type SerializeMap = Impossible<(), NotFlat>;
+    type SerializeStruct = Impossible<(), NotFlat>;
+    type SerializeStructVariant = Impossible<(), NotFlat>;
 
     // Integers, bools and chars print as JSON prints them (itoa's digits are Display's).
     display! {
@@ -110,40 +162,42 @@ impl Serializer for Scalar {
         serialize_char: char;
     }
 
-    fn serialize_f32(self, v: f32) -> Result<String, NotFlat> {
-        Ok(json_text(serde_json::Value::from(v)))
+    fn serialize_f32(self, v: f32) -> Result<(), NotFlat> {
+        json_number(self.0, serde_json::Value::from(v))
     }
-    fn serialize_f64(self, v: f64) -> Result<String, NotFlat> {
-        Ok(json_text(serde_json::Value::from(v)))
+    fn serialize_f64(self, v: f64) -> Result<(), NotFlat> {
+        json_number(self.0, serde_json::Value::from(v))
     }
-    fn serialize_str(self, v: &str) -> Result<String, NotFlat> {
-        Ok(v.to_owned())
+    fn serialize_str(self, v: &str) -> Result<(), NotFlat> {
+        self.0.push_str(v);
+        Ok(())
     }
-    fn serialize_none(self) -> Result<String, NotFlat> {
-        Ok(String::new())
+    fn serialize_none(self) -> Result<(), NotFlat> {
+        Ok(())
     }
-    fn serialize_some<T: ?Sized + Serialize>(self, v: &T) -> Result<String, NotFlat> {
+    fn serialize_some<T: ?Sized + Serialize>(self, v: &T) -> Result<(), NotFlat> {
         v.serialize(self)
     }
-    fn serialize_unit(self) -> Result<String, NotFlat> {
-        Ok(String::new())
+    fn serialize_unit(self) -> Result<(), NotFlat> {
+        Ok(())
     }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<String, NotFlat> {
-        Ok(String::new())
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), NotFlat> {
+        Ok(())
     }
     fn serialize_unit_variant(
         self,
         _: &'static str,
         _: u32,
         variant: &'static str,
-    ) -> Result<String, NotFlat> {
-        Ok(variant.to_owned())
+    ) -> Result<(), NotFlat> {
+        self.0.push_str(variant);
+        Ok(())
     }
     fn serialize_newtype_struct<T: ?Sized + Serialize>(
         self,
         _: &'static str,
         v: &T,
-    ) -> Result<String, NotFlat> {
+    ) -> Result<(), NotFlat> {
         v.serialize(self)
     }
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
@@ -152,15 +206,15 @@ impl Serializer for Scalar {
         _: u32,
         _: &'static str,
         _: &T,
-    ) -> Result<String, NotFlat> {
+    ) -> Result<(), NotFlat> {
         Err(NotFlat)
     }
 
     // 128-bit integers (JSON's range checks) and compound values: the JSON path.
     not_flat! {
-        serialize_i128(i128) -> String;
-        serialize_u128(u128) -> String;
-        serialize_bytes(&[u8]) -> String;
+        serialize_i128(i128) -> ();
+        serialize_u128(u128) -> ();
+        serialize_bytes(&[u8]) -> ();
         serialize_seq(Option<usize>) -> Self::SerializeSeq;
         serialize_tuple(usize) -> Self::SerializeTuple;
         serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
@@ -169,6 +223,14 @@ impl Serializer for Scalar {
         serialize_struct(&'static str, usize) -> Self::SerializeStruct;
         serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
     }
+}
+
+/// A number's JSON text (none for JSON's null: a non-finite float), as [`json_text`] gives it.
+fn json_number(out: &mut String, v: serde_json::Value) -> Result<(), NotFlat> {
+    if v.is_null() {
+        return Ok(());
+    }
+    write!(out, "{v}").map_err(|_| NotFlat)
 }
 
 impl Serializer for &mut Row {
@@ -183,14 +245,15 @@ impl Serializer for &mut Row {
     type SerializeStructVariant = Impossible<(), NotFlat>;
 
     fn serialize_struct(self, _: &'static str, len: usize) -> Result<Self, NotFlat> {
-        self.0.reserve(len);
+        self.fields.reserve(len.saturating_sub(self.fields.len()));
         Ok(self)
     }
 
     // A struct with a `#[serde(flatten)]` field (the probes' columns of runs.csv and flows.csv)
     // serializes as a map of its fields: still flat when every value is a scalar.
     fn serialize_map(self, len: Option<usize>) -> Result<Self, NotFlat> {
-        self.0.reserve(len.unwrap_or(64));
+        self.fields
+            .reserve(len.unwrap_or(64).saturating_sub(self.fields.len()));
         Ok(self)
     }
 
@@ -252,14 +315,9 @@ impl ser::SerializeStruct for &mut Row {
         key: &'static str,
         value: &T,
     ) -> Result<(), NotFlat> {
-        let text = value.serialize(Scalar)?;
         // Derived rows have one field per column name (a JSON object would keep one entry).
-        debug_assert!(
-            !self.0.iter().any(|(k, _)| k == key),
-            "duplicate column {key}"
-        );
-        self.0.push((Cow::Borrowed(key), text));
-        Ok(())
+        debug_assert!(!self.names().any(|k| k == key), "duplicate column {key}");
+        value.serialize(Scalar(self.next_field(Cow::Borrowed(key))))
     }
 
     fn end(self) -> Result<(), NotFlat> {
@@ -272,21 +330,21 @@ impl ser::SerializeMap for &mut Row {
     type Error = NotFlat;
 
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), NotFlat> {
-        let key = key.serialize(Scalar)?;
-        self.0.push((Cow::Owned(key), String::new()));
+        let mut name = String::new();
+        key.serialize(Scalar(&mut name))?;
+        self.next_field(Cow::Owned(name));
         Ok(())
     }
 
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), NotFlat> {
-        let text = value.serialize(Scalar)?;
-        self.0.last_mut().ok_or(NotFlat)?.1 = text;
-        Ok(())
+        let text = &mut self.fields[..self.len].last_mut().ok_or(NotFlat)?.1;
+        value.serialize(Scalar(text))
     }
 
     /// A map may repeat a column (a probe naming one as a built-in does): the JSON path keeps
     /// one entry per name, so such a row takes it.
     fn end(self) -> Result<(), NotFlat> {
-        let mut names: Vec<&str> = self.0.iter().map(|(k, _)| k.as_ref()).collect();
+        let mut names: Vec<&str> = self.names().collect();
         names.sort_unstable();
         if names.windows(2).any(|w| w[0] == w[1]) {
             return Err(NotFlat);
@@ -402,20 +460,58 @@ mod tests {
             x: f64::NAN,
             extra: [("p".to_string(), 0.5), ("q".to_string(), f64::NAN)].into(),
         };
-        let mut fast = Row(Vec::new());
+        let mut fast = Row::default();
         assert!(
             row.serialize(&mut fast).is_ok(),
             "a flat map is not sent to JSON"
         );
-        assert_eq!(owned(fast.0), owned(json_fields(&row)));
+        fast.fields.truncate(fast.len);
+        assert_eq!(owned(fast.fields), owned(json_fields(&row)));
         // A repeated column goes the JSON way (one entry per name).
         let dup = WithExtra {
             a: 1,
             x: 2.0,
             extra: [("a".to_string(), 3.0)].into(),
         };
-        let mut fast = Row(Vec::new());
+        let mut fast = Row::default();
         assert!(dup.serialize(&mut fast).is_err());
         assert_eq!(owned(csv_fields(&dup)), owned(json_fields(&dup)));
+    }
+
+    #[test]
+    fn a_reused_row_gives_each_row_its_own_fields() {
+        let rows = [
+            WithExtra {
+                a: 1,
+                x: 0.5,
+                extra: [("p".to_string(), 1.5), ("q".to_string(), 2.5)].into(),
+            },
+            WithExtra {
+                a: 22,
+                x: f64::NAN,
+                extra: Default::default(),
+            },
+            WithExtra {
+                a: 3,
+                x: 1e300,
+                extra: [("a".to_string(), 3.0)].into(), // a repeated column: the JSON path
+            },
+            WithExtra {
+                a: 4,
+                x: 4.0,
+                extra: [("r".to_string(), f64::NAN)].into(),
+            },
+        ];
+        let mut row = CsvRow::default();
+        for r in &rows {
+            row.fill(r);
+            let filled: Vec<(String, String)> = row
+                .names()
+                .zip(row.values())
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            assert_eq!(filled, owned(csv_fields(r)));
+            assert_eq!(filled, owned(json_fields(r)));
+        }
     }
 }

@@ -187,7 +187,7 @@ impl Lock {
     }
 }
 
-pub use crate::fields::csv_fields;
+pub use crate::fields::{CsvRow, csv_fields};
 
 /// A record's fields without those a swept key already provides (no duplicate column names).
 fn own_fields<T: Serialize>(t: &T, keys: &[String]) -> Vec<(Cow<'static, str>, String)> {
