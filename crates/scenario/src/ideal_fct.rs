@@ -43,6 +43,15 @@ pub fn ideal_fct(fwd: &[Hop], rev: &[Hop], size: u64, tcp: IdealTcp) -> Duration
     let allowed = |acked: u64| acked + (w0 + acked).min(rwnd);
     let mut fwd_free = vec![Time::ZERO; fwd.len()];
     let mut rev_free = vec![Time::ZERO; rev.len()];
+    // Every segment but maybe the last is full: its transmission times, once per hop.
+    let full_tx: Vec<Duration> = fwd
+        .iter()
+        .map(|hop| hop.serialization.time_for(tcp.mss + tcp.header))
+        .collect();
+    let ack_tx: Vec<Duration> = rev
+        .iter()
+        .map(|hop| hop.serialization.time_for(tcp.header))
+        .collect();
     let mut ack_times: Vec<Time> = Vec::with_capacity(n as usize);
     let mut acked = 0u64; // ACKs that have opened the window for the current segment
     let mut delivered = Time::ZERO;
@@ -58,14 +67,17 @@ pub fn ideal_fct(fwd: &[Hop], rev: &[Hop], size: u64, tcp: IdealTcp) -> Duration
         let payload = tcp.mss.min(size - i * tcp.mss);
         let mut t = release;
         for (h, hop) in fwd.iter().enumerate() {
-            let begin = t.max(fwd_free[h]);
-            fwd_free[h] = begin + hop.serialization.time_for(payload + tcp.header);
+            let tx = if payload == tcp.mss {
+                full_tx[h]
+            } else {
+                hop.serialization.time_for(payload + tcp.header)
+            };
+            fwd_free[h] = t.max(fwd_free[h]) + tx;
             t = fwd_free[h] + hop.latency;
         }
         delivered = t;
         for (h, hop) in rev.iter().enumerate() {
-            let begin = t.max(rev_free[h]);
-            rev_free[h] = begin + hop.serialization.time_for(tcp.header);
+            rev_free[h] = t.max(rev_free[h]) + ack_tx[h];
             t = rev_free[h] + hop.latency;
         }
         ack_times.push(t);
