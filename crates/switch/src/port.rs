@@ -491,14 +491,9 @@ impl OutputPort {
         if let Some(q) = self.fifo.get(self.on_wire as usize) {
             prefetch(q);
         }
-        match self.fifo.back() {
-            Some(q) => prefetch_bytes(q, 2 * std::mem::size_of::<Queued>()),
-            // Empty: the packet goes to the front of the buffer (see `fifo_emptied`).
-            None => {
-                if let Some(first) = self.fifo.first_slot() {
-                    prefetch_bytes(first, std::mem::size_of::<Queued>());
-                }
-            }
+        // The slot the packet will take: its two lines, not those of the entry before it.
+        if let Some(slot) = self.fifo.next_free() {
+            prefetch_bytes(slot, std::mem::size_of::<Queued>());
         }
     }
 

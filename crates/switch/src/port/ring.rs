@@ -150,8 +150,18 @@ impl<T: Copy> Ring<T> {
         (0..self.len).map(move |i| &self.buf[self.slot(i)])
     }
 
-    /// Where the first slot lies (the next entry of an emptied ring goes there).
+    /// The slot the next [`Ring::push_back`] writes, unless the ring is full (then it grows).
     #[inline(always)]
+    pub(super) fn next_free(&self) -> Option<&T> {
+        if (self.len as usize) < self.buf.len() {
+            Some(self.at(self.slot(self.len)))
+        } else {
+            None
+        }
+    }
+
+    /// Where the first slot lies (the next entry of an emptied ring goes there).
+    #[cfg(test)]
     pub(super) fn first_slot(&self) -> Option<&T> {
         self.buf.first()
     }
