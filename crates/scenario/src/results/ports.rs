@@ -46,7 +46,8 @@ pub(crate) fn port_records(sim: &mut Simulation, end: Time) -> Vec<PortRecord> {
 /// The rows of port_classes.csv: per port and traffic class that saw any packet.
 pub(crate) fn port_class_records(sim: &Simulation) -> Vec<PortClassRecord> {
     let fabric = &sim.network.fabric;
-    let mut out = Vec::new();
+    // Usually one class per port that carried packets: about one row per port.
+    let mut out = Vec::with_capacity(fabric.ports.len());
     for (i, p) in fabric.ports.iter().enumerate() {
         let st = p.stats();
         for c in 0..incastsim_switch::STAT_CLASSES {
