@@ -296,8 +296,8 @@ impl Topology {
                     continue;
                 }
                 let d = dist[v as usize] + 1;
+                // A port v -> u has its reverse u -> v: u is one hop further from the root.
                 for &(_, u) in neighbours(v) {
-                    // Port p goes v -> u, so its reverse goes u -> v.
                     if dist[u as usize] == u32::MAX {
                         dist[u as usize] = d;
                         queue.push(u);

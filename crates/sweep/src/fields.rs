@@ -49,7 +49,7 @@ impl CsvRow {
 
     /// The fields' texts, in order.
     pub fn values(&self) -> impl Iterator<Item = &str> {
-        self.0.fields[..self.0.len].iter().map(|(_, v)| v.as_str())
+        self.0.values()
     }
 }
 
@@ -64,6 +64,10 @@ struct Row {
 impl Row {
     fn names(&self) -> impl Iterator<Item = &str> {
         self.fields[..self.len].iter().map(|(k, _)| k.as_ref())
+    }
+
+    fn values(&self) -> impl Iterator<Item = &str> {
+        self.fields[..self.len].iter().map(|(_, v)| v.as_str())
     }
 
     /// The next field, named `key`, emptied for its text.

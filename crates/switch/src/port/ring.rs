@@ -195,8 +195,13 @@ mod tests {
             for (i, op) in ops.into_iter().enumerate() {
                 match op {
                     0..=5 => {
+                        // The admission's cache hint names the slot the push writes.
+                        let hinted = ring.next_free().map(|slot| slot as *const usize);
                         ring.push_back(i);
                         reference.push_back(i);
+                        if let Some(slot) = hinted {
+                            prop_assert!(std::ptr::eq(slot, ring.back().unwrap()));
+                        }
                     }
                     6..=8 => {
                         prop_assert_eq!(ring.front(), reference.front());
