@@ -35,7 +35,7 @@ use apps::sync_reads::Delivery;
 use apps::udp::UdpSource;
 use capture::{Capture, CaptureFlow};
 use incastsim_core::{HostId, Packet, PacketKind, SimRng, Stream, TieOrder, Time};
-use network::{AdmissionDrop, Network};
+use network::{AdmissionDrop, ComingHop, Network};
 use probes::Sampler;
 use transport::Transport;
 
@@ -314,6 +314,7 @@ impl Simulation {
         // and a store per event.
         let mut events = self.events_processed;
         let mut next_watch = next(events);
+        let mut coming = ComingHop::NONE;
         while self.outcome.is_none() {
             let (now, ev) = match self.events.pop_until(limit) {
                 Ok(popped) => popped,
@@ -329,7 +330,7 @@ impl Simulation {
                 }
             };
             events += 1;
-            self.prefetch_coming();
+            coming = self.prefetch_coming(coming);
             self.dispatch(now, ev.unpack());
             // The outcome is tested only here: an event that ended the run keeps its outcome.
             if events >= next_watch {
@@ -358,8 +359,13 @@ impl Simulation {
     /// then the port (or flow and NIC) that packet goes to, then that port's FIFO, each a load
     /// that waits on the one before. Started one stage per event ahead, the loads overlap with
     /// the work of the events in between. Changes no result.
+    ///
+    /// The last two stages both need the port the packet goes to: the second-to-last hands
+    /// it to the last one loop later (`known`, checked by port), instead of the last one
+    /// reading the port, its head packet and the path entry again (web-search k = 16: 2.6 %
+    /// fewer instructions, 4-7 % less time; S5 about 5 % less).
     #[inline(always)]
-    fn prefetch_coming(&self) {
+    fn prefetch_coming(&self, known: ComingHop) -> ComingHop {
         if let Some(port) = self.events.peek_ahead(4).and_then(|e| e.port_head()) {
             self.network.prefetch_port(port);
         }
@@ -369,14 +375,18 @@ impl Simulation {
         if let Some(port) = self.events.peek_ahead(2).and_then(|e| e.port_head()) {
             self.network.prefetch_path(port);
         }
-        if let Some(port) = self.events.peek_ahead(1).and_then(|e| e.port_head())
-            && let Some(packet) = self.network.prefetch_next_hop(port, &self.diag)
-        {
-            self.transport.prefetch_delivery(packet);
+        let mut found = ComingHop::NONE;
+        if let Some(port) = self.events.peek_ahead(1).and_then(|e| e.port_head()) {
+            let (packet, hop) = self.network.prefetch_next_hop(port, &self.diag);
+            if let Some(packet) = packet {
+                self.transport.prefetch_delivery(packet);
+            }
+            found = hop;
         }
         if let Some(port) = self.events.peek_ahead(0).and_then(|e| e.port_head()) {
-            self.network.prefetch_next_fifo(port, &self.diag);
+            self.network.prefetch_next_fifo(port, &self.diag, known);
         }
+        found
     }
 
     /// Moves the pending events to the calendar queue from `pending` of them on (by default

@@ -232,52 +232,82 @@ impl Network {
 
     /// Cache hint, a stage later: what the admission at the next port reads (its fields, the
     /// diagnostics' entries). Returns the packet if it reaches a host instead, for the
-    /// transport's hint.
+    /// transport's hint, and where the packet goes, for the next stage
+    /// ([`Network::prefetch_next_fifo`]) to reuse.
     #[inline(always)]
-    pub fn prefetch_next_hop(&self, port: u32, diag: &Diagnostics) -> Option<&Packet> {
-        match self.coming_hop(port)? {
-            Ok(next) => {
+    pub fn prefetch_next_hop(&self, port: u32, diag: &Diagnostics) -> (Option<&Packet>, ComingHop) {
+        match self.coming_hop(port) {
+            None => (None, ComingHop::NONE),
+            Some(Ok(next)) => {
                 if let Some(np) = self.fabric.ports.get(next as usize) {
                     np.prefetch_admission();
                     diag.prefetch_port(next, port);
                 }
-                None
+                (
+                    None,
+                    ComingHop {
+                        from: port,
+                        next,
+                        at_host: false,
+                    },
+                )
             }
-            Err(packet) => {
+            Some(Err(packet)) => {
                 // The host answers (an ACK, or data an ACK lets out) through its NIC: that
                 // port's admission and its diagnostics entry are as cold as a switch port's.
-                if let Some(&nic) = self.fabric.host_port.get(packet.dst as usize)
+                let nic = self.fabric.host_port.get(packet.dst as usize).copied();
+                if let Some(nic) = nic
                     && let Some(np) = self.fabric.ports.get(nic as usize)
                 {
                     np.prefetch_admission();
                     diag.prefetch_port(nic, LOCAL_INPUT);
                 }
-                Some(packet)
+                let next = nic.unwrap_or(u32::MAX);
+                (
+                    Some(packet),
+                    ComingHop {
+                        from: port,
+                        next,
+                        at_host: true,
+                    },
+                )
             }
         }
     }
 
     /// Cache hint, the last stage: the FIFO entries of the next port the admission reads and
     /// writes, and the diagnostics' counter it increments (the lines that locate them are
-    /// cached by now).
+    /// cached by now). `known`: what the stage before found for this event one loop earlier
+    /// (used if it names `port`: the same head packet, so the same next port).
     #[inline(always)]
-    pub fn prefetch_next_fifo(&self, port: u32, diag: &Diagnostics) {
-        match self.coming_hop(port) {
-            Some(Ok(next)) => {
-                if let Some(np) = self.fabric.ports.get(next as usize) {
-                    np.prefetch_admission_fifo();
-                    diag.prefetch_pair(next, port);
-                }
+    pub fn prefetch_next_fifo(&self, port: u32, diag: &Diagnostics, known: ComingHop) {
+        let hop = if known.from == port {
+            known
+        } else {
+            match self.coming_hop(port) {
+                Some(Ok(next)) => ComingHop {
+                    from: port,
+                    next,
+                    at_host: false,
+                },
+                Some(Err(packet)) => ComingHop {
+                    from: port,
+                    next: self
+                        .fabric
+                        .host_port
+                        .get(packet.dst as usize)
+                        .copied()
+                        .unwrap_or(u32::MAX),
+                    at_host: true,
+                },
+                None => return,
             }
-            Some(Err(packet)) => {
-                // The answering host's NIC FIFO (see `prefetch_next_hop`).
-                if let Some(&nic) = self.fabric.host_port.get(packet.dst as usize)
-                    && let Some(np) = self.fabric.ports.get(nic as usize)
-                {
-                    np.prefetch_admission_fifo();
-                }
+        };
+        if let Some(np) = self.fabric.ports.get(hop.next as usize) {
+            np.prefetch_admission_fifo();
+            if !hop.at_host {
+                diag.prefetch_pair(hop.next, port);
             }
-            None => {}
         }
     }
 
@@ -528,4 +558,23 @@ impl Network {
             .map(|p| p.packets_in_port() as u64)
             .sum()
     }
+}
+
+/// Where the head packet of port `from` goes when it arrives: the port it is offered to (a
+/// switch's, or the NIC of the host that answers it, `at_host`). Found by one stage of the
+/// event loop's look-ahead and reused by the next (see `Simulation::prefetch_coming`).
+#[derive(Clone, Copy, Debug)]
+pub struct ComingHop {
+    from: u32,
+    next: u32,
+    at_host: bool,
+}
+
+impl ComingHop {
+    /// Nothing known.
+    pub const NONE: ComingHop = ComingHop {
+        from: u32::MAX,
+        next: u32::MAX,
+        at_host: false,
+    };
 }
