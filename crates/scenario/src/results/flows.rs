@@ -4,9 +4,10 @@
 use super::RunEnd;
 use crate::config::FairnessPer;
 use crate::engine::Simulation;
+use crate::ideal_fct::IdealPath;
 use crate::metrics::{FctStats, FlowRecord, jain_fairness};
 use crate::plan::FlowOrigin;
-use crate::traffic::{GeneratedFlow, Hop, IdealTcp, ideal_fct};
+use crate::traffic::{GeneratedFlow, Hop, IdealTcp};
 use incastsim_core::{Duration, HostId, Time};
 use std::collections::HashMap;
 
@@ -67,17 +68,7 @@ impl FlowStats {
                 _ => 0.0,
             };
         }
-        // Flows that share the hop parameters of their paths, a size and TCP parameters share
-        // an ideal FCT: on a fat-tree with one link speed a few path lengths and sizes cover
-        // every flow, and each computation steps through every segment at every hop.
-        let mut memo: HashMap<IdealKey, Duration> = HashMap::new();
-        let ideal: Vec<Option<Duration>> = (0..n)
-            .map(|f| {
-                fct[f]?;
-                let size = generated(sim, f)?.1.size?;
-                Some(ideal_fct_of(sim, f, size, &mut memo))
-            })
-            .collect();
+        let ideal = ideal_fcts(sim, &fct);
         // (size, FCT ms, slowdown) of every completed sized flow.
         let pairs: Vec<(u64, f64, f64)> = (0..n)
             .filter_map(|f| {
@@ -110,32 +101,43 @@ impl FlowStats {
     }
 }
 
-/// What an ideal FCT depends on: the forward and reverse paths' hops, the size and TCP's
-/// parameters.
-type IdealKey = (Vec<Hop>, Vec<Hop>, u64, IdealTcp);
+/// What an ideal FCT depends on besides the size: the forward and reverse paths' hops and
+/// TCP's parameters.
+type IdealKey = (Vec<Hop>, Vec<Hop>, IdealTcp);
 
-/// Flow f's completion time alone on the idle network (see [`ideal_fct`]), from `memo` if a
-/// flow with the same [`IdealKey`] had it computed.
-fn ideal_fct_of(
-    sim: &Simulation,
-    f: usize,
-    size: u64,
-    memo: &mut HashMap<IdealKey, Duration>,
-) -> Duration {
-    let ends = sim.transport.flows[f];
+/// Each completed sized flow's completion time alone on the idle network (see
+/// [`crate::ideal_fct::ideal_fct`]). Flows whose paths have the same hop parameters and
+/// whose TCP parameters agree share one [`IdealPath`] (on a fat-tree with one link speed, a
+/// path per path length), asked in increasing order of size, so that each segment position is
+/// stepped once per path, not once per flow.
+fn ideal_fcts(sim: &Simulation, fct: &[Option<Duration>]) -> Vec<Option<Duration>> {
     let fabric = &sim.network.fabric;
-    let key = (
-        fabric.path(ends.src, ends.dst),
-        fabric.path(ends.dst, ends.src),
-        size,
-        sim.profile_of(f).ideal,
-    );
-    if let Some(&d) = memo.get(&key) {
-        return d;
+    let mut paths: HashMap<IdealKey, usize> = HashMap::new();
+    let mut shared: Vec<IdealPath> = Vec::new();
+    // (path, size, flow) of every flow that needs one.
+    let mut asked: Vec<(usize, u64, usize)> = Vec::new();
+    for (f, done) in fct.iter().enumerate() {
+        let Some(size) = done.and_then(|_| generated(sim, f)?.1.size) else {
+            continue;
+        };
+        let ends = sim.transport.flows[f];
+        let key = (
+            fabric.path(ends.src, ends.dst),
+            fabric.path(ends.dst, ends.src),
+            sim.profile_of(f).ideal,
+        );
+        let path = *paths.entry(key).or_insert_with_key(|(fwd, rev, tcp)| {
+            shared.push(IdealPath::new(fwd, rev, *tcp));
+            shared.len() - 1
+        });
+        asked.push((path, size, f));
     }
-    let d = ideal_fct(&key.0, &key.1, key.2, key.3);
-    memo.insert(key, d);
-    d
+    asked.sort_unstable();
+    let mut ideal = vec![None; fct.len()];
+    for (path, size, f) in asked {
+        ideal[f] = Some(shared[path].fct(size));
+    }
+    ideal
 }
 
 /// Jain's index over `metrics.fairness.flows`, per flow or per sending host.
