@@ -174,6 +174,10 @@ pub struct OutputPort {
     qdisc_tracks_idle: bool,
     /// `scheduler` is strict priority.
     priority: bool,
+    /// When the oldest buffered packet's last bit leaves: the `tx_end` of FIFO entry
+    /// `on_wire`, `Time::MAX` if every entry is on the wire. Kept here so that an arrival or
+    /// admission that releases nothing (nearly all) reads no FIFO entry to learn it.
+    next_tx_end: Time,
     // ----- lines 2 to 4: admission (ordered so that no padding is needed) -----
     residence_byte_ps: u128,
     serialization: SerializationRate,
@@ -231,6 +235,7 @@ impl OutputPort {
             last_tx_end: Time::ZERO,
             occ_packets: 0,
             on_wire: 0,
+            next_tx_end: Time::MAX,
             to,
             tracing: false,
             lossy: loss != LinkLoss::None,
@@ -367,11 +372,19 @@ impl OutputPort {
     /// Releases buffer space of every packet fully transmitted by `now`.
     #[inline]
     fn release_transmitted(&mut self, now: Time) {
-        while let Some(q) = self.fifo.get(self.on_wire as usize) {
-            let (tx_end, wire) = (q.tx_end, q.packet.wire_bytes() as u64);
-            if tx_end > now {
-                break;
-            }
+        debug_assert_eq!(
+            self.next_tx_end,
+            self.fifo
+                .get(self.on_wire as usize)
+                .map_or(Time::MAX, |q| q.tx_end),
+            "the cached departure is not the FIFO's"
+        );
+        while self.next_tx_end <= now {
+            let tx_end = self.next_tx_end;
+            // A departure time is that of an entry (`Time::MAX` otherwise).
+            let (q, next) = self.fifo.get_and_next(self.on_wire as usize);
+            let wire = q.packet.wire_bytes() as u64;
+            self.next_tx_end = next.map_or(Time::MAX, |q| q.tx_end);
             self.occ_bytes -= wire;
             self.occ_packets -= 1;
             self.on_wire += 1;
@@ -396,11 +409,10 @@ impl OutputPort {
     /// occupancy incrementally with it ([`crate::SharedBuffer`]).
     #[inline]
     pub fn next_release(&self) -> Time {
-        match self.fifo.get(self.on_wire as usize) {
-            Some(q) => q.tx_end,
-            None if self.packets_in_port() > self.fifo.len() => Time::ZERO,
-            None => Time::MAX,
+        if self.next_tx_end == Time::MAX && self.packets_in_port() > self.fifo.len() {
+            return Time::ZERO;
         }
+        self.next_tx_end
     }
 
     /// Buffered bytes as of the port's last look at its queue (its last admission, arrival or
@@ -471,26 +483,20 @@ impl OutputPort {
         self.fifo.front().map(|q| q.packet)
     }
 
-    /// Cache hints for this port's coming head arrival: the head packet, and the entry behind
-    /// it that the arrival reads to release buffer space (the port's first line must be cached
-    /// already, or this waits for it).
+    /// Cache hints for this port's coming head arrival: the head packet (the port's first
+    /// line must be cached already, or this waits for it). The arrival reads no other entry
+    /// unless it releases buffer space, which `next_tx_end` tells without one.
     #[inline(always)]
     pub fn prefetch_arrival(&self) {
         if let Some(q) = self.fifo.front() {
             prefetch_bytes(q, std::mem::size_of::<Queued>());
         }
-        if let Some(q) = self.fifo.get(self.on_wire as usize) {
-            prefetch(q);
-        }
     }
 
     /// Cache hints for a coming admission to this port, once its first line is cached: the
-    /// FIFO entry the admission reads to release buffer space and the slot it writes.
+    /// slot it writes (it reads no other entry unless it releases buffer space).
     #[inline(always)]
     pub fn prefetch_admission_fifo(&self) {
-        if let Some(q) = self.fifo.get(self.on_wire as usize) {
-            prefetch(q);
-        }
         // The slot the packet will take: its two lines, not those of the entry before it.
         if let Some(slot) = self.fifo.next_free() {
             prefetch_bytes(slot, std::mem::size_of::<Queued>());
@@ -584,7 +590,7 @@ impl OutputPort {
         }
         let (tx_end, arrive) = self.start_transmission(now, now, wire);
         let was_empty = self.fifo.is_empty();
-        self.fifo.push_back(Queued {
+        self.push(Queued {
             packet: *packet,
             tx_end,
             arrive,
@@ -596,6 +602,16 @@ impl OutputPort {
             schedule_head_at: was_empty.then_some(arrive),
             schedule_tx_done_at: None,
         }
+    }
+
+    /// Queues a packet whose departure is fixed: if no other packet is buffered, its last bit
+    /// is the next to leave.
+    #[inline(always)]
+    fn push(&mut self, entry: Queued) {
+        if self.on_wire as usize == self.fifo.len() {
+            self.next_tx_end = entry.tx_end;
+        }
+        self.fifo.push_back(entry);
     }
 
     /// The packet just queued was marked CE by the discipline.
@@ -718,7 +734,7 @@ impl OutputPort {
         self.release_transmitted(now);
         let (tx_end, arrive) = self.start_transmission(now, admitted, packet.wire_bytes() as u64);
         let was_empty = self.fifo.is_empty();
-        self.fifo.push_back(Queued {
+        self.push(Queued {
             packet,
             tx_end,
             arrive,

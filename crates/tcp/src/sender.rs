@@ -665,12 +665,12 @@ impl<P: SenderPolicy> TcpSender<P> {
     }
 }
 
-#[cfg(test)]
+/// The invariant checks exist only with debug assertions (as in the test profile).
+#[cfg(all(test, debug_assertions))]
 mod tests {
     use super::*;
 
     #[test]
-    #[cfg(debug_assertions)]
     #[should_panic(expected = "snd_nxt 2000 > snd_max 1000")]
     fn sequence_invariants_are_checked() {
         let cfg = SenderConfig {

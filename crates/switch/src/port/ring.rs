@@ -82,6 +82,16 @@ impl<T: Copy> Ring<T> {
         }
     }
 
+    /// The `i`-th entry from the front (which must exist) and the one after it, if any: one
+    /// slot computation for both.
+    #[inline(always)]
+    pub(super) fn get_and_next(&self, i: usize) -> (&T, Option<&T>) {
+        assert!(i < self.len as usize, "entry {i} of a ring of {}", self.len);
+        let slot = self.slot(i as u32);
+        let next = (i + 1 < self.len as usize).then(|| self.at((slot + 1) & (self.buf.len() - 1)));
+        (self.at(slot), next)
+    }
+
     /// The oldest entry.
     #[inline(always)]
     pub(super) fn front(&self) -> Option<&T> {

@@ -22,6 +22,7 @@ fn per_packet_fields_sit_in_the_first_cache_lines() {
     // QueueDisc starts in line 3; drop-tail's tag and limit are read there, the larger
     // variants' fields may run into line 4).
     assert!(offset_of!(OutputPort, priority) < 64);
+    assert!(offset_of!(OutputPort, next_tx_end) + size_of::<Time>() <= 64);
     let start = offset_of!(OutputPort, qdisc);
     assert!(start < 192, "the discipline starts at byte {start}");
     assert!(start + size_of::<QueueDisc>() <= 256);
