@@ -567,6 +567,16 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// The coming events [`EventQueue::peek_ahead`] names, as one view: one look-up of the
+    /// queue for all of them.
+    #[inline(always)]
+    pub fn coming(&self) -> Coming<'_, E> {
+        match &self.calendar {
+            None => Coming(&[]),
+            Some(calendar) => Coming(calendar.coming()),
+        }
+    }
+
     /// Events waiting.
     pub fn len(&self) -> usize {
         match &self.calendar {
@@ -597,3 +607,16 @@ fn push_to_calendar<E: Copy>(calendar: &mut Calendar<E>, key: u128, payload: E) 
 
 #[cfg(test)]
 mod tests;
+
+/// The events that pop next, earliest first, as far as the queue knows them cheaply (see
+/// [`EventQueue::peek_ahead`]): hints, never an order.
+#[derive(Clone, Copy, Debug)]
+pub struct Coming<'a, E>(&'a [calendar::Entry<E>]);
+
+impl<'a, E> Coming<'a, E> {
+    /// The `k`-th coming event (0: the earliest), if known.
+    #[inline(always)]
+    pub fn get(&self, k: usize) -> Option<&'a E> {
+        self.0.get(k).map(|e| &e.payload)
+    }
+}

@@ -305,6 +305,13 @@ impl<E: Copy> Calendar<E> {
         self.near.get(self.head + k).map(|e| &e.payload)
     }
 
+    /// The pending events of the current bucket, earliest first.
+    #[inline(always)]
+    pub(super) fn coming(&self) -> &[Entry<E>] {
+        // `head <= near.len()` always holds.
+        self.near.get(self.head..).unwrap_or_default()
+    }
+
     /// `near` is used up: makes the next occupied bucket `near`. False if no event is left.
     #[inline(never)]
     fn refill(&mut self) -> bool {
