@@ -11,6 +11,7 @@
 pub(super) struct Ring<T> {
     /// Every slot holds a value (stale ones are copies), so no slot is ever uninitialized.
     buf: Box<[T]>,
+    /// The front's slot: always below the capacity (0 while there is none).
     head: u32,
     len: u32,
 }
@@ -95,7 +96,13 @@ impl<T: Copy> Ring<T> {
     /// The oldest entry.
     #[inline(always)]
     pub(super) fn front(&self) -> Option<&T> {
-        self.get(0)
+        // `head` is a slot already (always below the capacity): no masking.
+        debug_assert!(self.len == 0 || (self.head as usize) < self.buf.len());
+        if self.len > 0 {
+            Some(self.at(self.head as usize))
+        } else {
+            None
+        }
     }
 
     /// The newest entry.
