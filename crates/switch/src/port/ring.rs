@@ -83,11 +83,12 @@ impl<T: Copy> Ring<T> {
         }
     }
 
-    /// The `i`-th entry from the front (which must exist) and the one after it, if any: one
-    /// slot computation for both.
+    /// The `i`-th entry from the front and the one after it, if any: one slot computation for
+    /// both. The caller guarantees that entry `i` exists (checked in debug builds), as `at`'s
+    /// callers do: a checked `assert!` here cost S3 1.2 % of its instructions.
     #[inline(always)]
     pub(super) fn get_and_next(&self, i: usize) -> (&T, Option<&T>) {
-        assert!(i < self.len as usize, "entry {i} of a ring of {}", self.len);
+        debug_assert!(i < self.len as usize, "entry {i} of a ring of {}", self.len);
         let slot = self.slot(i as u32);
         let next = (i + 1 < self.len as usize).then(|| self.at((slot + 1) & (self.buf.len() - 1)));
         (self.at(slot), next)
