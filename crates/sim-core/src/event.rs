@@ -614,6 +614,13 @@ mod tests;
 pub struct Coming<'a, E>(&'a [calendar::Entry<E>]);
 
 impl<'a, E> Coming<'a, E> {
+    /// No coming event is known (the heap holds the events, or the calendar's bucket is
+    /// used up).
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// The `k`-th coming event (0: the earliest), if known.
     #[inline(always)]
     pub fn get(&self, k: usize) -> Option<&'a E> {

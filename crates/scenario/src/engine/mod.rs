@@ -367,6 +367,9 @@ impl Simulation {
     #[inline(always)]
     fn prefetch_coming(&self, known: ComingHop) -> ComingHop {
         let coming = self.events.coming();
+        if coming.is_empty() {
+            return ComingHop::NONE; // the heap names no event (few pending: all cached)
+        }
         let port_at = |k: usize| coming.get(k).and_then(|e| e.port_head());
         if let Some(port) = port_at(4) {
             self.network.prefetch_port(port);
