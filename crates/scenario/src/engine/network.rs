@@ -230,49 +230,50 @@ impl Network {
         self.paths.try_port(packet.flow, packet.hop).map(Ok)
     }
 
+    /// Where the head packet of `port` goes ([`Network::coming_hop`] with the answering host's
+    /// NIC for a packet that reaches its host), and that packet if it does.
+    #[inline(always)]
+    fn resolve_coming(&self, port: u32) -> (Option<&Packet>, ComingHop) {
+        match self.coming_hop(port) {
+            None => (None, ComingHop::NONE),
+            Some(Ok(next)) => {
+                let hop = ComingHop {
+                    from: port,
+                    next,
+                    at_host: false,
+                };
+                (None, hop)
+            }
+            Some(Err(packet)) => {
+                let nic = self.fabric.host_port.get(packet.dst as usize).copied();
+                let hop = ComingHop {
+                    from: port,
+                    next: nic.unwrap_or(u32::MAX),
+                    at_host: true,
+                };
+                (Some(packet), hop)
+            }
+        }
+    }
+
     /// Cache hint, a stage later: what the admission at the next port reads (its fields, the
     /// diagnostics' entries). Returns the packet if it reaches a host instead, for the
     /// transport's hint, and where the packet goes, for the next stage
     /// ([`Network::prefetch_next_fifo`]) to reuse.
     #[inline(always)]
     pub fn prefetch_next_hop(&self, port: u32, diag: &Diagnostics) -> (Option<&Packet>, ComingHop) {
-        match self.coming_hop(port) {
-            None => (None, ComingHop::NONE),
-            Some(Ok(next)) => {
-                if let Some(np) = self.fabric.ports.get(next as usize) {
-                    np.prefetch_admission();
-                    diag.prefetch_port(next, port);
-                }
-                (
-                    None,
-                    ComingHop {
-                        from: port,
-                        next,
-                        at_host: false,
-                    },
-                )
-            }
-            Some(Err(packet)) => {
-                // The host answers (an ACK, or data an ACK lets out) through its NIC: that
-                // port's admission and its diagnostics entry are as cold as a switch port's.
-                let nic = self.fabric.host_port.get(packet.dst as usize).copied();
-                if let Some(nic) = nic
-                    && let Some(np) = self.fabric.ports.get(nic as usize)
-                {
-                    np.prefetch_admission();
-                    diag.prefetch_port(nic, LOCAL_INPUT);
-                }
-                let next = nic.unwrap_or(u32::MAX);
-                (
-                    Some(packet),
-                    ComingHop {
-                        from: port,
-                        next,
-                        at_host: true,
-                    },
-                )
+        let (packet, hop) = self.resolve_coming(port);
+        if let Some(np) = self.fabric.ports.get(hop.next as usize) {
+            np.prefetch_admission();
+            // A host answers (an ACK, or data an ACK lets out) through its NIC: that port's
+            // admission and its diagnostics entry are as cold as a switch port's.
+            if hop.at_host {
+                diag.prefetch_port(hop.next, LOCAL_INPUT);
+            } else {
+                diag.prefetch_port(hop.next, port);
             }
         }
+        (packet, hop)
     }
 
     /// Cache hint, the last stage: the FIFO entries of the next port the admission reads and
@@ -284,24 +285,7 @@ impl Network {
         let hop = if known.from == port {
             known
         } else {
-            match self.coming_hop(port) {
-                Some(Ok(next)) => ComingHop {
-                    from: port,
-                    next,
-                    at_host: false,
-                },
-                Some(Err(packet)) => ComingHop {
-                    from: port,
-                    next: self
-                        .fabric
-                        .host_port
-                        .get(packet.dst as usize)
-                        .copied()
-                        .unwrap_or(u32::MAX),
-                    at_host: true,
-                },
-                None => return,
-            }
+            self.resolve_coming(port).1
         };
         if let Some(np) = self.fabric.ports.get(hop.next as usize) {
             np.prefetch_admission_fifo();
