@@ -10,11 +10,13 @@
 
 mod calendar;
 mod heap;
+mod lane;
 
 use crate::rng::SimRng;
 use crate::time::Time;
 use calendar::{Calendar, Entry};
 use heap::{Keyed, QuadHeap};
+use lane::LaneHeap;
 
 /// How events of the same picosecond are ordered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -110,7 +112,7 @@ pub struct EventQueue<E> {
     /// Events due within [`LATER_AHEAD`] of the time they were scheduled at (a packet's next
     /// hop, a port's next head): the ones nearly every pop and push touch, on 64-bit keys
     /// (`OFFSET_BITS`).
-    heap: QuadHeap<Near<E>>,
+    heap: LaneHeap<Near<E>>,
     /// Events scheduled further ahead (RTO and delayed-ACK timers, re-armed lazily, so most
     /// pop stale much later), on full (time, sequence) keys: kept apart so that they do not
     /// deepen the heap every packet event is sifted through. A pop takes the earlier of the two
@@ -154,7 +156,7 @@ impl<E: Copy> EventQueue<E> {
     /// An empty queue at time 0.
     pub fn new() -> Self {
         EventQueue {
-            heap: QuadHeap::new(),
+            heap: LaneHeap::new(),
             later: QuadHeap::new(),
             later_time: u64::MAX,
             promoted_time: 0,
@@ -299,7 +301,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline(never)]
     fn move_to_calendar(&mut self) {
         let mut calendar = Box::new(Calendar::starting_at(self.now.0, self.calendar_shift));
-        let near: Vec<Near<E>> = self.heap.drain().collect();
+        let near: Vec<Near<E>> = self.heap.drain();
         for entry in near.into_iter().map(|n| self.full_entry(n)) {
             calendar.push(entry);
         }
@@ -349,7 +351,7 @@ impl<E: Copy> EventQueue<E> {
                 payload: e.payload,
             })
             .collect();
-        self.heap = QuadHeap::from_sorted(near);
+        self.heap = LaneHeap::from_sorted(near);
     }
 
     /// The main heap's keys count from now and sequence number `seq`.
@@ -368,12 +370,11 @@ impl<E: Copy> EventQueue<E> {
     #[inline(never)]
     fn rebase(&mut self) {
         let seq_base = self.seq_base;
-        let oldest = self
-            .heap
-            .entries()
-            .iter()
-            .map(|e| seq_base + (e.key & OFFSET_MASK) - 1)
-            .min();
+        let mut oldest: Option<u64> = None;
+        self.heap.for_each(|e| {
+            let seq = seq_base + (e.key & OFFSET_MASK) - 1;
+            oldest = Some(oldest.map_or(seq, |o| o.min(seq)));
+        });
         match oldest {
             None => {
                 self.set_bases(self.next_seq);
@@ -381,7 +382,7 @@ impl<E: Copy> EventQueue<E> {
             Some(oldest) if oldest < self.next_seq.saturating_sub(SEQ_KEEP) => {
                 // Entries pending for 2^31 events: all back through `fill_heaps`, which moves
                 // those to `later`.
-                let near: Vec<Near<E>> = self.heap.drain().collect();
+                let near: Vec<Near<E>> = self.heap.drain();
                 let mut all: Vec<Entry<E>> = near.into_iter().map(|n| self.full_entry(n)).collect();
                 all.sort_unstable_by_key(|e| e.key());
                 self.fill_heaps(all);

@@ -32,15 +32,6 @@ impl<T: Keyed> QuadHeap<T> {
         }
     }
 
-    /// A heap of entries already sorted by key (a sorted array is a heap).
-    pub(super) fn from_sorted(heap: Vec<T>) -> Self {
-        debug_assert!(heap.windows(2).all(|w| w[0].key() < w[1].key()));
-        QuadHeap {
-            heap,
-            root_is_hole: false,
-        }
-    }
-
     /// Entries waiting.
     #[inline(always)]
     pub(super) fn len(&self) -> usize {
