@@ -221,7 +221,9 @@ mod tests {
         // A user's own mmap threshold stays.
         assert_eq!(
             tunables_with_huge_pages(Some("glibc.malloc.mmap_threshold=65536")).as_deref(),
-            Some("glibc.malloc.mmap_threshold=65536:glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1")
+            Some(
+                "glibc.malloc.mmap_threshold=65536:glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1"
+            )
         );
         // A longer name that starts the same is another tunable.
         assert_eq!(

@@ -215,7 +215,10 @@ mod tests {
         assert_eq!((store.len, store.heap.len()), (1, LANE_WHILE_HEAP_BELOW));
         // A heap that large takes even a key later than the lane's last.
         store.push(K(5000));
-        assert_eq!((store.len, store.heap.len()), (1, LANE_WHILE_HEAP_BELOW + 1));
+        assert_eq!(
+            (store.len, store.heap.len()),
+            (1, LANE_WHILE_HEAP_BELOW + 1)
+        );
         let order: Vec<u64> = std::iter::from_fn(|| pop(&mut store)).collect();
         let expected: Vec<u64> = (1000..=1000 + LANE_WHILE_HEAP_BELOW as u64)
             .chain([5000])
