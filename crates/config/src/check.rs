@@ -27,7 +27,6 @@ const MAX_TOTAL_BYTES: u64 = 1 << 60;
 /// Most senders (and dumbbell receivers) of one scenario.
 const MAX_SENDERS: u32 = 1_000_000;
 
-/// Every config-only check, in a fixed order (the first failure is reported).
 /// `name` becomes the default output folder (`out/<name>`): a plain file name, so a config can
 /// never write outside the output folder (no `/`, no `..`, not empty, not hidden).
 pub fn check_name(name: &str) -> Result<(), ConfigError> {
@@ -43,11 +42,35 @@ pub fn check_name(name: &str) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// One section's checks: reads the whole config (a section may depend on others' values) and
+/// names its keys in errors.
+type SectionCheck = fn(&Config) -> Result<(), ConfigError>;
+
+/// Every section's checks, in the order they run (the first failure is reported). A new key's
+/// check goes into its section's function, once; `tcp` runs for every `tcp` section
+/// ([`Config::tcp_sections`]).
+const SECTION_CHECKS: [(&str, SectionCheck); 12] = [
+    ("name", |cfg| check_name(&cfg.name)),
+    ("senders", check_senders),
+    ("flow_overrides", check_override_flows),
+    ("topology", check_topology),
+    ("tcp", check_tcp_sections),
+    ("background", check_background),
+    ("workload", check_workload),
+    ("metrics", check_metrics),
+    ("time_series", check_time_series),
+    ("pcap", check_pcap),
+    ("scheme", check_scheme),
+    ("run", check_run),
+];
+
 /// Checks every single-field and cross-field rule of `cfg` that needs no topology built; the
 /// error names the key, the value and what is allowed.
 pub fn check_config(cfg: &Config) -> Result<(), ConfigError> {
-    check_name(&cfg.name)?;
-    check_flow_overrides(cfg)?;
+    SECTION_CHECKS.iter().try_for_each(|(_, check)| check(cfg))
+}
+
+fn check_senders(cfg: &Config) -> Result<(), ConfigError> {
     if cfg.senders == 0 || cfg.senders > MAX_SENDERS {
         return Err(invalid(
             "senders",
@@ -55,24 +78,10 @@ pub fn check_config(cfg: &Config) -> Result<(), ConfigError> {
             format!("between 1 and {MAX_SENDERS}"),
         ));
     }
-    let l = cfg.topology.links();
-    check_rate("topology.link_rate", l.link_rate)?;
-    if !(0.0..1.0).contains(&l.link_loss) || l.link_loss.is_nan() {
-        return Err(invalid(
-            "topology.link_loss",
-            l.link_loss,
-            "a probability in [0, 1)",
-        ));
-    }
-    check_links(cfg, &l)?;
-    let t = &cfg.tcp;
-    check_tcp_sizes(t, "tcp.")?;
-    check_buffers_fit(&l, t)?;
-    check_topology(cfg, &l)?;
-    check_tcp_congestion(t, "tcp.")?;
-    check_background(cfg)?;
-    check_tcp_windows(t, "tcp.")?;
-    check_workload(cfg)?;
+    Ok(())
+}
+
+fn check_metrics(cfg: &Config) -> Result<(), ConfigError> {
     let bins = &cfg.metrics.fct_bins;
     if bins.len() != 2 || bins[0].0 == 0 || bins[1].0 <= bins[0].0 {
         return Err(invalid(
@@ -81,6 +90,10 @@ pub fn check_config(cfg: &Config) -> Result<(), ConfigError> {
             "two increasing positive sizes (small < first <= mid < second <= large)",
         ));
     }
+    Ok(())
+}
+
+fn check_time_series(cfg: &Config) -> Result<(), ConfigError> {
     if let Some(ts) = &cfg.time_series
         && ts.interval.0 == Duration::ZERO
     {
@@ -90,6 +103,10 @@ pub fn check_config(cfg: &Config) -> Result<(), ConfigError> {
             "a positive duration",
         ));
     }
+    Ok(())
+}
+
+fn check_pcap(cfg: &Config) -> Result<(), ConfigError> {
     if let Some(p) = &cfg.pcap
         && !(PCAP_MIN_SNAPLEN..=PCAP_MAX_SNAPLEN).contains(&p.snaplen.0)
     {
@@ -99,7 +116,10 @@ pub fn check_config(cfg: &Config) -> Result<(), ConfigError> {
             format!("a size from {PCAP_MIN_SNAPLEN} B (the headers) to {PCAP_MAX_SNAPLEN} B"),
         ));
     }
-    cfg.scheme.validate(t)?;
+    Ok(())
+}
+
+fn check_run(cfg: &Config) -> Result<(), ConfigError> {
     if cfg.run.max_sim_time.0 == Duration::ZERO {
         return Err(invalid(
             "run.max_sim_time",
@@ -127,12 +147,41 @@ pub fn check_config(cfg: &Config) -> Result<(), ConfigError> {
 }
 
 /// The checks of one `tcp` section on its own; error keys are `key_prefix` + the key within the
-/// section (`"tcp."` for the top-level section, `"flow_overrides[I].tcp."` for a group's).
+/// section (the section's [`TcpSectionKey`](crate::TcpSectionKey) and a dot).
 pub fn check_tcp(t: &TcpConfig, key_prefix: &str) -> Result<(), ConfigError> {
     check_tcp_sizes(t, key_prefix)?;
     check_tcp_congestion(t, key_prefix)?;
     check_tcp_recovery(t, key_prefix)?;
     check_tcp_windows(t, key_prefix)
+}
+
+/// Every `tcp` section (the top level, then each group), each on its own and against the rest
+/// of the config, under its own key.
+fn check_tcp_sections(cfg: &Config) -> Result<(), ConfigError> {
+    cfg.tcp_sections()
+        .try_for_each(|(key, t)| check_tcp_in_context(cfg, &format!("{key}."), t))
+}
+
+/// What depends on one section's packet size: its packets fit the buffers, and a request fits
+/// in one packet.
+fn check_tcp_in_context(cfg: &Config, p: &str, t: &TcpConfig) -> Result<(), ConfigError> {
+    check_tcp(t, p)?;
+    let l = cfg.topology.links();
+    check_buffers_fit(&l, t, p)?;
+    if let Some(sb) = &l.shared_buffer {
+        check_shared_buffer_fits(sb, t.mss.0 + t.header.0, p)?;
+    }
+    if let WorkloadConfig::SynchronizedReads { request_size, .. } = &cfg.workload {
+        check_request_size(request_size.0, t)?;
+    }
+    Ok(())
+}
+
+/// The scheme's parameters, against every `tcp` section (e.g. DSR's small segments fit each
+/// section's MSS).
+fn check_scheme(cfg: &Config) -> Result<(), ConfigError> {
+    cfg.tcp_sections()
+        .try_for_each(|(_, t)| cfg.scheme.validate(t))
 }
 
 /// RACK-TLP and D-SACK read SACK blocks: RFC 8985 §5 ("the connection MUST use selective
@@ -164,23 +213,20 @@ fn check_tcp_recovery(t: &TcpConfig, p: &str) -> Result<(), ConfigError> {
     Ok(())
 }
 
-/// Flow-override groups: their flow indices, and each group's TCP settings as the top-level
-/// ones (under the group's key), including how its packets fit the buffers and the scheme.
-fn check_flow_overrides(cfg: &Config) -> Result<(), ConfigError> {
+/// Flow-override groups' flow indices: each group names at least one flow, every index is a
+/// flow of the workload, and no flow is in two groups. (Their `tcp` sections are checked with
+/// the top-level one, by `check_tcp_sections`.)
+fn check_override_flows(cfg: &Config) -> Result<(), ConfigError> {
     let mut seen = std::collections::BTreeSet::new();
     for (i, g) in cfg.flow_overrides.iter().enumerate() {
-        let key = format!("flow_overrides[{i}]");
+        let key = format!("flow_overrides[{i}].flows");
         if g.flows.is_empty() {
-            return Err(invalid(
-                &format!("{key}.flows"),
-                "[]",
-                "at least one flow index",
-            ));
+            return Err(invalid(&key, "[]", "at least one flow index"));
         }
         for &f in &g.flows {
             if f >= cfg.senders || !seen.insert(f) {
                 return Err(invalid(
-                    &format!("{key}.flows"),
+                    &key,
                     f,
                     format!(
                         "distinct flow indices below senders = {}, each in one group",
@@ -189,16 +235,6 @@ fn check_flow_overrides(cfg: &Config) -> Result<(), ConfigError> {
                 ));
             }
         }
-        check_tcp(&g.tcp, &format!("{key}.tcp."))?;
-        // What depends on the group's packet size and congestion control, under its own keys.
-        check_buffers_fit(&cfg.topology.links(), &g.tcp)?;
-        if let Some(sb) = &cfg.topology.links().shared_buffer {
-            check_shared_buffer(sb, g.tcp.mss.0 + g.tcp.header.0, &format!("{key}.tcp."))?;
-        }
-        if let WorkloadConfig::SynchronizedReads { request_size, .. } = &cfg.workload {
-            check_request_size(request_size.0, &g.tcp)?;
-        }
-        cfg.scheme.validate(&g.tcp)?;
     }
     Ok(())
 }
@@ -335,8 +371,9 @@ fn check_tcp_windows(t: &TcpConfig, p: &str) -> Result<(), ConfigError> {
     Ok(())
 }
 
-/// Room for at least one full packet (mss + header of `t`) in the switch and host buffers.
-fn check_buffers_fit(l: &LinkDefaults, t: &TcpConfig) -> Result<(), ConfigError> {
+/// Room for at least one full packet (mss + header of `t`, the section under `p`) in the switch
+/// and host buffers.
+fn check_buffers_fit(l: &LinkDefaults, t: &TcpConfig, p: &str) -> Result<(), ConfigError> {
     let full = t.mss.0 + t.header.0;
     for (key, buf) in [
         ("topology.switch_buffer", l.switch_buffer),
@@ -347,7 +384,7 @@ fn check_buffers_fit(l: &LinkDefaults, t: &TcpConfig) -> Result<(), ConfigError>
                 return Err(invalid(
                     key,
                     buf,
-                    format!("room for at least one full packet: tcp.mss + tcp.header = {full} B"),
+                    format!("room for at least one full packet: {p}mss + {p}header = {full} B"),
                 ));
             }
             Buffer::Packets(0) => return Err(invalid(key, buf, "at least 1 packet")),
@@ -358,7 +395,17 @@ fn check_buffers_fit(l: &LinkDefaults, t: &TcpConfig) -> Result<(), ConfigError>
 }
 
 /// Topology sizes, host placement, link and switch parameters, the queue discipline.
-fn check_topology(cfg: &Config, l: &LinkDefaults) -> Result<(), ConfigError> {
+fn check_topology(cfg: &Config) -> Result<(), ConfigError> {
+    let l = &cfg.topology.links();
+    check_rate("topology.link_rate", l.link_rate)?;
+    if !(0.0..1.0).contains(&l.link_loss) || l.link_loss.is_nan() {
+        return Err(invalid(
+            "topology.link_loss",
+            l.link_loss,
+            "a probability in [0, 1)",
+        ));
+    }
+    check_links(cfg, l)?;
     match &cfg.topology {
         TopologyConfig::FatTree(f) if f.k < 2 || f.k % 2 == 1 || f.k > 48 => {
             return Err(invalid("topology.k", f.k, "an even number from 2 to 48"));
@@ -408,7 +455,7 @@ fn check_topology(cfg: &Config, l: &LinkDefaults) -> Result<(), ConfigError> {
     }
     check_queue(&l.switch_queue)?;
     if let Some(sb) = &l.shared_buffer {
-        check_shared_buffer(sb, cfg.tcp.mss.0 + cfg.tcp.header.0, "tcp.")?;
+        check_shared_buffer(sb)?;
     }
     if l.priority_classes == 0 || l.priority_classes > 64 {
         return Err(invalid(
@@ -420,25 +467,30 @@ fn check_topology(cfg: &Config, l: &LinkDefaults) -> Result<(), ConfigError> {
     Ok(())
 }
 
-/// A shared buffer: room for a full packet, α in range, the reservation within the buffer.
-/// (That the reservations of all a switch's queues fit, and the switch names, need the
-/// topology built: the scenario crate's `check_buildable`.) `full_packet` is the MSS plus
-/// header of the TCP settings under `tcp_key` (`tcp.`, or a flow override group's).
-fn check_shared_buffer(
+/// A shared buffer holds one full packet of a `tcp` section: `full_packet` is the MSS plus
+/// header of the section under `tcp_key` (`tcp.`, or a flow override group's).
+fn check_shared_buffer_fits(
     sb: &SharedBufferConfig,
     full_packet: u64,
     tcp_key: &str,
 ) -> Result<(), ConfigError> {
-    let key = |k: &str| format!("topology.shared_buffer.{k}");
     if sb.size.0 < full_packet {
         return Err(invalid(
-            &key("size"),
+            "topology.shared_buffer.size",
             Buffer::Bytes(sb.size.0),
             format!(
                 "room for at least one full packet: {tcp_key}mss + {tcp_key}header = {full_packet} B (a size in bytes)"
             ),
         ));
     }
+    Ok(())
+}
+
+/// A shared buffer: α in range, the reservation within the buffer. (That the reservations of
+/// all a switch's queues fit, and the switch names, need the topology built: the scenario
+/// crate's `check_buildable`; that a packet fits, each `tcp` section: `check_shared_buffer_fits`.)
+fn check_shared_buffer(sb: &SharedBufferConfig) -> Result<(), ConfigError> {
+    let key = |k: &str| format!("topology.shared_buffer.{k}");
     let ok = match sb.alpha {
         Alpha::Number(a) => a.is_finite() && a > 0.0,
         Alpha::PowerOfTwo(k) => (-7..=6).contains(&k),
@@ -595,11 +647,7 @@ fn check_background(cfg: &Config) -> Result<(), ConfigError> {
 fn check_workload(cfg: &Config) -> Result<(), ConfigError> {
     match &cfg.workload {
         WorkloadConfig::SynchronizedReads {
-            sru,
-            block,
-            blocks,
-            request_size,
-            ..
+            sru, block, blocks, ..
         } => {
             match (sru, block) {
                 (Some(_), Some(_)) | (None, None) => {
@@ -643,7 +691,7 @@ fn check_workload(cfg: &Config) -> Result<(), ConfigError> {
                     ),
                 ));
             }
-            check_request_size(request_size.0, &cfg.tcp)?;
+            // That a request fits in a packet: per `tcp` section (`check_tcp_in_context`).
         }
         WorkloadConfig::Bulk { duration, .. } | WorkloadConfig::Traffic { duration, .. } => {
             if duration.0 == Duration::ZERO {
@@ -679,118 +727,4 @@ fn check_rate(key: &str, r: Rate) -> Result<(), ConfigError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use crate::Config;
-
-    const BASE: &str = "senders: 4
-topology: {kind: star}
-workload: {kind: synchronized_reads, sru: 64KB}
-";
-
-    fn err(overrides: &[&str]) -> String {
-        let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-        Config::from_yaml(BASE, &o).unwrap_err().to_string()
-    }
-
-    #[test]
-    fn shared_buffer_values_are_refused_with_key_value_and_what_is_allowed() {
-        for (set, want) in [
-            (
-                "{size: 64KB, alpha: 0}",
-                "topology.shared_buffer.alpha = 0: a positive number",
-            ),
-            (
-                "{size: 64KB, alpha: -1}",
-                "topology.shared_buffer.alpha = -1: a positive number",
-            ),
-            (
-                "{size: 64KB, alpha: '2^7'}",
-                "topology.shared_buffer.alpha = 2^7: a positive number, or \"2^k\" with k an integer from -7 to 6",
-            ),
-            (
-                "{size: 64KB, reserved_per_queue: 65KB}",
-                "topology.shared_buffer.reserved_per_queue = 65KB: at most the buffer (topology.shared_buffer.size = 64KB)",
-            ),
-            (
-                "{size: 1000B}",
-                "topology.shared_buffer.size = 1000B: room for at least one full packet: tcp.mss + tcp.header = 1040 B",
-            ),
-            (
-                "{size: 64KB, switches: []}",
-                "topology.shared_buffer.switches = []",
-            ),
-        ] {
-            let e = err(&[&format!("topology.shared_buffer={set}")]);
-            assert!(e.starts_with(want), "{set}: {e}");
-        }
-        let e = err(&["topology.shared_buffer={size: 64KB, alpha: '2^x'}"]);
-        assert!(e.contains("invalid alpha \"2^x\""), "{e}");
-        // Accepted forms, printed back as given.
-        for (alpha, printed) in [("'2^-7'", "2^-7"), ("0.25", "0.25"), ("3", "3")] {
-            let o = vec![format!(
-                "topology.shared_buffer={{size: 64KB, alpha: {alpha}}}"
-            )];
-            let cfg = Config::from_yaml(BASE, &o).unwrap();
-            let sb = cfg.topology.links().shared_buffer.unwrap();
-            assert_eq!(sb.alpha.to_string(), printed);
-        }
-    }
-
-    #[test]
-    fn a_groups_tcp_errors_carry_the_groups_key() {
-        for (set, key) in [
-            ("mss: 0", "tcp.mss"),
-            ("cubic: {beta: 1.5}", "tcp.cubic.beta"),
-            ("dupack_threshold: 0", "tcp.dupack_threshold"),
-            (
-                "delayed_ack: {enabled: true, count: 0}",
-                "tcp.delayed_ack.count",
-            ),
-        ] {
-            let top = err(&[&format!("tcp={{{set}}}")]);
-            assert!(top.starts_with(&format!("{key} = ")), "{top}");
-            let group = err(&[&format!("flow_overrides=[{{flows: [1], tcp: {{{set}}}}}]")]);
-            assert!(
-                group.starts_with(&format!("flow_overrides[0].{key} = ")),
-                "{group}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_groups_packets_must_fit_the_buffer_and_the_scheme() {
-        // 40000 B segments do not fit the default 32 KB switch buffer.
-        let e = err(&["flow_overrides=[{flows: [0], tcp: {mss: 40000}}]"]);
-        assert!(e.starts_with("topology.switch_buffer = "), "{e}");
-        // DSR's small segments must fit every group's mss.
-        let e = err(&[
-            "scheme={name: dsr, mss_dsr: 800}",
-            "flow_overrides=[{flows: [0], tcp: {mss: 500}}]",
-        ]);
-        assert!(e.starts_with("scheme.mss_dsr = 800"), "{e}");
-        let o = ["scheme={name: dsr, mss_dsr: 800}".to_string()];
-        Config::from_yaml(BASE, &o).unwrap();
-    }
-
-    #[test]
-    fn a_shared_buffer_must_hold_one_packet_of_every_group() {
-        // 9000 B jumbo segments of one group against an 8 KB shared buffer (the top-level
-        // 1000 B segments fit it; static buffers large enough for both).
-        let e = err(&[
-            "topology.switch_buffer=64KB",
-            "topology.shared_buffer={size: 8KB}",
-            "flow_overrides=[{flows: [0], tcp: {mss: 9000}}]",
-        ]);
-        assert_eq!(
-            e,
-            "topology.shared_buffer.size = 8000B: room for at least one full packet: \
-             flow_overrides[0].tcp.mss + flow_overrides[0].tcp.header = 9040 B (a size in bytes)",
-        );
-        let o = [
-            "topology.switch_buffer=64KB".to_string(),
-            "topology.shared_buffer={size: 8KB}".to_string(),
-            "flow_overrides=[{flows: [0], tcp: {mss: 4000}}]".to_string(),
-        ];
-        Config::from_yaml(BASE, &o).unwrap();
-    }
-}
+mod tests;

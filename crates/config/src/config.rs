@@ -17,6 +17,35 @@ use crate::workload::{
 use incastsim_core::Duration;
 use serde::{Deserialize, Serialize};
 
+/// Where a `tcp` section sits: the top level (`None`) or `flow_overrides[i]` (`Some(i)`). It
+/// displays as the section's key (`tcp`, `flow_overrides[2].tcp`), which errors name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpSectionKey(pub Option<usize>);
+
+impl TcpSectionKey {
+    /// The top-level `tcp` section.
+    pub const TOP: TcpSectionKey = TcpSectionKey(None);
+
+    /// The key of `name` inside the section (`tcp.rack`, `flow_overrides[0].tcp.rack`).
+    pub fn key(&self, name: &str) -> String {
+        format!("{self}.{name}")
+    }
+
+    /// The section's TCP profile index in a plan: 0 for the top level, i + 1 for group i.
+    pub fn profile_index(&self) -> usize {
+        self.0.map_or(0, |i| i + 1)
+    }
+}
+
+impl std::fmt::Display for TcpSectionKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            None => f.write_str("tcp"),
+            Some(i) => write!(f, "flow_overrides[{i}].tcp"),
+        }
+    }
+}
+
 /// A scenario: the whole YAML file. Load it with [`Config::load`] or [`Config::from_yaml`]; a
 /// loaded config is complete (every default filled in) and passed the config-only checks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -165,11 +194,31 @@ impl Config {
         out
     }
 
+    /// Every `tcp` section with its key: the top-level one first, then each `flow_overrides`
+    /// group's, in order. The one walk over them: checks, extension look-ups and TCP profiles
+    /// all take it, so a section can never be left out of one of them.
+    pub fn tcp_sections(&self) -> impl Iterator<Item = (TcpSectionKey, &TcpConfig)> {
+        std::iter::once((TcpSectionKey::TOP, &self.tcp)).chain(
+            self.flow_overrides
+                .iter()
+                .enumerate()
+                .map(|(i, g)| (TcpSectionKey(Some(i)), &g.tcp)),
+        )
+    }
+
+    /// [`Config::tcp_sections`], mutable.
+    pub fn tcp_sections_mut(&mut self) -> impl Iterator<Item = (TcpSectionKey, &mut TcpConfig)> {
+        std::iter::once((TcpSectionKey::TOP, &mut self.tcp)).chain(
+            self.flow_overrides
+                .iter_mut()
+                .enumerate()
+                .map(|(i, g)| (TcpSectionKey(Some(i)), &mut g.tcp)),
+        )
+    }
+
     /// Fills in defaults that depend on other keys, so the config says exactly what runs.
     pub fn resolved(mut self) -> Config {
-        for t in
-            std::iter::once(&mut self.tcp).chain(self.flow_overrides.iter_mut().map(|g| &mut g.tcp))
-        {
+        for (_, t) in self.tcp_sections_mut() {
             if t.congestion_control == CongestionControlName::Dctcp {
                 t.ecn = true;
             }

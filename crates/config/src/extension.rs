@@ -129,15 +129,9 @@ pub(crate) fn resolve_extensions(
 ) -> Result<(), ConfigError> {
     use crate::scheme::SchemeConfig;
     use crate::tcp::CongestionControlName;
-    let groups = std::iter::once(("tcp".to_string(), &mut cfg.tcp)).chain(
-        cfg.flow_overrides
-            .iter_mut()
-            .enumerate()
-            .map(|(i, g)| (format!("flow_overrides[{i}].tcp"), &mut g.tcp)),
-    );
-    for (key, tcp) in groups {
+    for (key, tcp) in cfg.tcp_sections_mut() {
         if let CongestionControlName::Extension(choice) = &mut tcp.congestion_control {
-            let key = format!("{key}.congestion_control");
+            let key = key.key("congestion_control");
             *choice = catalog.resolve(ExtensionPoint::CongestionControl, &key, choice)?;
         }
     }

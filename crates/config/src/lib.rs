@@ -33,7 +33,7 @@ pub mod warnings;
 pub mod workload;
 
 pub use check::{check_config, check_name, check_tcp};
-pub use config::{Config, FlowOverride, RunConfig, TieOrderConfig};
+pub use config::{Config, FlowOverride, RunConfig, TcpSectionKey, TieOrderConfig};
 pub use error::{ConfigError, invalid};
 pub use extension::{Catalog, ExtensionChoice, ExtensionPoint, NoExtensions};
 pub use load::{MAX_CONFIG_BYTES, read_bounded};

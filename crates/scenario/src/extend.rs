@@ -668,7 +668,7 @@ impl Extensions {
                 out.push(info.clone());
             }
         };
-        for t in std::iter::once(&cfg.tcp).chain(cfg.flow_overrides.iter().map(|g| &g.tcp)) {
+        for (_, t) in cfg.tcp_sections() {
             if let CongestionControlName::Extension(e) = &t.congestion_control {
                 add(ExtensionPoint::CongestionControl, &e.name);
             }

@@ -30,15 +30,9 @@ pub fn check_buildable_with(cfg: &Config, extensions: &Extensions) -> Result<(),
 /// Every extension `cfg` names is registered in `extensions` and its parameters read.
 fn check_extensions(cfg: &Config, extensions: &Extensions) -> Result<(), ConfigError> {
     use crate::config::CongestionControlName;
-    let groups = std::iter::once(("tcp".to_string(), &cfg.tcp)).chain(
-        cfg.flow_overrides
-            .iter()
-            .enumerate()
-            .map(|(i, g)| (format!("flow_overrides[{i}].tcp"), &g.tcp)),
-    );
-    for (key, t) in groups {
+    for (key, t) in cfg.tcp_sections() {
         if let CongestionControlName::Extension(choice) = &t.congestion_control {
-            extensions.prepare_controller(&format!("{key}.congestion_control"), choice)?;
+            extensions.prepare_controller(&key.key("congestion_control"), choice)?;
         }
     }
     if let crate::config::QueueConfig::Extension(choice) = cfg.topology.switch_queue() {

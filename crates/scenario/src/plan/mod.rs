@@ -178,14 +178,9 @@ impl Plan {
         let flows = plan_flows(cfg, &built, workload_flows, &generated);
 
         let scheme_header = cfg.scheme.header_bytes();
-        let profiles: Vec<TcpProfile> = std::iter::once(("tcp".to_string(), &cfg.tcp))
-            .chain(
-                cfg.flow_overrides
-                    .iter()
-                    .enumerate()
-                    .map(|(i, g)| (format!("flow_overrides[{i}].tcp"), &g.tcp)),
-            )
-            .map(|(key, t)| TcpProfile::new(t, scheme_header, &key, extensions))
+        let profiles: Vec<TcpProfile> = cfg
+            .tcp_sections()
+            .map(|(key, t)| TcpProfile::new(t, scheme_header, &key.to_string(), extensions))
             .collect::<Result<_, _>>()?;
         let scheme_extension = crate::scheme_build::prepare_extension(&cfg.scheme, extensions)?;
         let capacity_bps = cfg.topology.links().link_rate.0.as_f64();
