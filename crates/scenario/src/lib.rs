@@ -4,29 +4,25 @@
 //!   (topology, ports, TCP profiles, flows with their origins, schemes, applications, probes);
 //!   the only fallible step before a run. The config itself (schema, units, overrides,
 //!   config-only checks) is the `incastsim-config` crate, re-exported as [`config`].
-//!   Topologies in [`build`], traffic generators in [`traffic`], schemes in [`scheme_build`].
+//!   Topologies in [`plan::topology`], traffic generators in [`plan::traffic`], schemes in
+//!   [`plan::schemes`].
 //! - [`engine`]: [`Simulation::from_plan`] and the event loop (network, transport, applications,
 //!   probes); cannot fail.
-//! - `results`: the finished run read into records ([`metrics`]): runs, flows, ports, series.
+//! - [`results`]: the finished run read into records ([`results::metrics`]): runs, flows, ports,
+//!   series.
+//! - [`extend`]: the registry of components from other crates; [`probe`]: observers of a run.
 //!
 //! [`run_once`] does all three and checks the end-of-run invariants.
 
 #![warn(missing_docs)]
 
-pub mod build;
-pub mod cdf;
 pub mod diagnostics;
 pub mod engine;
 pub mod enqueue_experiment;
 pub mod extend;
-pub mod fabric;
-pub mod ideal_fct;
-pub mod metrics;
 pub mod plan;
 pub mod probe;
-mod results;
-pub mod scheme_build;
-pub mod traffic;
+pub mod results;
 
 pub use config::{Config, ConfigError};
 pub use engine::{FlowState, Outcome, RunProgress, Simulation};
@@ -34,7 +30,7 @@ pub use extend::Extensions;
 /// The config crate: schema, units, overrides, config-only checks.
 pub use incastsim_config as config;
 pub use incastsim_config::units;
-pub use metrics::{
+pub use results::metrics::{
     DropRunRecord, FlowRecord, PortClassRecord, PortRecord, RunRecord, RunResult, TimeSeriesRecord,
 };
 use std::sync::atomic::{AtomicBool, Ordering};

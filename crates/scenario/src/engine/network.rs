@@ -9,7 +9,7 @@ use super::event::{Event, Events};
 use super::paths::FlowPaths;
 use crate::config::RoutingConfig;
 use crate::diagnostics::{Diagnostics, LOCAL_INPUT};
-use crate::fabric::Fabric;
+use crate::plan::fabric::Fabric;
 use crate::probe::ProbeSet;
 pub use crate::probe::view::PacketCounters;
 use incastsim_core::{

@@ -10,7 +10,7 @@
 //! builds at every hop). Packet spraying draws per packet and keeps the table walk.
 
 use crate::config::RoutingConfig;
-use crate::fabric::Fabric;
+use crate::plan::fabric::Fabric;
 use incastsim_core::{FlowId, HostId, NO_PATH, NodeId, NodeKind, Routes};
 
 /// Switch hops a cached path holds (a fat-tree's longest path has 5: edge, aggregation, core,

@@ -5,7 +5,7 @@
 use super::event::{Event, Events};
 use super::network::Network;
 use super::transport::Transport;
-use crate::metrics::TimeSeriesRecord;
+use crate::results::metrics::TimeSeriesRecord;
 use crate::plan::ObservePlan;
 use incastsim_core::{Duration, Time};
 

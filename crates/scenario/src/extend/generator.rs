@@ -6,7 +6,7 @@ use super::{
     prepare as prepare_choice, read_params, under, unknown_name,
 };
 use crate::config::ConfigError;
-use crate::traffic::{GeneratedFlow, PreparedTraffic, TrafficContext};
+use crate::plan::traffic::{GeneratedFlow, PreparedTraffic, TrafficContext};
 use std::fmt::Debug;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -19,7 +19,7 @@ use std::sync::Arc;
 /// returns every flow of the entry, built with [`TrafficContext::sized_flow`] (a flow that
 /// completes: FCT and slowdown in flows.csv) or [`TrafficContext::backlogged_flow`] (always
 /// has data until its stop). The context resolves host lists with the built-ins' selectors
-/// (declare a [`crate::traffic::HostList`] parameter, e.g. `sources`, and call
+/// (declare a [`crate::plan::traffic::HostList`] parameter, e.g. `sources`, and call
 /// [`TrafficContext::hosts`]), gives the arrival window, MSS and link rate, and the entry's own
 /// random stream (`Stream::Workload`, instance = the entry's index). The flows are checked
 /// (two different hosts, a positive size, a stop after the start) and put in start order;
@@ -77,7 +77,7 @@ impl Extensions {
             .iter()
             .enumerate()
             .map(|(i, t)| match t {
-                crate::traffic::TrafficConfig::Extension(choice) => {
+                crate::plan::traffic::TrafficConfig::Extension(choice) => {
                     // The name is the entry's `kind`: an unknown one is blamed on that key.
                     let names = self.names(ExtensionPoint::TrafficGenerator);
                     if !names.contains(&choice.name.as_str()) {

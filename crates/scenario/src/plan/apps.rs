@@ -2,7 +2,7 @@
 //! per-flow send overheads and what to observe, from config.
 
 use super::{PlannedFlow, TcpProfile};
-use crate::build::{BuiltTopology, port_names};
+use crate::plan::topology::{BuiltTopology, port_names};
 use crate::config::{BackgroundConfig, Config, ConfigError, HostSelector, WorkloadConfig, invalid};
 use incastsim_core::rng::Stream;
 use incastsim_core::{Duration, HostId, SerializationRate, SimRng, Time};

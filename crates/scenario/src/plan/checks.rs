@@ -7,10 +7,10 @@
 //! [`check_buildable`] runs them alone (for `incastsim check` and sweep expansion, without
 //! building the run). [`load_checked`] and [`from_yaml_checked`] load and check in full.
 
-use crate::build::BuiltTopology;
+use crate::plan::topology::BuiltTopology;
 use crate::config::{Config, ConfigError, TopologyConfig, invalid};
 use crate::extend::Extensions;
-use crate::traffic::GeneratedFlow;
+use crate::plan::traffic::GeneratedFlow;
 use std::path::Path;
 
 /// The checks of `cfg` that need it built, in order; `cfg` must have passed the config-only
@@ -38,7 +38,7 @@ fn check_extensions(cfg: &Config, extensions: &Extensions) -> Result<(), ConfigE
     if let crate::config::QueueConfig::Extension(choice) = cfg.topology.switch_queue() {
         extensions.prepare_queue_discipline("topology.switch_queue", choice)?;
     }
-    crate::scheme_build::prepare_extension(&cfg.scheme, extensions)?;
+    crate::plan::schemes::prepare_extension(&cfg.scheme, extensions)?;
     Ok(())
 }
 
@@ -50,11 +50,11 @@ pub(super) fn build_and_draw(
     extensions: &Extensions,
 ) -> Result<(BuiltTopology, Vec<GeneratedFlow>), ConfigError> {
     if let TopologyConfig::Custom(c) = &cfg.topology {
-        crate::build::check_custom(c)?;
+        crate::plan::topology::check_custom(c)?;
     }
     let prepared = extensions.prepare_traffic(cfg)?;
-    let built = crate::build::build_topology(cfg);
-    let generated = crate::traffic::generate_for(cfg, seed, &built, &prepared)?;
+    let built = crate::plan::topology::build_topology(cfg);
+    let generated = crate::plan::traffic::generate_for(cfg, seed, &built, &prepared)?;
     Ok((built, generated))
 }
 
@@ -75,7 +75,7 @@ pub(super) fn check_built(
         ));
     }
     let generators: Vec<u32> = generated.iter().map(|g| g.generator).collect();
-    crate::traffic::select_flows(
+    crate::plan::traffic::select_flows(
         &cfg.metrics.fairness.flows,
         workload_flows,
         &generators,
@@ -90,10 +90,10 @@ pub(super) fn check_built(
     })?;
     let lossy = &cfg.topology.links().lossy_links;
     if !lossy.is_empty() {
-        let names = crate::build::port_names(&built.topology);
+        let names = crate::plan::topology::port_names(&built.topology);
         for (i, rule) in lossy.iter().enumerate() {
             for (j, pattern) in rule.ports.iter().enumerate() {
-                if !names.iter().any(|n| crate::build::port_matches(pattern, n)) {
+                if !names.iter().any(|n| crate::plan::topology::port_matches(pattern, n)) {
                     let examples: Vec<&String> = names.iter().take(4).collect();
                     return Err(invalid(
                         &format!("topology.lossy_links[{i}].ports[{j}]"),
@@ -116,7 +116,7 @@ pub(super) fn check_built(
             ));
         }
         if !ts.ports.is_empty() || ts.on_change_port.is_some() {
-            let names = crate::build::port_names(&built.topology);
+            let names = crate::plan::topology::port_names(&built.topology);
             if let Some(p) = ts
                 .ports
                 .iter()
@@ -154,7 +154,7 @@ fn check_pcap(
     if p.ports.is_empty() {
         return Ok(());
     }
-    let names = crate::build::port_names(&built.topology);
+    let names = crate::plan::topology::port_names(&built.topology);
     if let Some(name) = p.ports.iter().find(|n| !names.contains(n)) {
         let examples: Vec<&String> = names.iter().take(4).collect();
         return Err(invalid(

@@ -11,7 +11,7 @@
 use super::TcpProfile;
 use crate::config::SchemeConfig;
 use crate::extend::{ControllerContext, PreparedScheme, SchemeContext};
-use crate::scheme_build::ReceiverFactory;
+use crate::plan::schemes::ReceiverFactory;
 use incastsim_core::{FlowId, HostId};
 use incastsim_schemes::{ReceiverScheme, SenderScheme};
 use incastsim_tcp::{TcpReceiver, TcpSender};
@@ -46,7 +46,7 @@ impl ConnectionFactory {
         ConnectionFactory {
             seed,
             scheme: scheme.clone(),
-            receivers: crate::scheme_build::receiver_factory(
+            receivers: crate::plan::schemes::receiver_factory(
                 scheme,
                 extension.clone(),
                 capacity_bps,
@@ -61,7 +61,7 @@ impl ConnectionFactory {
         let p = &self.profiles[profile as usize];
         let ctx = SchemeContext::new(self.seed, flow, dst, p.ideal.mss as u32);
         let scheme =
-            crate::scheme_build::sender_scheme(&self.scheme, self.extension.as_deref(), &ctx);
+            crate::plan::schemes::sender_scheme(&self.scheme, self.extension.as_deref(), &ctx);
         let cc = ControllerContext::new(self.seed, flow, p.sender.smss);
         let mut s = TcpSender::new(
             flow as FlowId,

@@ -7,7 +7,7 @@
 //! diagnostics, host and ports); a port's queue holds at most its buffer. The estimate is meant
 //! to be an upper bound for the shipped scenarios, not exact.
 
-use crate::build::BuiltTopology;
+use crate::plan::topology::BuiltTopology;
 use crate::config::{Config, WorkloadConfig};
 use incastsim_switch::BufferLimit;
 
@@ -99,7 +99,7 @@ pub fn estimate(cfg: &Config, built: &BuiltTopology, flows: u64) -> MemoryEstima
         } else {
             built.port_buffers[i].unwrap_or(links.switch_buffer)
         };
-        queues = queues.saturating_add(queue_packets(crate::build::buffer_limit(b)));
+        queues = queues.saturating_add(queue_packets(crate::plan::topology::buffer_limit(b)));
     }
     let ports = topology.ports.len() as u64;
     let hosts = topology.host_count() as u64;

@@ -5,11 +5,16 @@
 //! ([`crate::engine::Simulation::from_plan`]) then only assembles and cannot fail.
 
 mod apps;
+pub mod cdf;
 mod checks;
 mod connections;
+pub mod fabric;
 pub mod memory;
 mod ports;
+pub mod schemes;
 mod tcp;
+pub mod topology;
+pub mod traffic;
 
 pub use apps::{CapturePlan, ObservePlan, SendOverheadPlan, SyncReadsPlan, UdpPlan, WorkloadPlan};
 pub use checks::{
@@ -19,12 +24,12 @@ pub use checks::{
 pub use connections::ConnectionFactory;
 pub use tcp::{ControllerFactory, TcpProfile};
 
-use crate::build::{BuiltTopology, routes_for};
+use crate::plan::topology::{BuiltTopology, routes_for};
 use crate::config::{Config, ConfigError, QueueConfig, RoutingConfig};
 use crate::diagnostics::Diagnostics;
 use crate::extend::{Extensions, PreparedQueueDiscipline};
-use crate::fabric::Fabric;
-use crate::traffic::GeneratedFlow;
+use crate::plan::fabric::Fabric;
+use crate::plan::traffic::GeneratedFlow;
 use incastsim_core::rng::{Stream, derive_seed};
 use incastsim_core::{Duration, HostId, NodeId, SimRng};
 use incastsim_tcp::SenderPolicy;
@@ -182,7 +187,7 @@ impl Plan {
             .tcp_sections()
             .map(|(key, t)| TcpProfile::new(t, scheme_header, &key.to_string(), extensions))
             .collect::<Result<_, _>>()?;
-        let scheme_extension = crate::scheme_build::prepare_extension(&cfg.scheme, extensions)?;
+        let scheme_extension = crate::plan::schemes::prepare_extension(&cfg.scheme, extensions)?;
         let capacity_bps = cfg.topology.links().link_rate.0.as_f64();
         let connections = ConnectionFactory::new(
             seed,
@@ -256,7 +261,7 @@ fn fabric(
         .collect();
     Fabric {
         nodes: topology.nodes.clone(),
-        node_names: crate::build::node_names(topology),
+        node_names: crate::plan::topology::node_names(topology),
         ports,
         port_from: topology
             .ports
@@ -330,7 +335,7 @@ fn diagnostics(
         .iter()
         .map(|f| {
             let t = &profiles[f.profile as usize].ideal;
-            let one_way = |hops: Vec<crate::traffic::Hop>, bytes: u64| {
+            let one_way = |hops: Vec<crate::plan::traffic::Hop>, bytes: u64| {
                 hops.iter().fold(Duration::ZERO, |d, h| {
                     d + h.latency + h.serialization.time_for(bytes)
                 })

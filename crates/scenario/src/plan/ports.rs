@@ -1,7 +1,7 @@
 //! Output ports from the topology and the `topology` link settings: buffers, latencies,
 //! per-node clock offsets, queue disciplines, schedulers and each port's random streams.
 
-use crate::build::{BuiltTopology, buffer_limit};
+use crate::plan::topology::{BuiltTopology, buffer_limit};
 use crate::config::{Config, ConfigError, LossModel, QueueConfig, invalid};
 use crate::extend::{PreparedQueueDiscipline, QueueContext};
 use crate::units::Buffer;
@@ -28,7 +28,7 @@ pub fn shared_switches(
         return Ok(Vec::new());
     };
     let topology = &built.topology;
-    let names = crate::build::node_names(topology);
+    let names = crate::plan::topology::node_names(topology);
     let is_switch = |n: usize| matches!(topology.nodes[n], NodeKind::Switch(_));
     let chosen: Vec<NodeId> = match &sb.switches {
         None => (0..topology.nodes.len())
@@ -141,7 +141,7 @@ pub fn build_ports(
     let names = if links.lossy_links.is_empty() && queue.is_none() {
         Vec::new()
     } else {
-        crate::build::port_names(topology)
+        crate::plan::topology::port_names(topology)
     };
     // Each port's loss: `link_loss` (the topology's PortSpec), then a custom link's own `loss`,
     // then every `lossy_links` entry naming the port, in order (the last one wins).
@@ -153,7 +153,7 @@ pub fn build_ports(
             if rule
                 .ports
                 .iter()
-                .any(|p| crate::build::port_matches(p, &names[i]))
+                .any(|p| crate::plan::topology::port_matches(p, &names[i]))
             {
                 model = link_loss(rule.loss);
             }

@@ -8,7 +8,7 @@ use crate::config::{
     RenoFriendlyAlphaName, RttSamplingName, TcpConfig,
 };
 use crate::extend::{ControllerContext, Extensions, PreparedController};
-use crate::traffic::IdealTcp;
+use crate::plan::traffic::IdealTcp;
 use incastsim_core::Duration;
 use incastsim_tcp::{
     Cc, Cubic, CubicConfig, Dctcp, DelayedAckConfig, EcnFeedback, NewReno, ReceiverConfig,

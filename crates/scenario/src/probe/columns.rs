@@ -1,5 +1,5 @@
 //! The values probes add to the records: columns of runs.csv/flows.csv and tables of their
-//! own. Plain data, apart from the hooks (`super`), so the records (`crate::metrics`) can hold
+//! own. Plain data, apart from the hooks (`super`), so the records (`crate::results::metrics`) can hold
 //! them without depending on the engine.
 
 use serde::ser::{Serialize, SerializeMap, Serializer};

@@ -4,10 +4,10 @@
 use super::RunEnd;
 use crate::config::FairnessPer;
 use crate::engine::Simulation;
-use crate::ideal_fct::IdealPath;
-use crate::metrics::{FctStats, FlowRecord, jain_fairness};
+use crate::results::ideal_fct::IdealPath;
+use crate::results::metrics::{FctStats, FlowRecord, jain_fairness};
 use crate::plan::FlowOrigin;
-use crate::traffic::{GeneratedFlow, Hop, IdealTcp};
+use crate::plan::traffic::{GeneratedFlow, Hop, IdealTcp};
 use incastsim_core::{Duration, HostId, Time};
 use std::collections::HashMap;
 
@@ -106,7 +106,7 @@ impl FlowStats {
 type IdealKey = (Vec<Hop>, Vec<Hop>, IdealTcp);
 
 /// Each completed sized flow's completion time alone on the idle network (see
-/// [`crate::ideal_fct::ideal_fct`]). Flows whose paths have the same hop parameters and
+/// [`crate::results::ideal_fct::ideal_fct`]). Flows whose paths have the same hop parameters and
 /// whose TCP parameters agree share one [`IdealPath`] (on a fat-tree with one link speed, a
 /// path per path length), asked in increasing order of size, so that each segment position is
 /// stepped once per path, not once per flow.
@@ -145,7 +145,7 @@ fn fairness(sim: &Simulation, goodput_mbps: &[f64]) -> f64 {
     let cfg = &sim.cfg;
     let generators: Vec<u32> = sim.generated.spec.iter().map(|g| g.generator).collect();
     // Checked by the plan; an unselectable spec would select nothing.
-    let chosen = crate::traffic::select_flows(
+    let chosen = crate::plan::traffic::select_flows(
         &cfg.metrics.fairness.flows,
         sim.workload_flows,
         &generators,

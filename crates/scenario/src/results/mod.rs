@@ -1,14 +1,16 @@
 //! Results: a finished [`Simulation`] read into the run/flow/port/class/series records
-//! (`crate::metrics`), each by a small named builder. Reads the engine; the engine never calls
+//! (`crate::results::metrics`), each by a small named builder. Reads the engine; the engine never calls
 //! in here.
 
 mod flows;
+pub mod ideal_fct;
+pub mod metrics;
 mod ports;
 mod run;
 
 use crate::engine::Simulation;
 use crate::engine::apps::Workload;
-use crate::metrics::{DropRunRecord, FlowRecord, PortRecord, RunRecord, RunResult};
+use crate::results::metrics::{DropRunRecord, FlowRecord, PortRecord, RunRecord, RunResult};
 use incastsim_core::Time;
 
 /// What every builder needs about the finished run.

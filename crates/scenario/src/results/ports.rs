@@ -2,7 +2,7 @@
 //! queue trace of `time_series.on_change_port`).
 
 use crate::engine::Simulation;
-use crate::metrics::{PortClassRecord, PortRecord, SharedBufferRecord, TimeSeriesRecord};
+use crate::results::metrics::{PortClassRecord, PortRecord, SharedBufferRecord, TimeSeriesRecord};
 use incastsim_core::Time;
 
 /// The rows of ports.csv (diagnostic columns are filled later).

@@ -6,7 +6,7 @@ use super::flows::FlowStats;
 use crate::config::WorkloadConfig;
 use crate::engine::apps::Workload;
 use crate::engine::{Outcome, Simulation};
-use crate::metrics::{RunRecord, quantile};
+use crate::results::metrics::{RunRecord, quantile};
 use incastsim_tcp::SUCCESSIVE_TIMEOUT_BINS;
 
 /// Block completion times in ms (synchronized reads; empty otherwise).
@@ -49,7 +49,7 @@ fn identity(sim: &Simulation) -> RunRecord {
         mss_bytes: cfg.tcp.mss.0,
         header_bytes: cfg.tcp.header.0,
         rto_min_us: cfg.tcp.rto_min.0.as_us_f64(),
-        fast_retransmit_bound: crate::metrics::fast_retransmit_sender_bound(cfg),
+        fast_retransmit_bound: crate::results::metrics::fast_retransmit_sender_bound(cfg),
         sru_bytes,
         blocks: match &cfg.workload {
             WorkloadConfig::SynchronizedReads { blocks, .. } => *blocks,

@@ -4,7 +4,7 @@
 
 use super::ALWAYS_HAS_DATA;
 use crate::engine::event::{Event, Events};
-use crate::traffic::GeneratedFlow;
+use crate::plan::traffic::GeneratedFlow;
 use incastsim_core::Time;
 
 /// The traffic generators' flows: their start and stop events and completion times.

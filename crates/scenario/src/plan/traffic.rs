@@ -16,7 +16,7 @@
 
 pub mod context;
 
-use crate::cdf::EmpiricalCdf;
+use crate::plan::cdf::EmpiricalCdf;
 use crate::config::{Config, ConfigError, WorkloadConfig, invalid};
 use crate::units::Dur;
 pub use context::{PreparedGenerators, PreparedTraffic, TrafficContext, draw_extension};
@@ -657,14 +657,14 @@ fn permutation(
 pub fn generate_for(
     cfg: &Config,
     seed: u64,
-    built: &crate::build::BuiltTopology,
+    built: &crate::plan::topology::BuiltTopology,
     prepared: &PreparedGenerators,
 ) -> Result<Vec<GeneratedFlow>, ConfigError> {
     if cfg.traffic.is_empty() {
         return Ok(Vec::new());
     }
     let t = &built.topology;
-    let names = crate::build::port_names(t);
+    let names = crate::plan::topology::port_names(t);
     // The capacity of the links into each node, summed in port order: one pass over the ports
     // (not one per destination host, which at k = 32 was 8,192 passes over 49 k ports).
     let mut into_node = vec![0.0f64; t.nodes.len()];
@@ -748,7 +748,7 @@ pub fn select_flows(
     Ok(flows)
 }
 
-pub use crate::ideal_fct::{Hop, IdealTcp, ideal_fct};
+pub use crate::results::ideal_fct::{Hop, IdealTcp, ideal_fct};
 
 #[cfg(test)]
 mod tests {

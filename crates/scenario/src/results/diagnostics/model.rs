@@ -1,7 +1,7 @@
 //! The run-level model columns of runs.csv: the timeout classes summed over every sender, the
 //! book models' predictions, and what the diagnostics need to know about the workload for them.
 
-use crate::metrics::RunRecord;
+use crate::results::metrics::RunRecord;
 use incastsim_core::Duration;
 use incastsim_models::book::{BookParams, DEFAULT_N_STAR, pps_to_mbps};
 use incastsim_tcp::{SenderSummary, TimeoutClassStats};

@@ -1,7 +1,7 @@
 //! The built network as the engine runs it: nodes, output ports, routes and names. Built once by
 //! the [`crate::plan`], owned by the engine's network part, read by results (paths, names).
 
-use crate::traffic::Hop;
+use crate::plan::traffic::Hop;
 use incastsim_core::{HostId, NodeId, NodeKind, Routes, SimRng};
 use incastsim_switch::{OutputPort, SharedBuffer};
 

@@ -122,7 +122,7 @@ fn trial(e: &EnqueueProbability, r_min: u64, rng: &mut SimRng) -> Option<(bool, 
         Duration::ZERO,
         incastsim_switch::LinkLoss::None,
         SimRng::new(0),
-        QueueDisc::drop_tail(crate::build::buffer_limit(e.buffer)),
+        QueueDisc::drop_tail(crate::plan::topology::buffer_limit(e.buffer)),
     );
     let start = |rng: &mut SimRng| {
         let offset = Duration(rng.range_inclusive(0, full.0 - 1));

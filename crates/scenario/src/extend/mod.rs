@@ -46,7 +46,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 pub use crate::config::extension::{Catalog, ExtensionChoice, ExtensionPoint, NoExtensions};
-pub use crate::traffic::{GeneratedFlow, PreparedTraffic, TrafficContext};
+pub use crate::plan::traffic::{GeneratedFlow, PreparedTraffic, TrafficContext};
 pub use generator::TrafficGeneratorExtension;
 pub use queue::{PreparedQueueDiscipline, QueueContext, QueueDisciplineExtension};
 
@@ -680,7 +680,7 @@ impl Extensions {
             add(ExtensionPoint::Scheme, &e.name);
         }
         for t in &cfg.traffic {
-            if let crate::traffic::TrafficConfig::Extension(e) = t {
+            if let crate::plan::traffic::TrafficConfig::Extension(e) = t {
                 add(ExtensionPoint::TrafficGenerator, &e.name);
             }
         }
