@@ -5,7 +5,7 @@
 //! each file's header from a default record), so no simulation runs here.
 
 use incastsim::output::{csv_bytes, csv_tables};
-use incastsim::scenario::metrics::SharedBufferRecord;
+use incastsim::scenario::results::metrics::SharedBufferRecord;
 use incastsim::sweep::store::SUMMARY_COLUMNS;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -239,10 +239,9 @@ fn link_targets(text: &str) -> Vec<String> {
         let trimmed = plain.trim_start();
         if trimmed.starts_with('[')
             && let Some(i) = trimmed.find("]: ")
+            && let Some(target) = trimmed[i + 3..].split_whitespace().next()
         {
-            if let Some(target) = trimmed[i + 3..].split_whitespace().next() {
-                out.push(target.to_string());
-            }
+            out.push(target.to_string());
         }
     }
     out
