@@ -1,11 +1,9 @@
 //! `incastsim experiment`: micro-experiments that run a switch port directly (no network).
 
 use anyhow::{Context, Result};
+use incastsim::experiment::{Experiment, ExperimentFile, run_enqueue_probability};
 use incastsim::output::write_enqueue_probability;
 use incastsim::plot::{PlotRequest, plot_sweep};
-use incastsim::scenario::enqueue_experiment::{
-    Experiment, ExperimentFile, run_enqueue_probability,
-};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]

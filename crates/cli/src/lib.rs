@@ -23,7 +23,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use incastsim::extend::{ComponentInfo, ExtensionPoint};
 use incastsim::output::{Manifest, write_run_outputs};
-use incastsim::scenario::metrics::RunRecord;
+use incastsim::scenario::results::metrics::RunRecord;
 use incastsim::scenario::{Config, ConfigError, Extensions, Outcome, Simulation};
 use std::path::PathBuf;
 use std::process::ExitCode;

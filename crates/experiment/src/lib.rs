@@ -28,10 +28,13 @@
 //! whatever the sizes, so small frames gain nothing from fitting: it gives lower P_q at small
 //! rMin (README).
 
+#![warn(missing_docs)]
+
 pub use incastsim_config::experiment::{EnqueueProbability, Experiment, ExperimentFile, RMin};
+use incastsim_config::units::Buffer;
 use incastsim_core::rng::{Stream, derive_seed};
 use incastsim_core::{Duration, Packet, PacketKind, SerializationRate, SimRng, Time};
-use incastsim_switch::{Enqueued, OutputPort, QueueDisc};
+use incastsim_switch::{BufferLimit, Enqueued, OutputPort, QueueDisc};
 use serde::Serialize;
 
 /// The outcome of one rMin value: counts over the accepted trials.
@@ -122,7 +125,11 @@ fn trial(e: &EnqueueProbability, r_min: u64, rng: &mut SimRng) -> Option<(bool, 
         Duration::ZERO,
         incastsim_switch::LinkLoss::None,
         SimRng::new(0),
-        QueueDisc::drop_tail(crate::plan::topology::buffer_limit(e.buffer)),
+        QueueDisc::drop_tail(match e.buffer {
+            Buffer::Bytes(n) => BufferLimit::Bytes(n),
+            Buffer::Packets(n) => BufferLimit::Packets(n),
+            Buffer::Unlimited => BufferLimit::Unlimited,
+        }),
     );
     let start = |rng: &mut SimRng| {
         let offset = Duration(rng.range_inclusive(0, full.0 - 1));

@@ -155,6 +155,8 @@ pub use incastsim_config as config;
 /// The event engine's core: integer time (picoseconds), events, timers, seeded random streams,
 /// packets, the topology graph and routing.
 pub use incastsim_core as core;
+/// Micro-experiments on a single switch port (`incastsim experiment`).
+pub use incastsim_experiment as experiment;
 /// The papers' closed-form incast models (`incastsim model`).
 pub use incastsim_models as models;
 /// Plots of sweep summaries (PNG and SVG, mean with 95 % confidence intervals).

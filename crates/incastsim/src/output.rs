@@ -120,7 +120,7 @@ pub fn emit_tables(results: &[RunResult], sink: &mut impl TableSink) -> Result<(
     sink.table("flows.csv", &flows)?;
     let senders: Vec<_> = results
         .iter()
-        .flat_map(|r| incastsim_scenario::metrics::sender_records(&r.flows))
+        .flat_map(|r| incastsim_scenario::results::metrics::sender_records(&r.flows))
         .collect();
     sink.table("senders.csv", &senders)?;
     let ports = rows_of(results, |r| &r.ports);
@@ -365,8 +365,8 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), OutputErro
 /// approximation p ± 1.96·√(p(1−p)/n)) and `experiment.resolved.yaml`.
 pub fn write_enqueue_probability(
     dir: &Path,
-    file: &incastsim_scenario::enqueue_experiment::ExperimentFile,
-    rows: &[incastsim_scenario::enqueue_experiment::EnqueueRow],
+    file: &incastsim_experiment::ExperimentFile,
+    rows: &[incastsim_experiment::EnqueueRow],
 ) -> Result<(), OutputError> {
     #[derive(Default, Serialize)]
     struct SummaryRow {

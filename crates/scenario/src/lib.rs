@@ -16,9 +16,7 @@
 
 #![warn(missing_docs)]
 
-pub mod diagnostics;
 pub mod engine;
-pub mod enqueue_experiment;
 pub mod extend;
 pub mod plan;
 pub mod probe;

@@ -6,7 +6,9 @@ mod common;
 use common::*;
 use incastsim_core::{Duration, NodeId, NodeKind, PacketKind, Time};
 use incastsim_scenario::Simulation;
-use incastsim_scenario::diagnostics::{DROP_RUN_BINS, Diagnostics, LOCAL_INPUT, RunHistogram};
+use incastsim_scenario::engine::diagnostics::{
+    DROP_RUN_BINS, Diagnostics, LOCAL_INPUT, RunHistogram,
+};
 use std::collections::BTreeMap;
 
 /// A star: hosts 0..hosts, switch node `hosts`; port 2h = host h → switch, 2h+1 = switch → h.

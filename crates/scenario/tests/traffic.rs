@@ -200,7 +200,7 @@ traffic:
     // sender:0 listed twice is one host: two long-lived flows, one per host.
     assert_eq!(r.flows.len(), 4);
     let g: Vec<f64> = r.flows[2..].iter().map(|f| f.goodput_mbps).collect();
-    let expected = incastsim_scenario::metrics::jain_fairness(&g);
+    let expected = incastsim_scenario::results::metrics::jain_fairness(&g);
     assert!((r.run.jain_fairness - expected).abs() < 1e-12);
     assert_eq!(all.run.goodput_mbps, r.run.goodput_mbps);
 }
@@ -284,7 +284,9 @@ fn list_entries_can_be_overridden_by_index() {
     let yaml = "senders: 2\ntopology: {kind: star}\nworkload: {kind: traffic, duration: 1s}\ntraffic: [{kind: poisson, load: 0.5, sizes: {kind: fixed, size: 1KB}}]\n";
     let cfg = from_yaml_checked(yaml, &["traffic[0].load=0.25".into()]).unwrap();
     match &cfg.traffic[0] {
-        incastsim_scenario::traffic::TrafficConfig::Poisson { load, .. } => assert_eq!(*load, 0.25),
+        incastsim_scenario::plan::traffic::TrafficConfig::Poisson { load, .. } => {
+            assert_eq!(*load, 0.25)
+        }
         other => panic!("{other:?}"),
     }
     let err = from_yaml_checked(yaml, &["traffic[3].load=0.25".into()])
@@ -317,8 +319,8 @@ fn permutation_flows(
     hosts: u32,
     generator: &str,
     seed: u64,
-) -> Result<Vec<incastsim_scenario::traffic::GeneratedFlow>, String> {
-    use incastsim_scenario::traffic::{Placement, generate};
+) -> Result<Vec<incastsim_scenario::plan::traffic::GeneratedFlow>, String> {
+    use incastsim_scenario::plan::traffic::{Placement, generate};
     let yaml = format!(
         "senders: 1\ntopology: {{kind: star}}\nworkload: {{kind: traffic, duration: 1s}}\ntraffic: [{generator}]\n"
     );
@@ -333,7 +335,11 @@ fn permutation_flows(
 
 /// Each host sends at most one flow and receives at most one, never to itself; `n` flows, of
 /// `size` bytes, in start order.
-fn assert_permutation(flows: &[incastsim_scenario::traffic::GeneratedFlow], n: usize, size: u64) {
+fn assert_permutation(
+    flows: &[incastsim_scenario::plan::traffic::GeneratedFlow],
+    n: usize,
+    size: u64,
+) {
     use std::collections::BTreeSet;
     assert_eq!(flows.len(), n);
     let srcs: BTreeSet<u32> = flows.iter().map(|f| f.src).collect();

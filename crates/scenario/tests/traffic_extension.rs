@@ -7,7 +7,7 @@ use incastsim_core::{Duration, Time};
 use incastsim_scenario::config::invalid;
 use incastsim_scenario::config::units::{Bytes, Dur};
 use incastsim_scenario::extend::{GeneratedFlow, TrafficContext, TrafficGeneratorExtension};
-use incastsim_scenario::traffic::HostList;
+use incastsim_scenario::plan::traffic::HostList;
 use incastsim_scenario::{
     Config, ConfigError, Extensions, Plan, from_yaml_checked_with, run_once_with,
 };

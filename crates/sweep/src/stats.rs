@@ -1,6 +1,6 @@
 //! Summary statistics of one metric over the replicates of one sweep point.
 
-use incastsim_scenario::metrics::quantile;
+use incastsim_scenario::results::metrics::quantile;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// count, mean, sample standard deviation, 95 % confidence interval of the mean (Student's t with

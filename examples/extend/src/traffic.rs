@@ -8,7 +8,7 @@ use incastsim::config::units::{Bytes, Dur};
 use incastsim::core::{Duration, Time};
 use incastsim::extend::{GeneratedFlow, TrafficContext, TrafficGeneratorExtension};
 use incastsim::scenario::ConfigError;
-use incastsim::scenario::traffic::{HostList, MAX_GENERATED_FLOWS};
+use incastsim::scenario::plan::traffic::{HostList, MAX_GENERATED_FLOWS};
 use serde::{Deserialize, Serialize};
 
 /// `incast_bursts`' parameters.

@@ -3,7 +3,7 @@
 
 use super::{PacketCounters, Simulation};
 use crate::Config;
-use crate::diagnostics::Diagnostics;
+use crate::engine::diagnostics::Diagnostics;
 use incastsim_core::Time;
 use incastsim_schemes::{ReceiverScheme, SenderScheme};
 use incastsim_tcp::{ReceiverSummary, SenderSummary, TcpReceiver, TcpSender};

@@ -5,7 +5,7 @@
 //! - [`network`]: ports and forwarding (a packet reaches a switch port: `Network::on_head_arrival`);
 //! - [`transport`]: TCP senders/receivers and their timers (an RTO fires: `Transport::on_rto_event`);
 //! - [`apps`]: synchronized reads, bulk, generated flows, UDP;
-//! - [`probes`]: time series (drop runs live in `crate::diagnostics`).
+//! - [`probes`]: time series (drop runs live in `crate::engine::diagnostics`).
 //!
 //! This file is the loop, the dispatch and the glue between the parts. The order of `schedule`
 //! calls is part of the model: events at the same picosecond pop in the order they were
@@ -14,6 +14,7 @@
 pub mod apps;
 pub mod capture;
 pub mod connections;
+pub mod diagnostics;
 pub mod event;
 mod inspect;
 mod invariants;
@@ -27,7 +28,7 @@ pub use inspect::FlowState;
 pub use network::PacketCounters;
 
 use crate::config::Config;
-use crate::diagnostics::Diagnostics;
+use crate::engine::diagnostics::Diagnostics;
 use crate::plan::{FlowOrigin, Plan};
 use apps::Workload;
 use apps::generated::GeneratedFlows;
@@ -113,7 +114,7 @@ pub struct Simulation {
     /// TCP profiles (the top-level `tcp`, then each override group) and each flow's profile.
     pub(crate) profiles: Vec<crate::plan::TcpProfile>,
     pub(crate) flow_profile: Vec<u32>,
-    /// Drop runs, loss events and the book's model inputs (`crate::diagnostics`).
+    /// Drop runs, loss events and the book's model inputs (`crate::engine::diagnostics`).
     pub(crate) diag: Diagnostics,
     /// Header bytes of requests and UDP packets (the top-level TCP setting).
     header_bytes: u16,

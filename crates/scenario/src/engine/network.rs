@@ -8,7 +8,7 @@ use super::capture::Capture;
 use super::event::{Event, Events};
 use super::paths::FlowPaths;
 use crate::config::RoutingConfig;
-use crate::diagnostics::{Diagnostics, LOCAL_INPUT};
+use crate::engine::diagnostics::{Diagnostics, LOCAL_INPUT};
 use crate::plan::fabric::Fabric;
 use crate::probe::ProbeSet;
 pub use crate::probe::view::PacketCounters;

@@ -1,12 +1,12 @@
 //! Probes: the opt-in time series (`time_series:`), sampled on their own events and free when
-//! off. (Drop runs and loss events are counted by `crate::diagnostics`, which the network calls
+//! off. (Drop runs and loss events are counted by `crate::engine::diagnostics`, which the network calls
 //! on every admission and the engine on every drop.)
 
 use super::event::{Event, Events};
 use super::network::Network;
 use super::transport::Transport;
-use crate::results::metrics::TimeSeriesRecord;
 use crate::plan::ObservePlan;
+use crate::results::metrics::TimeSeriesRecord;
 use incastsim_core::{Duration, Time};
 
 /// The `time_series` sampler: periodic samples of ports and flows, and every change of the

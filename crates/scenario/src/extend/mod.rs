@@ -50,8 +50,17 @@ pub use crate::plan::traffic::{GeneratedFlow, PreparedTraffic, TrafficContext};
 pub use generator::TrafficGeneratorExtension;
 pub use queue::{PreparedQueueDiscipline, QueueContext, QueueDisciplineExtension};
 
+mod codec;
+mod controller;
 mod generator;
+mod probe;
 mod queue;
+mod scheme;
+
+use codec::{Codec, ParamsCodec, read_params, under};
+pub use controller::{ControllerContext, ControllerExtension, PreparedController};
+pub use probe::{PreparedProbe, ProbeExtension};
+pub use scheme::{PreparedScheme, SchemeContext, SchemeExtension};
 
 /// The crate that provides a component, for manifests and `incastsim components`
 /// ([`provider!`](crate::provider) fills it in from the calling crate's `Cargo.toml`).
@@ -113,176 +122,10 @@ pub trait ExtensionParams:
     Serialize + DeserializeOwned + Clone + Debug + Send + Sync + 'static
 {
 }
+
 impl<T: Serialize + DeserializeOwned + Clone + Debug + Send + Sync + 'static> ExtensionParams
     for T
 {
-}
-
-/// What a congestion controller gets when a connection is built.
-#[derive(Clone, Copy, Debug)]
-pub struct ControllerContext {
-    /// The flow (connection) index.
-    pub flow: u32,
-    /// The sender's maximum segment size, bytes.
-    pub smss: u32,
-    run_seed: u64,
-}
-
-impl ControllerContext {
-    /// The context of flow `flow` in the run seeded with `run_seed`.
-    pub fn new(run_seed: u64, flow: u32, smss: u32) -> ControllerContext {
-        ControllerContext {
-            flow,
-            smss,
-            run_seed,
-        }
-    }
-    /// The controller's own random stream (`Stream::Controller`, instance = flow): draws from
-    /// it shift no other component's.
-    pub fn rng(&self) -> SimRng {
-        SimRng::for_stream(self.run_seed, Stream::Controller, self.flow as u64)
-    }
-}
-
-/// A congestion controller from outside incastsim, selected by `tcp.congestion_control:
-/// {name: <registered name>, <param>: <value>, ...}`.
-///
-/// It implements [`CongestionControl`] (reads and writes only the [`incastsim_tcp::Window`] the
-/// sender hands it, reports itself through [`incastsim_tcp::CcState`]); loss detection and
-/// recovery stay the sender's. One value per connection, built by [`ControllerExtension::new`].
-pub trait ControllerExtension: CongestionControl + Clone + Debug + 'static {
-    /// Its parameters (everything beside `name` in `tcp.congestion_control`).
-    type Params: ExtensionParams;
-    /// One line for `incastsim components`.
-    const DESCRIPTION: &'static str;
-    /// Checks the parameters. Errors name keys relative to the controller
-    /// (`invalid("beta", 1.5, "a factor in (0, 1)")`); the registry prefixes the full path.
-    fn check(_params: &Self::Params) -> Result<(), ConfigError> {
-        Ok(())
-    }
-    /// The controller of one connection.
-    fn new(params: &Self::Params, ctx: &ControllerContext) -> Self;
-}
-
-/// What a scheme gets when a connection's sender or receiver side is built.
-#[derive(Clone, Copy, Debug)]
-pub struct SchemeContext {
-    /// The flow (connection) index.
-    pub flow: u32,
-    /// The receiving host.
-    pub dst: u32,
-    /// The connection's maximum segment size, bytes.
-    pub mss: u32,
-    run_seed: u64,
-}
-
-impl SchemeContext {
-    /// The context of flow `flow` (received by host `dst`) in the run seeded with `run_seed`.
-    pub fn new(run_seed: u64, flow: u32, dst: u32, mss: u32) -> SchemeContext {
-        SchemeContext {
-            flow,
-            dst,
-            mss,
-            run_seed,
-        }
-    }
-    /// The run seed the streams derive from.
-    pub fn run_seed(&self) -> u64 {
-        self.run_seed
-    }
-    /// The connection's scheme stream (`Stream::Scheme`, instance = flow; the one every
-    /// built-in scheme draws from), so a run with the scheme sees the same jitter and losses as
-    /// the run without.
-    pub fn rng(&self) -> SimRng {
-        SimRng::for_stream(self.run_seed, Stream::Scheme, self.flow as u64)
-    }
-}
-
-/// An incast scheme from outside incastsim, selected by
-/// `scheme: {name: <registered name>, <param>: <value>, ...}`: per-connection state behind the hooks of
-/// [`incastsim_tcp::SenderPolicy`] / [`incastsim_tcp::ReceiverPolicy`] (ARCHITECTURE.md
-/// "Schemes": a hook reads a copy of the connection's state and acts only through its return
-/// value). A side the scheme does not touch returns `None` (plain TCP there); use
-/// [`incastsim_tcp::StandardTcp`] as its type.
-pub trait SchemeExtension: 'static {
-    /// Its parameters (everything beside `name` in `scheme`).
-    type Params: ExtensionParams;
-    /// The sender-side state of one connection.
-    type Sender: SenderPolicy + Clone + Debug + 'static;
-    /// The receiver-side state of one connection.
-    type Receiver: ReceiverPolicy + Clone + Debug + 'static;
-    /// One line for `incastsim components`.
-    const DESCRIPTION: &'static str;
-    /// Checks the parameters (keys relative to the scheme, as [`ControllerExtension::check`]).
-    fn check(_params: &Self::Params) -> Result<(), ConfigError> {
-        Ok(())
-    }
-    /// The sender side of connection `ctx.flow`, or `None` for plain TCP.
-    fn sender(params: &Self::Params, ctx: &SchemeContext) -> Option<Self::Sender>;
-    /// The receiver side of connection `ctx.flow`, or `None` for plain TCP.
-    fn receiver(params: &Self::Params, ctx: &SchemeContext) -> Option<Self::Receiver>;
-}
-
-/// A measurement from outside incastsim, selected by name: `probes: [{name: <registered
-/// name>, <param>: <value>, ...}]` (a list: several probes, each with its parameters).
-///
-/// Its probe ([`crate::probe::Probe`]) has no-op default hooks (packet enqueued, marked,
-/// dropped with its reason, dequeued, delivered; ACK processed with the sender's
-/// [`incastsim_tcp::CcState`]; RTO fired; transfer started and finished) and adds columns to
-/// `runs.csv`/`flows.csv` or a CSV file of its own when the run ends. It observes only: every
-/// hook gets shared references, so the run is the same with or without it; its randomness is
-/// [`crate::probe::ProbeSetup::rng`]. One probe per run, built by [`ProbeExtension::new`].
-/// A sweep writes its files' headers before any run, so it writes the columns
-/// [`ProbeExtension::columns`] declares (and refuses a run whose probe adds one it did not).
-pub trait ProbeExtension: 'static {
-    /// Its parameters (everything beside `name` in its entry of `probes`).
-    type Params: ExtensionParams;
-    /// The probe of one run.
-    type Probe: crate::probe::Probe + 'static;
-    /// One line for `incastsim components`.
-    const DESCRIPTION: &'static str;
-    /// Checks the parameters (keys relative to the probe).
-    fn check(_params: &Self::Params) -> Result<(), ConfigError> {
-        Ok(())
-    }
-    /// The probe of the run `setup` describes.
-    fn new(params: &Self::Params, setup: &crate::probe::ProbeSetup) -> Self::Probe;
-    /// The columns its probe adds to `runs.csv` and `flows.csv` with `params`, in the order
-    /// [`crate::probe::Probe::finish`] adds them. Single runs write whatever `finish` adds;
-    /// a sweep fixes its files' headers from this before its first run, so a column missing
-    /// here fails the sweep's first run that adds it. Default: none.
-    fn columns(params: &Self::Params) -> crate::probe::ProbeColumnNames {
-        let _ = params;
-        crate::probe::ProbeColumnNames::default()
-    }
-}
-
-/// A probe ready to be built for runs: the extension's type with its parameters read once.
-pub trait PreparedProbe: Send + Sync + Debug {
-    /// The probe of one run.
-    fn new_probe(&self, setup: &crate::probe::ProbeSetup) -> Box<dyn crate::probe::Probe>;
-    /// The columns its probes add ([`ProbeExtension::columns`]).
-    fn columns(&self) -> crate::probe::ProbeColumnNames;
-}
-
-struct ProbeWith<P: ProbeExtension> {
-    name: &'static str,
-    params: P::Params,
-}
-
-impl<P: ProbeExtension> Debug for ProbeWith<P> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {:?}", self.name, self.params)
-    }
-}
-
-impl<P: ProbeExtension> PreparedProbe for ProbeWith<P> {
-    fn new_probe(&self, setup: &crate::probe::ProbeSetup) -> Box<dyn crate::probe::Probe> {
-        Box::new(P::new(&self.params, setup))
-    }
-    fn columns(&self) -> crate::probe::ProbeColumnNames {
-        P::columns(&self.params)
-    }
 }
 
 /// A registered component as listings and manifests show it.
@@ -296,152 +139,6 @@ pub struct ComponentInfo {
     pub description: &'static str,
     /// The crate that provides it.
     pub provider: Provider,
-}
-
-/// Reads, checks and completes an extension's parameters (type-erased `Params`).
-trait ParamsCodec: Send + Sync {
-    /// `params` checked, with every field (defaults filled in), or the error under `key`.
-    fn resolve(
-        &self,
-        key: &str,
-        params: &serde_json::Map<String, serde_json::Value>,
-    ) -> Result<serde_json::Map<String, serde_json::Value>, ConfigError>;
-    /// Every parameter at its default (`None` if some parameter has none).
-    fn defaults(&self) -> Option<serde_json::Map<String, serde_json::Value>>;
-}
-
-struct Codec<P> {
-    check: fn(&P) -> Result<(), ConfigError>,
-    _params: PhantomData<fn() -> P>,
-}
-
-/// `params` read as `P`, errors under `key` (`tcp.congestion_control.beta: ...`).
-fn read_params<P: ExtensionParams>(
-    key: &str,
-    params: &serde_json::Map<String, serde_json::Value>,
-) -> Result<P, ConfigError> {
-    serde_path_to_error::deserialize(serde_json::Value::Object(params.clone())).map_err(|e| {
-        let path = e.path().to_string();
-        ConfigError::Key {
-            key: if path == "." {
-                key.to_string()
-            } else {
-                format!("{key}.{path}")
-            },
-            message: plain_words(&e.into_inner().to_string()),
-        }
-    })
-}
-
-/// `e` with its key moved under `key` (an extension names its keys relative to itself).
-fn under(key: &str, e: ConfigError) -> ConfigError {
-    let full = |k: String| {
-        if k.is_empty() {
-            key.to_string()
-        } else {
-            format!("{key}.{k}")
-        }
-    };
-    match e {
-        ConfigError::Invalid {
-            key: k,
-            value,
-            allowed,
-        } => ConfigError::Invalid {
-            key: full(k),
-            value,
-            allowed,
-        },
-        ConfigError::Key { key: k, message } => ConfigError::Key {
-            key: full(k),
-            message,
-        },
-        other => other,
-    }
-}
-
-impl<P: ExtensionParams> ParamsCodec for Codec<P> {
-    fn resolve(
-        &self,
-        key: &str,
-        params: &serde_json::Map<String, serde_json::Value>,
-    ) -> Result<serde_json::Map<String, serde_json::Value>, ConfigError> {
-        let typed: P = read_params(key, params)?;
-        (self.check)(&typed).map_err(|e| under(key, e))?;
-        match serde_json::to_value(&typed) {
-            Ok(serde_json::Value::Object(m)) => Ok(m),
-            Ok(serde_json::Value::Null) => Ok(Default::default()),
-            Ok(other) => Err(ConfigError::Key {
-                key: key.to_string(),
-                message: format!(
-                    "the extension's parameters must be a mapping of keys to values (it wrote {other})"
-                ),
-            }),
-            Err(e) => Err(ConfigError::Key {
-                key: key.to_string(),
-                message: format!("the extension's parameters cannot be written back: {e}"),
-            }),
-        }
-    }
-    fn defaults(&self) -> Option<serde_json::Map<String, serde_json::Value>> {
-        let p: P = serde_json::from_value(serde_json::json!({})).ok()?;
-        match serde_json::to_value(p).ok()? {
-            serde_json::Value::Object(m) => Some(m),
-            serde_json::Value::Null => Some(Default::default()),
-            _ => None,
-        }
-    }
-}
-
-/// A controller ready to build connections: the extension's type with its parameters read once.
-pub trait PreparedController: Send + Sync + Debug {
-    /// The controller of one connection.
-    fn new_controller(&self, ctx: &ControllerContext) -> Cc;
-}
-
-struct ControllerWith<C: ControllerExtension> {
-    name: &'static str,
-    params: C::Params,
-}
-
-impl<C: ControllerExtension> Debug for ControllerWith<C> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {:?}", self.name, self.params)
-    }
-}
-
-impl<C: ControllerExtension> PreparedController for ControllerWith<C> {
-    fn new_controller(&self, ctx: &ControllerContext) -> Cc {
-        Cc::Extension(ExtensionCc::new(self.name, C::new(&self.params, ctx)))
-    }
-}
-
-/// A scheme ready to build connections: the extension's type with its parameters read once.
-pub trait PreparedScheme: Send + Sync + Debug {
-    /// The sender side of a connection (`None`: plain TCP).
-    fn sender(&self, ctx: &SchemeContext) -> Option<SenderScheme>;
-    /// The receiver side of a connection (`None`: plain TCP).
-    fn receiver(&self, ctx: &SchemeContext) -> Option<ReceiverScheme>;
-}
-
-struct SchemeWith<S: SchemeExtension> {
-    name: &'static str,
-    params: S::Params,
-}
-
-impl<S: SchemeExtension> Debug for SchemeWith<S> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {:?}", self.name, self.params)
-    }
-}
-
-impl<S: SchemeExtension> PreparedScheme for SchemeWith<S> {
-    fn sender(&self, ctx: &SchemeContext) -> Option<SenderScheme> {
-        S::sender(&self.params, ctx).map(|p| SenderScheme::Extension(Box::new(p)))
-    }
-    fn receiver(&self, ctx: &SchemeContext) -> Option<ReceiverScheme> {
-        S::receiver(&self.params, ctx).map(|p| ReceiverScheme::Extension(Box::new(p)))
-    }
 }
 
 type Prepare<T> = fn(
@@ -541,74 +238,6 @@ impl Extensions {
         }
     }
 
-    /// Registers congestion controller `C` as `name` (`tcp.congestion_control: {name: <name>,
-    /// ...}`). A name already taken (by a built-in or an earlier registration) panics: it is a
-    /// programming error of the binary, found on its first run.
-    pub fn congestion_control<C: ControllerExtension>(mut self, name: &'static str) -> Extensions {
-        self.refuse_taken(ExtensionPoint::CongestionControl, name);
-        fn prepare<C: ControllerExtension>(
-            name: &'static str,
-            key: &str,
-            params: &serde_json::Map<String, serde_json::Value>,
-        ) -> Result<Arc<dyn PreparedController>, ConfigError> {
-            let params = read_params::<C::Params>(key, params)?;
-            Ok(Arc::new(ControllerWith::<C> { name, params }))
-        }
-        self.controllers.push(Registered {
-            info: self.info(ExtensionPoint::CongestionControl, name, C::DESCRIPTION),
-            codec: Arc::new(Codec::<C::Params> {
-                check: C::check,
-                _params: PhantomData,
-            }),
-            prepare: Some(prepare::<C>),
-        });
-        self
-    }
-
-    /// Registers scheme `S` as `name` (`scheme: {name: <name>, ...}`).
-    pub fn scheme<S: SchemeExtension>(mut self, name: &'static str) -> Extensions {
-        self.refuse_taken(ExtensionPoint::Scheme, name);
-        fn prepare<S: SchemeExtension>(
-            name: &'static str,
-            key: &str,
-            params: &serde_json::Map<String, serde_json::Value>,
-        ) -> Result<Arc<dyn PreparedScheme>, ConfigError> {
-            let params = read_params::<S::Params>(key, params)?;
-            Ok(Arc::new(SchemeWith::<S> { name, params }))
-        }
-        self.schemes.push(Registered {
-            info: self.info(ExtensionPoint::Scheme, name, S::DESCRIPTION),
-            codec: Arc::new(Codec::<S::Params> {
-                check: S::check,
-                _params: PhantomData,
-            }),
-            prepare: Some(prepare::<S>),
-        });
-        self
-    }
-
-    /// Registers probe `P` as `name` (see [`ProbeExtension`]).
-    pub fn probe<P: ProbeExtension>(mut self, name: &'static str) -> Extensions {
-        self.refuse_taken(ExtensionPoint::Probe, name);
-        fn prepare<P: ProbeExtension>(
-            name: &'static str,
-            key: &str,
-            params: &serde_json::Map<String, serde_json::Value>,
-        ) -> Result<Arc<dyn PreparedProbe>, ConfigError> {
-            let params = read_params::<P::Params>(key, params)?;
-            Ok(Arc::new(ProbeWith::<P> { name, params }))
-        }
-        self.probes.push(Registered {
-            info: self.info(ExtensionPoint::Probe, name, P::DESCRIPTION),
-            codec: Arc::new(Codec::<P::Params> {
-                check: P::check,
-                _params: PhantomData,
-            }),
-            prepare: Some(prepare::<P>),
-        });
-        self
-    }
-
     fn refuse_taken(&self, point: ExtensionPoint, name: &'static str) {
         let builtin = crate::config::extension::builtin_names(point).contains(&name);
         assert!(
@@ -688,55 +317,6 @@ impl Extensions {
             add(ExtensionPoint::Probe, &p.name);
         }
         out
-    }
-
-    /// The controller `choice` (found under `key`) ready to build connections.
-    pub fn prepare_controller(
-        &self,
-        key: &str,
-        choice: &ExtensionChoice,
-    ) -> Result<Arc<dyn PreparedController>, ConfigError> {
-        prepare(
-            &self.controllers,
-            ExtensionPoint::CongestionControl,
-            key,
-            choice,
-        )
-    }
-
-    /// Probe `choice` (found under `key`) ready to be built for runs.
-    pub fn prepare_probe(
-        &self,
-        key: &str,
-        choice: &ExtensionChoice,
-    ) -> Result<Arc<dyn PreparedProbe>, ConfigError> {
-        prepare(&self.probes, ExtensionPoint::Probe, key, choice)
-    }
-
-    /// The columns the probes of `cfg` (`probes:`) add to `runs.csv` and `flows.csv`, each
-    /// once, in the order the probes are listed ([`ProbeExtension::columns`]).
-    pub fn probe_columns(
-        &self,
-        cfg: &crate::Config,
-    ) -> Result<crate::probe::ProbeColumnNames, ConfigError> {
-        let mut names = crate::probe::ProbeColumnNames::default();
-        for (i, choice) in cfg.probes.iter().enumerate() {
-            names.extend(
-                &self
-                    .prepare_probe(&format!("probes[{i}]"), choice)?
-                    .columns(),
-            );
-        }
-        Ok(names)
-    }
-
-    /// The scheme `choice` (found under `key`) ready to build connections.
-    pub fn prepare_scheme(
-        &self,
-        key: &str,
-        choice: &ExtensionChoice,
-    ) -> Result<Arc<dyn PreparedScheme>, ConfigError> {
-        prepare(&self.schemes, ExtensionPoint::Scheme, key, choice)
     }
 }
 

@@ -2,8 +2,8 @@
 //! per-flow send overheads and what to observe, from config.
 
 use super::{PlannedFlow, TcpProfile};
-use crate::plan::topology::{BuiltTopology, port_names};
 use crate::config::{BackgroundConfig, Config, ConfigError, HostSelector, WorkloadConfig, invalid};
+use crate::plan::topology::{BuiltTopology, port_names};
 use incastsim_core::rng::Stream;
 use incastsim_core::{Duration, HostId, SerializationRate, SimRng, Time};
 

@@ -7,9 +7,9 @@
 //! [`check_buildable`] runs them alone (for `incastsim check` and sweep expansion, without
 //! building the run). [`load_checked`] and [`from_yaml_checked`] load and check in full.
 
-use crate::plan::topology::BuiltTopology;
 use crate::config::{Config, ConfigError, TopologyConfig, invalid};
 use crate::extend::Extensions;
+use crate::plan::topology::BuiltTopology;
 use crate::plan::traffic::GeneratedFlow;
 use std::path::Path;
 
@@ -24,6 +24,9 @@ pub fn check_buildable(cfg: &Config) -> Result<(), ConfigError> {
 pub fn check_buildable_with(cfg: &Config, extensions: &Extensions) -> Result<(), ConfigError> {
     check_extensions(cfg, extensions)?;
     let (built, generated) = build_and_draw(cfg, cfg.seed, extensions)?;
+    if let TopologyConfig::Custom(_) = &cfg.topology {
+        crate::plan::topology::route(&built)?;
+    }
     check_built(cfg, &built, &generated)
 }
 
@@ -49,11 +52,8 @@ pub(super) fn build_and_draw(
     seed: u64,
     extensions: &Extensions,
 ) -> Result<(BuiltTopology, Vec<GeneratedFlow>), ConfigError> {
-    if let TopologyConfig::Custom(c) = &cfg.topology {
-        crate::plan::topology::check_custom(c)?;
-    }
     let prepared = extensions.prepare_traffic(cfg)?;
-    let built = crate::plan::topology::build_topology(cfg);
+    let built = crate::plan::topology::build_topology(cfg)?;
     let generated = crate::plan::traffic::generate_for(cfg, seed, &built, &prepared)?;
     Ok((built, generated))
 }
@@ -93,7 +93,10 @@ pub(super) fn check_built(
         let names = crate::plan::topology::port_names(&built.topology);
         for (i, rule) in lossy.iter().enumerate() {
             for (j, pattern) in rule.ports.iter().enumerate() {
-                if !names.iter().any(|n| crate::plan::topology::port_matches(pattern, n)) {
+                if !names
+                    .iter()
+                    .any(|n| crate::plan::topology::port_matches(pattern, n))
+                {
                     let examples: Vec<&String> = names.iter().take(4).collect();
                     return Err(invalid(
                         &format!("topology.lossy_links[{i}].ports[{j}]"),

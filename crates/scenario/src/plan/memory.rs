@@ -7,8 +7,8 @@
 //! diagnostics, host and ports); a port's queue holds at most its buffer. The estimate is meant
 //! to be an upper bound for the shipped scenarios, not exact.
 
-use crate::plan::topology::BuiltTopology;
 use crate::config::{Config, WorkloadConfig};
+use crate::plan::topology::BuiltTopology;
 use incastsim_switch::BufferLimit;
 
 /// Fixed cost of a run: the program, its allocator, the config, output buffers.

@@ -24,11 +24,11 @@ pub use checks::{
 pub use connections::ConnectionFactory;
 pub use tcp::{ControllerFactory, TcpProfile};
 
-use crate::plan::topology::{BuiltTopology, routes_for};
 use crate::config::{Config, ConfigError, QueueConfig, RoutingConfig};
-use crate::diagnostics::Diagnostics;
+use crate::engine::diagnostics::Diagnostics;
 use crate::extend::{Extensions, PreparedQueueDiscipline};
 use crate::plan::fabric::Fabric;
+use crate::plan::topology::BuiltTopology;
 use crate::plan::traffic::GeneratedFlow;
 use incastsim_core::rng::{Stream, derive_seed};
 use incastsim_core::{Duration, HostId, NodeId, SimRng};
@@ -160,10 +160,7 @@ impl Plan {
             });
         }
 
-        let routes = routes_for(&built).map_err(|e| ConfigError::Key {
-            key: "topology".into(),
-            message: e,
-        })?;
+        let routes = topology::route(&built)?;
         let shared = ports::shared_switches(cfg, &built)?;
         let queue_extension = match cfg.topology.switch_queue() {
             QueueConfig::Extension(choice) => {

@@ -1,9 +1,9 @@
 //! Output ports from the topology and the `topology` link settings: buffers, latencies,
 //! per-node clock offsets, queue disciplines, schedulers and each port's random streams.
 
-use crate::plan::topology::{BuiltTopology, buffer_limit};
 use crate::config::{Config, ConfigError, LossModel, QueueConfig, invalid};
 use crate::extend::{PreparedQueueDiscipline, QueueContext};
+use crate::plan::topology::{BuiltTopology, buffer_limit};
 use crate::units::Buffer;
 use incastsim_core::rng::Stream;
 use incastsim_core::{BitsPerSec, Duration, NodeId, NodeKind, SerializationRate, SimRng};

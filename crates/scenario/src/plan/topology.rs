@@ -31,9 +31,9 @@ pub fn buffer_limit(b: Buffer) -> BufferLimit {
 }
 
 /// Builds the configured topology (star, dumbbell, fat tree, tree or custom graph) and places
-/// the senders and clients on its hosts. Expects a checked config: [`crate::plan::Plan::new`]
-/// checks a custom graph before it gets here.
-pub fn build_topology(cfg: &Config) -> BuiltTopology {
+/// the senders and clients on its hosts. A custom graph's names and links are checked as it
+/// is built (its routes by [`route`]).
+pub fn build_topology(cfg: &Config) -> Result<BuiltTopology, ConfigError> {
     let l = cfg.topology.links();
     let (rate, delay, loss) = (l.link_rate.0, l.link_delay.0, l.link_loss);
     let mut t = Topology::new();
@@ -92,7 +92,7 @@ pub fn build_topology(cfg: &Config) -> BuiltTopology {
             (servers, clients) = place(cfg, &hosts, tc.receiver_host, tc.sender_hosts.as_deref());
         }
         TopologyConfig::Custom(c) => {
-            let custom = build_custom(&mut t, c).expect("validated custom topology");
+            let custom = build_custom(&mut t, c)?;
             port_buffers = custom.port_buffers;
             port_loss = custom.port_loss;
             route_overrides = custom.routes;
@@ -106,14 +106,14 @@ pub fn build_topology(cfg: &Config) -> BuiltTopology {
     }
     port_buffers.resize(t.ports.len(), None);
     port_loss.resize(t.ports.len(), None);
-    BuiltTopology {
+    Ok(BuiltTopology {
         topology: t,
         port_buffers,
         port_loss,
         route_overrides,
         servers,
         clients,
-    }
+    })
 }
 
 /// Shortest-path ECMP routes with the explicit overrides applied.
@@ -351,27 +351,22 @@ fn custom_routes(
     Ok(routes)
 }
 
-/// Validates a custom topology (names, links, connectivity, explicit routes without loops).
-pub fn check_custom(c: &CustomTopologyConfig) -> Result<(), ConfigError> {
-    if c.hosts < 2 {
-        return Err(custom_err("topology.hosts", c.hosts, "at least 2"));
+/// The routes of a built topology: [`routes_for`], its errors under the keys a custom graph
+/// names (`topology.links`: a host cut off; `topology.routes`: explicit routes that loop).
+/// The plan calls it once; `check_buildable` calls it for custom graphs only (the built-in
+/// topologies are connected by construction).
+pub fn route(built: &BuiltTopology) -> Result<incastsim_core::Routes, ConfigError> {
+    if built.route_overrides.is_empty() {
+        return built
+            .topology
+            .compute_routes()
+            .map_err(|e| custom_err("topology.links", "", e.to_string()));
     }
-    let mut t = Topology::new();
-    let built = build_custom(&mut t, c)?;
-    t.compute_routes()
+    built
+        .topology
+        .compute_routes()
         .map_err(|e| custom_err("topology.links", "", e.to_string()))?;
-    let n = t.ports.len();
-    let b = BuiltTopology {
-        topology: t,
-        port_buffers: vec![None; n],
-        port_loss: vec![None; n],
-        route_overrides: built.routes,
-        servers: Vec::new(),
-        clients: Vec::new(),
-    };
-    routes_for(&b)
-        .map(|_| ())
-        .map_err(|e| custom_err("topology.routes", "", e))
+    routes_for(built).map_err(|e| custom_err("topology.routes", "", e))
 }
 
 /// The name of every node ("host3", "switch0"), indexed by node id.

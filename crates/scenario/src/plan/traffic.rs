@@ -16,8 +16,8 @@
 
 pub mod context;
 
-use crate::plan::cdf::EmpiricalCdf;
 use crate::config::{Config, ConfigError, WorkloadConfig, invalid};
+use crate::plan::cdf::EmpiricalCdf;
 use crate::units::Dur;
 pub use context::{PreparedGenerators, PreparedTraffic, TrafficContext, draw_extension};
 pub use incastsim_config::traffic::{DurList, HostList, SizeDistConfig, TrafficConfig};
@@ -28,9 +28,9 @@ use incastsim_core::{Duration, HostId, SimRng, Time};
 /// `crates/scenario/workloads/` are links to `configs/workloads/`, so the published crate
 /// carries them.
 pub const BUILTIN_CDFS: &[(&str, &str)] = &[
-    ("websearch", include_str!("../workloads/websearch.cdf")),
-    ("datamining", include_str!("../workloads/datamining.cdf")),
-    ("hadoop", include_str!("../workloads/hadoop.cdf")),
+    ("websearch", include_str!("../../workloads/websearch.cdf")),
+    ("datamining", include_str!("../../workloads/datamining.cdf")),
+    ("hadoop", include_str!("../../workloads/hadoop.cdf")),
 ];
 
 /// A sampler for a [`SizeDistConfig`].

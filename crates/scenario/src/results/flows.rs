@@ -4,10 +4,10 @@
 use super::RunEnd;
 use crate::config::FairnessPer;
 use crate::engine::Simulation;
-use crate::results::ideal_fct::IdealPath;
-use crate::results::metrics::{FctStats, FlowRecord, jain_fairness};
 use crate::plan::FlowOrigin;
 use crate::plan::traffic::{GeneratedFlow, Hop, IdealTcp};
+use crate::results::ideal_fct::IdealPath;
+use crate::results::metrics::{FctStats, FlowRecord, jain_fairness};
 use incastsim_core::{Duration, HostId, Time};
 use std::collections::HashMap;
 

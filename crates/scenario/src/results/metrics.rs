@@ -232,7 +232,7 @@ pub struct RunRecord {
     pub packets_forwarded: u64,
     /// Events the engine processed (a measure of the run's cost).
     pub events: u64,
-    // ----- diagnostics (crate::diagnostics; README "Diagnostics") -----
+    // ----- diagnostics (crate::engine::diagnostics; README "Diagnostics") -----
     /// Timeouts by class (`incastsim_tcp::timeout_class`); they add up to `rto_count`.
     pub rto_abtt: u64,
     /// Timeouts within a block with no duplicate ACK since the last new ACK (PLATO's block loss).
@@ -638,7 +638,7 @@ pub struct FlowRecord {
     pub dctcp_alpha_mean: Option<f64>,
     /// DCTCP's α at the end of the run.
     pub dctcp_alpha_final: Option<f64>,
-    // ----- diagnostics (crate::diagnostics) -----
+    // ----- diagnostics (crate::engine::diagnostics) -----
     /// ABTT timeouts: its whole first window of a block lost (the five classes add up to `rto_count`).
     pub rto_abtt: u64,
     /// Timeouts with no duplicate ACK since the last new ACK.

@@ -2,6 +2,7 @@
 //! (`crate::results::metrics`), each by a small named builder. Reads the engine; the engine never calls
 //! in here.
 
+pub mod diagnostics;
 mod flows;
 pub mod ideal_fct;
 pub mod metrics;
@@ -151,7 +152,7 @@ impl Simulation {
             .collect();
         self.diag.fill_run(
             run,
-            &crate::diagnostics::ModelContext {
+            &crate::results::diagnostics::ModelContext {
                 flows: self.transport.flows.len(),
                 sender: &|f| conns.sender_summary(f),
                 packets_offered: port_offered.iter().sum(),

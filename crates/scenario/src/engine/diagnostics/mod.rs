@@ -25,7 +25,7 @@
 mod table;
 
 use incastsim_core::{Duration, NodeId, NodeKind, PacketKind, Time};
-use table::{LEVEL_BITS, TableSlot, root_shift};
+use table::{LEVEL_BITS, TableSlot};
 
 /// Bins of the drop-run histograms: runs of length 1..=7, then 8 or more.
 pub const DROP_RUN_BINS: usize = 8;
@@ -36,7 +36,7 @@ pub const LOCAL_INPUT: u32 = u32::MAX;
 /// No port yet (never a port index, nor `LOCAL_INPUT`).
 const NO_PORT: u32 = u32::MAX - 1;
 /// No entry: an unset table slot, a pair or flow without drop state, a port without runs.
-const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// Histogram of run lengths and the longest run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -53,7 +53,7 @@ impl RunHistogram {
         self.bins[bin] += 1;
         self.max = self.max.max(len);
     }
-    fn add(&mut self, o: &RunHistogram) {
+    pub(crate) fn add(&mut self, o: &RunHistogram) {
         for (a, b) in self.bins.iter_mut().zip(&o.bins) {
             *a += b;
         }
@@ -93,13 +93,11 @@ struct InPort {
     slot: u32,
 }
 
-
-
 /// The drop state of one (output, input) pair that dropped.
 #[derive(Clone, Copy, Debug, Default)]
-struct PairDrops {
-    dropped: u64,
-    hist: RunHistogram,
+pub(crate) struct PairDrops {
+    pub(crate) dropped: u64,
+    pub(crate) hist: RunHistogram,
     /// Length of the open run (0: none).
     run: u32,
     /// The output port.
@@ -108,18 +106,18 @@ struct PairDrops {
 
 /// One TCP flow's open run of data-segment drops.
 #[derive(Clone, Copy, Debug)]
-struct FlowRun {
+pub(crate) struct FlowRun {
     port: u32,
     run: u32,
     /// Its drops and runs in `flow_drops` (`NONE`: no drop yet).
-    drops: u32,
+    pub(crate) drops: u32,
 }
 
 /// The drops of one TCP flow that dropped.
 #[derive(Clone, Copy, Debug, Default)]
-struct FlowDrops {
-    drops: u64,
-    hist: RunHistogram,
+pub(crate) struct FlowDrops {
+    pub(crate) drops: u64,
+    pub(crate) hist: RunHistogram,
 }
 
 /// Per-run diagnostic state, owned by the simulation.
@@ -145,7 +143,7 @@ pub struct Diagnostics {
     inp: Vec<InPort>,
     /// Per port: its run histogram in `port_hists` (`NONE`: no run yet).
     port_hist: Vec<u32>,
-    port_hists: Vec<RunHistogram>,
+    pub(crate) port_hists: Vec<RunHistogram>,
     /// The blocks of the ports' tables: child block offsets, then (last level) pairs.
     table: Vec<TableSlot>,
     /// Per pair: packets offered (a host's own pair: unused, the port counts them; a port's
@@ -154,20 +152,19 @@ pub struct Diagnostics {
     /// Per pair: its leaf in `table` (`NONE`: not in a table).
     pair_leaf: Vec<u32>,
     /// Per pair: (output port, input port or `LOCAL_INPUT`).
-    pair_key: Vec<(u32, u32)>,
+    pub(crate) pair_key: Vec<(u32, u32)>,
     /// Per pair: its drop state in `pair_drops` (`NONE`: no drop yet).
-    pair_drop: Vec<u32>,
-    pair_drops: Vec<PairDrops>,
-    flows: Vec<FlowRun>,
-    flow_drops: Vec<FlowDrops>,
+    pub(crate) pair_drop: Vec<u32>,
+    pub(crate) pair_drops: Vec<PairDrops>,
+    pub(crate) flows: Vec<FlowRun>,
+    pub(crate) flow_drops: Vec<FlowDrops>,
     /// Flows 0..model_flows are the model's n synchronized flows.
-    model_flows: usize,
+    pub(crate) model_flows: usize,
     /// Per model flow: RTT of its path with empty queues (a round before any SRTT).
     base_rtt: Vec<Duration>,
-    loss_events: u64,
+    pub(crate) loss_events: u64,
     event_start: Option<Time>,
 }
-
 
 impl Diagnostics {
     /// `port_from[p]`/`port_to[p]`: the nodes port p leaves and enters; `tcp_flows` flows, of
@@ -455,7 +452,7 @@ impl Diagnostics {
     }
 
     /// Packets offered by pair `i` (of port `port`).
-    fn offered(&self, port: u32, i: usize) -> u64 {
+    pub(crate) fn offered(&self, port: u32, i: usize) -> u64 {
         let out = &self.out[port as usize];
         if out.first_pair as usize == i {
             out.first_offered

@@ -32,7 +32,7 @@ pub(super) fn root_shift(slots: u32) -> u32 {
 }
 
 impl Diagnostics {
-    fn new_pair(&mut self, port: u32, input: u32) -> u32 {
+    pub(super) fn new_pair(&mut self, port: u32, input: u32) -> u32 {
         let i = self.pair_key.len();
         assert!(i < NONE as usize, "too many (output, input) pairs");
         self.pair_offered.push(0);
@@ -44,7 +44,7 @@ impl Diagnostics {
 
     /// The pair of `port` and `input` (made on its first packet).
     #[inline(always)]
-    fn pair(&mut self, port: u32, input: u32) -> u32 {
+    pub(super) fn pair(&mut self, port: u32, input: u32) -> u32 {
         let out = self.out[port as usize];
         if out.first_in == input {
             return out.first_pair;
@@ -54,7 +54,7 @@ impl Diagnostics {
 
     /// The pair of `port` and `input`, not `port`'s first.
     #[inline(always)]
-    fn other_pair(&mut self, port: u32, input: u32) -> u32 {
+    pub(super) fn other_pair(&mut self, port: u32, input: u32) -> u32 {
         let inp = self.inp[input as usize];
         if inp.first_out == port {
             return inp.first_pair;
@@ -64,14 +64,14 @@ impl Diagnostics {
 
     /// The pair of `port` and `input` from `port`'s table, or a new pair.
     #[inline(never)]
-    fn table_pair(&mut self, port: u32, input: u32) -> u32 {
+    pub(super) fn table_pair(&mut self, port: u32, input: u32) -> u32 {
         self.table_pair_counting(port, input, false)
     }
 
     /// [`Diagnostics::table_pair`], counting a packet offered by the pair (`count`) where the
     /// pair is found: in its leaf, so that a switch's admission reads one line for both.
     #[inline(never)]
-    fn table_pair_counting(&mut self, port: u32, input: u32, count: bool) -> u32 {
+    pub(super) fn table_pair_counting(&mut self, port: u32, input: u32, count: bool) -> u32 {
         let slot = self.inp[input as usize].slot;
         let shift = root_shift(self.out[port as usize].slots);
         let leaf = self.find(self.out[port as usize].table, shift, slot);
@@ -96,7 +96,7 @@ impl Diagnostics {
     }
 
     /// The leaf for `slot` of the table rooted at `root` (`NONE`: no leaf block yet).
-    fn find(&self, root: u32, mut shift: u32, slot: u32) -> u32 {
+    pub(super) fn find(&self, root: u32, mut shift: u32, slot: u32) -> u32 {
         if root == NONE {
             return NONE;
         }
@@ -113,7 +113,7 @@ impl Diagnostics {
     }
 
     /// Puts `pair` at `slot` of `port`'s table, allocating the blocks on its path.
-    fn insert(&mut self, port: u32, mut shift: u32, slot: u32, pair: u32) {
+    pub(super) fn insert(&mut self, port: u32, mut shift: u32, slot: u32, pair: u32) {
         fn block(table: &mut Vec<TableSlot>, len: usize) -> u32 {
             let at = table.len();
             assert!(at + len < NONE as usize, "diagnostics table full");

@@ -41,7 +41,7 @@ pub struct PortRecord {
     pub max_queue_packets: u32,
     /// Fraction of the run the link was busy sending.
     pub utilization: f64,
-    // ----- diagnostics (crate::diagnostics) -----
+    // ----- diagnostics (crate::engine::diagnostics) -----
     /// Packets offered (admitted + dropped at admission); (buffer + AQM drops) / offered.
     pub packets_offered: u64,
     /// (buffer + AQM drops) / `packets_offered`.
