@@ -182,6 +182,7 @@ pub use incastsim_scenario::{extensions, provider};
 mod builder;
 pub mod host;
 pub mod output;
+mod output_error;
 pub mod pcap;
 
 pub use builder::{ConfigBuilder, ProgressFn};

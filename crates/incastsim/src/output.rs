@@ -10,34 +10,8 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-/// Why results could not be written: the file and the underlying error.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum OutputError {
-    /// Creating, writing or flushing a file failed.
-    #[error("cannot write {path}: {source}")]
-    Io {
-        /// The file being written.
-        path: String,
-        /// The operating system's error.
-        source: std::io::Error,
-    },
-    /// Serializing a record into CSV failed.
-    #[error("cannot write {path}: {source}")]
-    Csv {
-        /// The file (or, in memory, the table's file name) being written.
-        path: String,
-        /// The CSV writer's error.
-        source: csv::Error,
-    },
-}
-
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
-    move |source| OutputError::Io {
-        path: path.display().to_string(),
-        source,
-    }
-}
+pub use crate::output_error::OutputError;
+use crate::output_error::io_err;
 
 /// Writes `rows` as a CSV file with a header row. With no rows the file still has its header,
 /// so every CSV reads into a table with the documented columns (the header comes from a

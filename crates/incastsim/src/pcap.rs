@@ -25,7 +25,7 @@
 //! Timestamps are the simulated time, in nanoseconds (truncated from picoseconds), from the
 //! Unix epoch (time 0 of the run is 1970-01-01 00:00:00).
 
-use crate::output::OutputError;
+use crate::output_error::OutputError;
 use etherparse::{
     EtherType, Ethernet2Header, IpDscp, IpEcn, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement,
     UdpHeader,
