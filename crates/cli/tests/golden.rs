@@ -14,6 +14,12 @@
 //! Compared: every CSV, the resolved config (`config.resolved.yaml`, `points.resolved.yaml`,
 //! `sweep.yaml`, `experiment.resolved.yaml`) and a sweep's `summary.csv`. Not compared: the
 //! manifest and the sweep lock (wall-clock facts, version), and plots (images).
+//!
+//! Budget (issue 36, item 7: goldens a person can review): all of `tests/golden/` at most
+//! [`MAX_GOLDEN_BYTES`], and the `events` column of every golden runs.csv summing to at most
+//! [`MAX_GOLDEN_EVENTS`] (`goldens_stay_within_budget`). A case gets what its config is for, not
+//! its whole grid: the full sweeps are the reproductions' business (`incastsim sweep`,
+//! `incastsim reproduce`), and docs/reproductions/ holds their results.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -21,6 +27,15 @@ use std::process::Command;
 
 /// How a config is run: the command, the config path under `configs/` (without `.yaml`) and the
 /// overrides that keep it short while still exercising what it is for.
+///
+/// The paper sweeps (`configs/papers/`) run 2-4 of their grid points: `sweep.grid={...}` replaces
+/// the config's grid with the same keys, in the same order, and fewer values, so a kept point
+/// keeps its label, hence its seeds and every number it had when the case ran the whole grid.
+/// Each case keeps every scheme the paper compares (the parameter variants with a code path of
+/// their own, not the ones that only change a value) next to the baseline, at the cheapest sender
+/// count where the scheme acts (timeouts, drops, recovery happen there: see each case's comment).
+/// Small sender counts because bytes grow with them: summary.csv costs ~10 KB per point, flows.csv
+/// a row per flow.
 struct Case {
     command: &'static str,
     config: &'static str,
@@ -105,47 +120,100 @@ const CASES: &[Case] = &[
     Case {
         command: "sweep",
         config: "papers/book-fig3-8",
-        overrides: &["run.max_sim_time=0.05s", "sweep.seeds=2"],
+        // N = 1 (no loss: the models are left empty) and N = 8 (losses: p_c, p_r and the models);
+        // every run stops at run.max_sim_time (censored: include).
+        overrides: &[
+            "run.max_sim_time=0.05s",
+            "sweep.seeds=2",
+            "sweep.grid={senders: [1, 8], topology.switch_delay_jitter: [0us, 1us]}",
+        ],
     },
     Case {
         command: "sweep",
         config: "papers/ge-smaller-packets",
-        overrides: &["workload.blocks=2", "sweep.seeds=2"],
+        // Both packet sizes (each its own Eq. 3 bound), both jitters; N = 2 has RTOs and fast
+        // retransmits.
+        overrides: &[
+            "workload.blocks=2",
+            "sweep.seeds=2",
+            "sweep.grid={senders: [2], tcp.mss: [710B, 1460B], topology.switch_delay_jitter: [0us, 1us]}",
+        ],
     },
     Case {
         command: "sweep",
         config: "papers/hafeez-fig4-max-rto",
-        overrides: &["run.max_sim_time=0.2s", "sweep.seeds=2"],
+        // rto_static with a 2 KB buffer at N = 4 and 8: most flows time out, some twice in a row.
+        overrides: &[
+            "run.max_sim_time=0.2s",
+            "sweep.seeds=2",
+            "sweep.grid={senders: [4, 8], topology.switch_delay_jitter: [0us, 1us]}",
+        ],
     },
     Case {
         command: "sweep",
         config: "papers/hafeez-rto-randomization",
-        overrides: &["run.max_sim_time=0.2s", "sweep.seeds=2"],
+        // Every scheme at N = 4 with jitter: each scheme's randomized RTO fires (max_first_rto_ms
+        // is not RTO_min). Successive timeouts: the -bg case.
+        overrides: &[
+            "run.max_sim_time=0.2s",
+            "sweep.seeds=2",
+            "sweep.grid={senders: [4], scheme: [none, rto_static, tda, maa], topology.switch_delay_jitter: [1us]}",
+        ],
     },
     Case {
         command: "sweep",
         config: "papers/hafeez-rto-randomization-bg",
-        overrides: &["run.max_sim_time=0.1s", "sweep.seeds=2"],
+        // Every scheme at N = 4 without jitter: successive timeouts in every scheme (TDA's
+        // omega^s), runs censored at run.max_sim_time, FSA's omega_long on the background flows
+        // (past 1 MB sent) and omega_short on the task's.
+        overrides: &[
+            "run.max_sim_time=0.1s",
+            "sweep.seeds=2",
+            "sweep.grid={senders: [4], scheme: [none, tda, maa, fsa], topology.switch_delay_jitter: [0us]}",
+        ],
     },
     Case {
         command: "sweep",
         config: "papers/kulkarni-dsr",
-        overrides: &["workload.blocks=2", "sweep.seeds=2"],
+        // TCP, DSR and DSR with compressed headers at N = 2, where runs time out.
+        overrides: &[
+            "workload.blocks=2",
+            "sweep.seeds=2",
+            "sweep.grid={senders: [2], scheme: [none, dsr, {name: dsr, compressed_header: 4B}], topology.switch_delay_jitter: [0us]}",
+        ],
     },
     Case {
         command: "sweep",
         config: "papers/kulkarni-prob-retx",
-        overrides: &["workload.blocks=2", "sweep.seeds=2"],
+        // TCP and PR's three code paths (default; segment: last_sent; suspend_in_recovery:
+        // false) at N = 4, where fast recovery happens and PR resends segments that were not
+        // lost; p = 0.01 differs from p = 0.001 only in value.
+        overrides: &[
+            "workload.blocks=2",
+            "sweep.seeds=2",
+            "sweep.grid={senders: [4], scheme: [none, {name: prob_retx, p: 0.001}, {name: prob_retx, p: 0.001, segment: last_sent}, {name: prob_retx, p: 0.001, suspend_in_recovery: false}], topology.switch_delay_jitter: [0us]}",
+        ],
     },
     Case {
         command: "sweep",
         config: "papers/lee-tcprand-outcast",
-        overrides: &["workload.duration=0.05s", "sweep.seeds=2"],
+        // TCP, adaptive and static rMin on the 20-packet buffer (the most drops and RTOs).
+        overrides: &[
+            "workload.duration=0.05s",
+            "sweep.seeds=2",
+            "sweep.grid={topology.switch_buffer: [20 packets], scheme: [none, tcprand, {name: tcprand, r_min: 200B}], topology.switch_delay_jitter: [0us]}",
+        ],
     },
     Case {
         command: "sweep",
         config: "papers/shukla-plato",
-        overrides: &["run.max_sim_time=0.2s", "sweep.seeds=2"],
+        // NewReno and PLATO at N = 8 and 32 with jitter: NewReno runs wait out the 200 ms RTO
+        // (censored at run.max_sim_time), PLATO's complete (at 32 after timeouts).
+        overrides: &[
+            "run.max_sim_time=0.2s",
+            "sweep.seeds=2",
+            "sweep.grid={senders: [8, 32], scheme: [none, plato], topology.switch_delay_jitter: [1us]}",
+        ],
     },
     Case {
         command: "experiment",
@@ -158,14 +226,32 @@ const CASES: &[Case] = &[
     Case {
         command: "sweep",
         config: "papers/vasudevan-fine-grained-rto",
-        overrides: &["workload.blocks=2", "sweep.seeds=2"],
+        // Both schemes, both jitters at N = 8: every run times out, up to 3 times in a row
+        // (fine_rto's randomized backoff).
+        overrides: &[
+            "workload.blocks=2",
+            "sweep.seeds=2",
+            "sweep.grid={senders: [8], scheme: [none, fine_rto], topology.switch_delay_jitter: [0us, 1us]}",
+        ],
     },
     Case {
         command: "sweep",
         config: "papers/wu-ictcp",
-        overrides: &["workload.blocks=2", "sweep.seeds=2"],
+        // TCP and ICTCP at N = 4 (ICTCP's 2-MSS start costs goodput) and N = 8 (TCP times out,
+        // ICTCP does not).
+        overrides: &[
+            "workload.blocks=2",
+            "sweep.seeds=2",
+            "sweep.grid={senders: [4, 8], scheme: [none, ictcp], topology.switch_delay_jitter: [0us]}",
+        ],
     },
 ];
+
+/// At most this many bytes under `tests/golden/` (file contents, all cases together).
+const MAX_GOLDEN_BYTES: u64 = 3_000_000;
+
+/// At most this many simulated events: the `events` column summed over every golden runs.csv.
+const MAX_GOLDEN_EVENTS: u64 = 25_000_000;
 
 /// Files that differ between identical runs (wall clock, version) or are images.
 const NOT_COMPARED: &[&str] = &["manifest.json", "sweep.lock.json", "sweep.lock", "plots"];
@@ -286,6 +372,106 @@ fn every_shipped_config_has_a_case() {
     }
     let cased: BTreeSet<String> = CASES.iter().map(|c| c.config.to_string()).collect();
     assert_eq!(shipped, cased);
+}
+
+/// Every file under `dir`, recursively (a folder that vanishes meanwhile is skipped).
+fn files_under(dir: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            files_under(&p, files);
+        } else {
+            files.push(p);
+        }
+    }
+}
+
+/// The fields of one CSV line (a quoted field may hold commas; `""` inside it is one quote).
+fn csv_fields(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                fields.last_mut().unwrap().push('"');
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(String::new()),
+            c => fields.last_mut().unwrap().push(c),
+        }
+    }
+    fields
+}
+
+/// The sum of the `events` column of one runs.csv.
+fn events_in(runs_csv: &Path) -> u64 {
+    let text = std::fs::read_to_string(runs_csv).unwrap();
+    let mut lines = text.lines();
+    let header = csv_fields(lines.next().unwrap_or_default());
+    let col = header
+        .iter()
+        .position(|h| h == "events")
+        .unwrap_or_else(|| panic!("{}: no events column", runs_csv.display()));
+    lines
+        .map(|l| {
+            csv_fields(l)[col]
+                .parse::<u64>()
+                .unwrap_or_else(|e| panic!("{}: events {e}: {l}", runs_csv.display()))
+        })
+        .sum()
+}
+
+/// The goldens stay small enough to review and quick to run (module docs): a case that needs
+/// more should run fewer points, seeds, blocks or less time.
+#[test]
+fn goldens_stay_within_budget() {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        // The other tests are rewriting the files right now: check on the next plain run.
+        eprintln!("UPDATE_GOLDEN: budget not checked; run the tests again without it");
+        return;
+    }
+    let mut files = Vec::new();
+    files_under(&repo().join("tests/golden"), &mut files);
+    let bytes: u64 = files
+        .iter()
+        .map(|f| std::fs::metadata(f).unwrap().len())
+        .sum();
+    let events: u64 = files
+        .iter()
+        .filter(|f| f.file_name().is_some_and(|n| n == "runs.csv"))
+        .map(|f| events_in(f))
+        .sum();
+    assert!(
+        bytes <= MAX_GOLDEN_BYTES,
+        "tests/golden holds {bytes} bytes, more than {MAX_GOLDEN_BYTES}"
+    );
+    assert!(
+        events <= MAX_GOLDEN_EVENTS,
+        "the golden runs simulate {events} events, more than {MAX_GOLDEN_EVENTS}"
+    );
+}
+
+/// Every file under `tests/golden/` belongs to a case (a removed or renamed case leaves none).
+#[test]
+fn no_stray_golden_files() {
+    let root = repo().join("tests/golden");
+    let cased: BTreeSet<PathBuf> = CASES.iter().map(golden_dir).collect();
+    let mut files = Vec::new();
+    files_under(&root, &mut files);
+    let stray: Vec<String> = files
+        .iter()
+        .filter(|f| !f.parent().is_some_and(|d| cased.contains(d)))
+        .map(|f| f.strip_prefix(&root).unwrap().display().to_string())
+        .collect();
+    assert!(
+        stray.is_empty(),
+        "tests/golden: files of no case: {stray:?}"
+    );
 }
 
 macro_rules! golden_tests {
