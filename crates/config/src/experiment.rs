@@ -1,6 +1,6 @@
 //! The experiment config file (`incastsim experiment`): TCPRand's enqueue-probability
 //! micro-experiment (Lee et al. 2017, §3.2). The experiment itself runs in the scenario crate
-//! (`enqueue_experiment`).
+//! (the `incastsim-experiment` crate).
 
 use crate::error::{ConfigError, invalid};
 use crate::tree::{apply_override, parse_tree};

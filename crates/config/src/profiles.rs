@@ -1,6 +1,6 @@
 //! Named TCP profiles (`tcp.profile`): the defaults of a stack researchers compare against,
 //! filled in under the keys a config gives (any key given beside the profile wins). Each value's
-//! source is in README's "TCP profiles" table; this is the one place the values live.
+//! source is in the guide's TCP profiles table (docs/tcp-profiles.md); this is the one place the values live.
 //!
 //! A profile is expanded on the YAML tree before type-checking, so the resolved config shows
 //! every value it set, as if written by hand.

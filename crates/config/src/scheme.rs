@@ -1,7 +1,7 @@
 //! The `scheme:` section: which incast mitigation scheme runs, with its parameters by the papers'
 //! names and in human units. `scheme: tda` is short for `scheme: {name: tda}` (all defaults).
 //! Every parameter is printed in the resolved config and is a sweepable key (`scheme.delta`).
-//! The scheme state itself is built by the scenario crate (`scheme_build`).
+//! The scheme state itself is built by the scenario crate (`plan::schemes`).
 
 use crate::choice::ExtensionChoice;
 use crate::error::{ConfigError, invalid};

@@ -124,7 +124,7 @@ pub enum CwndReduction {
     Prr,
 }
 
-/// A named set of TCP defaults (see README "TCP profiles"); any key given beside it wins.
+/// A named set of TCP defaults (see the guide, docs/tcp-profiles.md); any key given beside it wins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -235,7 +235,7 @@ fn default_delack_timeout() -> Dur {
     Dur(Duration::from_ms(40))
 }
 
-/// The `tcp:` section: every TCP setting, in human units; see README "Config walk-through".
+/// The `tcp:` section: every TCP setting, in human units; see the guide, docs/config.md.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpConfig {

@@ -26,7 +26,7 @@
 //! option; 38 B of Ethernet framing: preamble + SFD 8, header 14, FCS 4, inter-frame gap 12)
 //! are choices, printed in the output. A queue counted in packets frees one slot per departure
 //! whatever the sizes, so small frames gain nothing from fitting: it gives lower P_q at small
-//! rMin (README).
+//! rMin (docs/diagnostics.md).
 
 #![warn(missing_docs)]
 

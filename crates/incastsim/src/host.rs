@@ -4,7 +4,7 @@
 //! flows, paths: over 100 MB) is read at random, one cache line here and one there, so with
 //! 4 KiB pages nearly every access also misses the TLB, and in a virtual machine each miss is
 //! a two-level page walk. With the heap on 2 MiB pages S5 ran 12–21 % faster and web-search at
-//! k = 16 6–10 % (README, "Measured"), at the same peak memory: glibc madvises only the
+//! k = 16 6–10 % (docs/perf-log.md), at the same peak memory: glibc madvises only the
 //! heap it grows in 2 MiB steps, so a small run (S1, S3) keeps its few MB.
 //!
 //! glibc backs its heap with huge pages when the tunable `glibc.malloc.hugetlb=1` is set, and
@@ -77,7 +77,7 @@ const MMAP_THRESHOLD_TUNABLE: &str = "glibc.malloc.mmap_threshold";
 /// are the hot arrays (49,152 ports of 256 bytes in one 12.6 MB block, the diagnostics', the
 /// connections'), and 14 MB of the heap stayed on small pages. From the heap, which glibc
 /// grows in 2 MiB steps, all but 9 MB is on huge pages, and S5 ran 2–6 % faster (16 alternating
-/// pairs, 14 faster; README, "Measured"); web-search at k = 16 the same.
+/// pairs, 14 faster; docs/perf-log.md); web-search at k = 16 the same.
 const MMAP_THRESHOLD_BYTES: u64 = 32 << 20;
 
 /// The glibc tunable that caps the number of malloc arenas.

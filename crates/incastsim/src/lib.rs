@@ -100,7 +100,7 @@
 //! # Read the records as `incastsim run` writes them
 //!
 //! [`output::csv_tables`] gives each CSV file's bytes (the files `incastsim run` writes with
-//! [`output::write_run_outputs`]); README.md's "Output columns" documents every column.
+//! [`output::write_run_outputs`]); the guide's output reference (docs/outputs.md) documents every column.
 //! ```
 //! # use incastsim::scenario::{from_yaml_checked, run_once};
 //! # let yaml = "

@@ -319,7 +319,7 @@ fn bodies_of(sources: &[String], ty: &str, name: &str) -> Vec<String> {
     let mut out = Vec::new();
     for text in sources {
         let mut at = 0;
-        while let Some(i) = text[at..].find("impl").or_else(|| None) {
+        while let Some(i) = text[at..].find("impl") {
             let i = at + i;
             at = i + 4;
             let header_end = match text[i..].find('{') {

@@ -1,5 +1,5 @@
 """Every CSV incastsim writes, read with pandas' default `read_csv`, has one documented dtype per
-column (README "Outputs"): integer, float (numeric with missing values), boolean or string, and
+column (the guide, docs/outputs.md): integer, float (numeric with missing values), boolean or string, and
 a column keeps its kind across every file and config. Checked on the golden outputs of every
 shipped config (tests/golden/), which the golden test keeps equal to what the binary writes."""
 

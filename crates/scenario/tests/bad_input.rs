@@ -189,7 +189,9 @@ mod no_panic {
         fn configs_never_panic(picks in proptest::collection::vec((0..KEYS.len(), 0..VALUES.len()), 1..4)) {
             let o: Vec<String> = picks.iter().map(|(k, v)| format!("{}={}", KEYS[*k], VALUES[*v])).collect();
             if let Ok(cfg) = from_yaml_checked(BASE, &o) {
-                let _ = incastsim_scenario::Simulation::new(&cfg, cfg.seed);
+                // `check_buildable` ran every check `Plan::new` runs: a checked config builds.
+                let built = incastsim_scenario::Simulation::new(&cfg, cfg.seed);
+                prop_assert!(built.is_ok(), "{o:?}: checked, then refused: {:?}", built.err());
             }
         }
     }

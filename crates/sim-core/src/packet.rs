@@ -104,6 +104,9 @@ pub struct Packet {
     pub hop: u8,
 }
 
+// A packet is copied into every queue it waits in: it stays within one cache line.
+const _: () = assert!(std::mem::size_of::<Packet>() <= 64);
+
 /// [`Packet::hop`] of a packet that switches route by their tables.
 pub const NO_PATH: u8 = u8::MAX;
 

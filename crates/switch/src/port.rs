@@ -98,11 +98,12 @@ pub struct Arrival {
 ///
 /// Laid out for a fabric of tens of thousands of ports, where every port a packet meets is a
 /// cache miss: what a packet's arrival reads is in the first cache line (the FIFO, the
-/// occupancy, the flags), what its admission adds in the next two (rate, latency, the
-/// per-packet counters, the discipline). Random streams, the loss model, the priority
-/// scheduler, the trace and the counters of drops, marks and classes live out of line
-/// (`PortCold`, behind flags in the first line), so a port is four cache lines and the
-/// fabric's ports lie densely (S5 about 8 % faster than with them inline).
+/// occupancy, the flags), what its admission adds in the lines after it (rate, latency, the
+/// per-packet counters, the discipline, which may reach into the fourth). Random streams, the
+/// loss model, the priority scheduler, the trace and the counters of drops, marks and classes
+/// live out of line (`PortCold`, behind flags in the first line), so a port is 256 bytes, four
+/// cache lines (asserted below; `port/tests.rs` checks which fields sit in which line), and
+/// the fabric's ports lie densely (the S5 bench measures it).
 /// Counters that follow from others are not kept per packet: bytes departed (admitted minus
 /// buffered), packets delivered (admitted minus lost minus in the port) and class 0's
 /// admissions (all minus the other classes'); [`OutputPort::stats`] assembles them.
@@ -153,11 +154,16 @@ pub struct OutputPort {
     last_arrive: Time,
     jitter_rng: SimRng,
     /// What the per-packet path reads only behind a flag, or on a drop or mark: kept out of
-    /// line, so that the ports' hot fields lie densely in memory (a k = 32 fat-tree has
-    /// 49,152 ports; with this part inline each port took 11 cache lines, of which a packet
-    /// touches 4, and the hardware's adjacent-line prefetch pulled in the rest).
+    /// line, so that the ports' hot fields lie densely in memory (inline, a port would take
+    /// several times the four lines a packet touches, and the hardware's adjacent-line
+    /// prefetch would pull in the rest).
     cold: Box<PortCold>,
 }
+
+// Four hot cache lines per port, so that ports lie densely (`port/tests.rs` checks which
+// fields sit in which line).
+const _: () =
+    assert!(std::mem::size_of::<OutputPort>() == 256 && std::mem::align_of::<OutputPort>() == 64);
 
 /// The fields of an [`OutputPort`] off the per-packet path.
 #[derive(Clone, Debug)]

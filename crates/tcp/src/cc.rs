@@ -3,7 +3,7 @@
 //! Loss *detection and recovery* (dupacks, fast retransmit, NewReno partial ACKs, RTO) live in the
 //! sender; a controller only answers "how big is the window". Controllers implement
 //! [`CongestionControl`]; the sender holds a [`Cc`] enum so the per-ACK path is a `match`.
-//! CUBIC and DCTCP slot in as further variants.
+//! NewReno, CUBIC and DCTCP are its variants; a downstream crate's controller is `Cc::Extension`.
 
 use crate::cc_state::{CcState, CubicState, Window};
 use incastsim_core::{Duration, Time};

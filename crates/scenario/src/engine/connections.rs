@@ -99,6 +99,11 @@ impl Connections {
     }
 
     fn build(&mut self, f: usize) {
+        debug_assert_eq!(self.slot[f], NOT_STARTED, "flow {f} built twice");
+        debug_assert!(
+            self.live.len() < FINISHED as usize,
+            "live index reaches the flag bit"
+        );
         let (dst, profile) = (self.dst[f], self.profile[f]);
         let flow = f as u32;
         self.slot[f] = self.live.len() as u32;
@@ -210,6 +215,11 @@ impl Connections {
     /// Flow f put `n` more packets on their way.
     #[inline(always)]
     pub fn sent(&mut self, f: usize, n: usize) {
+        // The count lives in the low 30 bits: it must never reach the flag bits.
+        debug_assert!(
+            (self.in_flight[f] & !(FREEABLE | CLOSING)) as usize + n < FREEABLE as usize,
+            "flow {f}: packets in the network overflow their 30 bits"
+        );
         self.in_flight[f] += n as u32;
     }
 
@@ -217,6 +227,11 @@ impl Connections {
     #[inline(always)]
     pub fn gone(&mut self, f: usize) {
         let v = &mut self.in_flight[f];
+        // Paired with `sent`: a packet leaves the network at most once.
+        debug_assert!(
+            *v & !(FREEABLE | CLOSING) > 0,
+            "flow {f}: a packet left the network that was not in it"
+        );
         *v -= 1;
         if *v == FREEABLE | CLOSING {
             self.try_finish(f);
@@ -251,6 +266,10 @@ impl Connections {
         {
             return;
         }
+        debug_assert_eq!(
+            c.flow as usize, f,
+            "flow {f}'s slot names another connection"
+        );
         let mut c = self.live.swap_remove(i);
         if let Some(moved) = self.live.get(i) {
             self.slot[moved.flow as usize] = i as u32;

@@ -95,6 +95,9 @@ const LOW: u64 = u32::MAX as u64;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PackedEvent(u64);
 
+// The queue stores events in this one word (ARCHITECTURE.md, "The event loop").
+const _: () = assert!(std::mem::size_of::<PackedEvent>() == 8);
+
 impl From<Event> for PackedEvent {
     #[inline(always)]
     fn from(event: Event) -> Self {

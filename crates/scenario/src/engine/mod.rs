@@ -316,6 +316,9 @@ impl Simulation {
         let mut events = self.events_processed;
         let mut next_watch = next(events);
         let mut coming = ComingHop::NONE;
+        // Time is monotone: no event is dispatched before the one dispatched last.
+        #[cfg(debug_assertions)]
+        let mut previous = Time::ZERO;
         while self.outcome.is_none() {
             let (now, ev) = match self.events.pop_until(limit) {
                 Ok(popped) => popped,
@@ -330,6 +333,14 @@ impl Simulation {
                     break;
                 }
             };
+            #[cfg(debug_assertions)]
+            {
+                debug_assert!(
+                    now >= previous,
+                    "time went back: {now:?} after {previous:?}"
+                );
+                previous = now;
+            }
             events += 1;
             coming = self.prefetch_coming(coming);
             self.dispatch(now, ev.unpack());

@@ -88,7 +88,7 @@ pub struct Plan {
     pub udp: Vec<UdpPlan>,
     /// What to sample and trace (time series, pcap).
     pub observe: ObservePlan,
-    /// Timeout classification and drop-run counters (README "Diagnostics").
+    /// Timeout classification and drop-run counters (docs/diagnostics.md).
     pub diagnostics: Diagnostics,
     /// Header bytes of requests and UDP packets (the top-level `tcp.header`).
     pub header_bytes: u16,

@@ -232,7 +232,7 @@ pub struct RunRecord {
     pub packets_forwarded: u64,
     /// Events the engine processed (a measure of the run's cost).
     pub events: u64,
-    // ----- diagnostics (crate::engine::diagnostics; README "Diagnostics") -----
+    // ----- diagnostics (crate::engine::diagnostics; docs/diagnostics.md) -----
     /// Timeouts by class (`incastsim_tcp::timeout_class`); they add up to `rto_count`.
     pub rto_abtt: u64,
     /// Timeouts within a block with no duplicate ACK since the last new ACK (PLATO's block loss).

@@ -95,6 +95,9 @@ pub(super) struct Entry<E> {
     pub(super) payload: E,
 }
 
+// An entry of the engine's 8-byte events is three words: key, tie-break, event.
+const _: () = assert!(std::mem::size_of::<Entry<u64>>() == 24);
+
 impl<E> Entry<E> {
     /// The entry of `payload` with key `key`.
     #[inline(always)]

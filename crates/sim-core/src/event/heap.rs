@@ -128,7 +128,8 @@ impl<T: Keyed> QuadHeap<T> {
     }
 
     /// Places `entry` in the hole at `i` or below it (the slot's old content is overwritten).
-    /// Inlined into `push` (in the queue's one out-of-line `schedule`): no call per event.
+    /// Inlined into `push` (and so into `EventQueue::schedule`, itself always inlined): no call
+    /// per event.
     #[inline(always)]
     fn sift_down(&mut self, mut i: usize, entry: T) {
         let heap = self.heap.as_mut_slice();

@@ -145,7 +145,7 @@ pub struct TimeSeriesRecord {
     pub time_s: f64,
     /// "port switch0->host16" or "flow 3".
     pub object: String,
-    /// `queue_bytes`, `cwnd_bytes`, `rto_ms`, ... (README "Outputs": timeseries.csv).
+    /// `queue_bytes`, `cwnd_bytes`, `rto_ms`, ... (docs/outputs.md: timeseries.csv).
     pub metric: &'static str,
     /// The sample, in the unit its metric names.
     pub value: f64,
