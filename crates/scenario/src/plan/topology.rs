@@ -118,7 +118,15 @@ pub fn build_topology(cfg: &Config) -> Result<BuiltTopology, ConfigError> {
 
 /// Shortest-path ECMP routes with the explicit overrides applied.
 pub fn routes_for(built: &BuiltTopology) -> Result<incastsim_core::Routes, String> {
-    let mut routes = built.topology.compute_routes().map_err(|e| e.to_string())?;
+    let routes = built.topology.compute_routes().map_err(|e| e.to_string())?;
+    with_overrides(built, routes)
+}
+
+/// `routes` (the shortest paths) with the explicit overrides applied, checked for loops.
+fn with_overrides(
+    built: &BuiltTopology,
+    mut routes: incastsim_core::Routes,
+) -> Result<incastsim_core::Routes, String> {
     for &(node, dst, port) in &built.route_overrides {
         routes.set_route(node, dst, port);
     }
@@ -356,17 +364,11 @@ fn custom_routes(
 /// The plan calls it once; `check_buildable` calls it for custom graphs only (the built-in
 /// topologies are connected by construction).
 pub fn route(built: &BuiltTopology) -> Result<incastsim_core::Routes, ConfigError> {
-    if built.route_overrides.is_empty() {
-        return built
-            .topology
-            .compute_routes()
-            .map_err(|e| custom_err("topology.links", "", e.to_string()));
-    }
-    built
+    let routes = built
         .topology
         .compute_routes()
         .map_err(|e| custom_err("topology.links", "", e.to_string()))?;
-    routes_for(built).map_err(|e| custom_err("topology.routes", "", e))
+    with_overrides(built, routes).map_err(|e| custom_err("topology.routes", "", e))
 }
 
 /// The name of every node ("host3", "switch0"), indexed by node id.
