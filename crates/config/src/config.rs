@@ -7,7 +7,7 @@
 //! and [`Config::resolved`] fills every default in so the printed config says exactly what ran.
 
 use crate::scheme::SchemeConfig;
-use crate::tcp::{CongestionControlName, TcpConfig};
+use crate::tcp::TcpConfig;
 use crate::topology::TopologyConfig;
 use crate::traffic::TrafficConfig;
 use crate::units::Dur;
@@ -15,6 +15,7 @@ use crate::workload::{
     BackgroundConfig, MetricsConfig, PcapConfig, TimeSeriesConfig, WorkloadConfig,
 };
 use incastsim_core::Duration;
+use incastsim_tcp::BuiltinController;
 use serde::{Deserialize, Serialize};
 
 /// Where a `tcp` section sits: the top level (`None`) or `flow_overrides[i]` (`Some(i)`). It
@@ -219,7 +220,7 @@ impl Config {
     /// Fills in defaults that depend on other keys, so the config says exactly what runs.
     pub fn resolved(mut self) -> Config {
         for (_, t) in self.tcp_sections_mut() {
-            if t.congestion_control == CongestionControlName::Dctcp {
+            if t.congestion_control.is(BuiltinController::Dctcp) {
                 t.ecn = true;
             }
             t.rto_initial.get_or_insert(t.rto_min);

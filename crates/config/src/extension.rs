@@ -89,7 +89,10 @@ impl Catalog for NoExtensions {
 /// The built-in names of `point` (listed beside the registered ones in errors).
 pub fn builtin_names(point: ExtensionPoint) -> Vec<&'static str> {
     match point {
-        ExtensionPoint::CongestionControl => vec!["newreno", "cubic", "dctcp"],
+        ExtensionPoint::CongestionControl => incastsim_tcp::BuiltinController::ALL
+            .iter()
+            .map(|b| b.name())
+            .collect(),
         ExtensionPoint::Scheme => crate::scheme::SCHEMES.iter().map(|(n, _)| *n).collect(),
         ExtensionPoint::QueueDiscipline => crate::queue::QUEUE_KINDS.to_vec(),
         ExtensionPoint::TrafficGenerator => crate::traffic::BUILTIN_KINDS.to_vec(),

@@ -5,9 +5,10 @@
 
 use crate::choice::ExtensionChoice;
 use crate::error::{ConfigError, invalid};
-use crate::tcp::{CongestionControlName, TcpConfig};
+use crate::tcp::TcpConfig;
 use crate::units::{Bytes, Dur};
 use incastsim_core::Duration;
+use incastsim_tcp::BuiltinController;
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 
 /// The scheme and its parameters. In YAML a mapping `{name: <scheme>, <param>: <value>, ...}`.
@@ -712,7 +713,7 @@ impl TcprandParams {
                     format!("1 B to tcp.mss ({mss} B), or `adaptive`"),
                 ));
             }
-            RMinConfig::Adaptive if tcp.congestion_control != CongestionControlName::Cubic => {
+            RMinConfig::Adaptive if !tcp.congestion_control.is(BuiltinController::Cubic) => {
                 return Err(invalid(
                     "scheme.r_min",
                     "adaptive",

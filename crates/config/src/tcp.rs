@@ -5,41 +5,42 @@ use crate::choice::ExtensionChoice;
 use crate::defaults::{default_true, default_zero_dur};
 use crate::units::{Bytes, Dur};
 use incastsim_core::Duration;
+use incastsim_tcp::{BuiltinController, ControllerParams, CubicConfig, DctcpConfig};
 use serde::{Deserialize, Serialize};
 
 /// `tcp.congestion_control`: a built-in controller by name (its parameters in `tcp.cubic` /
-/// `tcp.dctcp`), or a controller registered by a downstream crate, with its parameters beside
-/// its name (`{name: my_reno, beta: 0.8}`; see [`crate::extension`]).
+/// `tcp.dctcp`; the names are declared once, with the controllers, in
+/// `incastsim_tcp::BuiltinController`), or a controller registered by a downstream crate, with
+/// its parameters beside its name (`{name: my_reno, beta: 0.8}`; see [`crate::extension`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum CongestionControlName {
-    /// RFC 5681 with RFC 6582 NewReno fast recovery.
-    Newreno,
-    /// RFC 9438 (parameters in `tcp.cubic`).
-    Cubic,
-    /// RFC 8257 (parameters in `tcp.dctcp`; implies ECN).
-    Dctcp,
+    /// A built-in controller.
+    Builtin(BuiltinController),
     /// A registered extension (checked and completed by the loader's `Catalog`).
     Extension(ExtensionChoice),
 }
 
 impl CongestionControlName {
-    /// The name in outputs (`newreno`, `cubic`, `dctcp`, or the extension's).
+    /// The name in outputs (a built-in's, or the extension's).
     pub fn name(&self) -> &str {
         match self {
-            CongestionControlName::Newreno => "newreno",
-            CongestionControlName::Cubic => "cubic",
-            CongestionControlName::Dctcp => "dctcp",
+            CongestionControlName::Builtin(b) => b.name(),
             CongestionControlName::Extension(e) => &e.name,
         }
+    }
+
+    /// Whether this is built-in `b`.
+    pub fn is(&self, b: BuiltinController) -> bool {
+        *self == CongestionControlName::Builtin(b)
     }
 }
 
 impl Serialize for CongestionControlName {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            // Built-ins print as before: a plain name.
+            // Built-ins print as a plain name.
+            CongestionControlName::Builtin(b) => s.serialize_str(b.name()),
             CongestionControlName::Extension(e) => e.serialize(s),
-            builtin => s.serialize_str(builtin.name()),
         }
     }
 }
@@ -51,11 +52,8 @@ impl<'de> Deserialize<'de> for CongestionControlName {
             "congestion controller",
         )
         .map_err(serde::de::Error::custom)?;
-        let builtin = match choice.name.as_str() {
-            "newreno" => CongestionControlName::Newreno,
-            "cubic" => CongestionControlName::Cubic,
-            "dctcp" => CongestionControlName::Dctcp,
-            _ => return Ok(CongestionControlName::Extension(choice)),
+        let Some(builtin) = BuiltinController::from_name(&choice.name) else {
+            return Ok(CongestionControlName::Extension(choice));
         };
         if let Some(k) = choice.params.keys().next() {
             return Err(serde::de::Error::custom(format!(
@@ -63,7 +61,7 @@ impl<'de> Deserialize<'de> for CongestionControlName {
                 k, choice.name, choice.name
             )));
         }
-        Ok(builtin)
+        Ok(CongestionControlName::Builtin(builtin))
     }
 }
 
@@ -76,40 +74,6 @@ pub enum LossRecovery {
     Newreno,
     /// RFC 2018 SACK blocks and RFC 6675 pipe-based recovery.
     Sack,
-}
-
-/// CUBIC's parameters (`tcp.cubic`, RFC 9438).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CubicParams {
-    /// C, segments / s³: how fast the window grows back (RFC 9438: 0.4).
-    #[serde(default = "default_cubic_c")]
-    pub c: f64,
-    /// β_cubic: the window after a loss is β × W_max (RFC 9438: 0.7).
-    #[serde(default = "default_cubic_beta")]
-    pub beta: f64,
-    /// Fast convergence (RFC 9438 §4.7): release bandwidth sooner when W_max is falling.
-    #[serde(default = "default_true")]
-    pub fast_convergence: bool,
-    /// HyStart is not modelled: slow start runs until loss or ssthresh (only `false` is valid).
-    #[serde(default)]
-    pub hystart: bool,
-    /// α_cubic of the Reno-friendly estimate: `rfc9438` (3(1−β)/(1+β), rising to 1 once
-    /// W_est reaches W_max, RFC 9438 §4.3) or `linux` (3(1−β)/(1+β) ≈ 0.53 throughout, as Linux
-    /// and ns-3).
-    #[serde(default)]
-    pub reno_friendly_alpha: RenoFriendlyAlphaName,
-}
-
-/// α_cubic of the Reno-friendly estimate (`tcp.cubic.reno_friendly_alpha`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RenoFriendlyAlphaName {
-    /// 3(1−β)/(1+β), rising to 1 once W_est reaches W_max (RFC 9438 §4.3).
-    #[default]
-    Rfc9438,
-    /// 3(1−β)/(1+β) throughout, as Linux and ns-3.
-    Linux,
 }
 
 /// How cwnd moves during fast recovery.
@@ -137,51 +101,6 @@ pub enum TcpProfileName {
     Ns2,
     /// The RFCs' values (RTO_min 1 s, IW 4, SACK, RACK-TLP, PRR).
     Rfc,
-}
-
-impl Default for CubicParams {
-    fn default() -> Self {
-        CubicParams {
-            c: default_cubic_c(),
-            beta: default_cubic_beta(),
-            fast_convergence: true,
-            hystart: false,
-            reno_friendly_alpha: RenoFriendlyAlphaName::Rfc9438,
-        }
-    }
-}
-fn default_cubic_c() -> f64 {
-    0.4
-}
-fn default_cubic_beta() -> f64 {
-    0.7
-}
-
-/// DCTCP's parameters (`tcp.dctcp`, RFC 8257).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DctcpParams {
-    /// EWMA gain of α.
-    #[serde(default = "default_dctcp_g")]
-    pub g: f64,
-    /// α before its first update (1: the first reduction halves the window, as Linux).
-    #[serde(default = "default_dctcp_alpha")]
-    pub initial_alpha: f64,
-}
-
-impl Default for DctcpParams {
-    fn default() -> Self {
-        DctcpParams {
-            g: default_dctcp_g(),
-            initial_alpha: default_dctcp_alpha(),
-        }
-    }
-}
-fn default_dctcp_g() -> f64 {
-    1.0 / 16.0
-}
-fn default_dctcp_alpha() -> f64 {
-    1.0
 }
 
 /// Which ACKs give RTT samples (`tcp.rtt_sampling`).
@@ -266,12 +185,12 @@ pub struct TcpConfig {
     /// RFC 3168 ECN (always on with DCTCP).
     #[serde(default)]
     pub ecn: bool,
-    /// CUBIC's parameters (used when `congestion_control: cubic`).
+    /// CUBIC's parameters (used when `congestion_control: cubic`; RFC 9438 §5 defaults).
     #[serde(default)]
-    pub cubic: CubicParams,
-    /// DCTCP's parameters (used when `congestion_control: dctcp`).
+    pub cubic: CubicConfig,
+    /// DCTCP's parameters (used when `congestion_control: dctcp`; RFC 8257 defaults).
     #[serde(default)]
-    pub dctcp: DctcpParams,
+    pub dctcp: DctcpConfig,
     /// DSCP (traffic class) of the connections' packets.
     #[serde(default)]
     pub dscp: u8,
@@ -339,6 +258,16 @@ pub enum CwndUnit {
     Packets,
 }
 
+impl TcpConfig {
+    /// The built-in controllers' parameters, as `BuiltinController::new_controller` takes them.
+    pub fn controller_params(&self) -> ControllerParams {
+        ControllerParams {
+            cubic: self.cubic,
+            dctcp: self.dctcp,
+        }
+    }
+}
+
 impl Default for TcpConfig {
     fn default() -> Self {
         serde_json::from_value(serde_json::json!({})).expect("all TCP fields have defaults")
@@ -346,7 +275,7 @@ impl Default for TcpConfig {
 }
 
 fn default_cc() -> CongestionControlName {
-    CongestionControlName::Newreno
+    CongestionControlName::Builtin(BuiltinController::NewReno)
 }
 fn default_recovery() -> LossRecovery {
     LossRecovery::Newreno

@@ -6,6 +6,10 @@
 //! NewReno, CUBIC and DCTCP are its variants; a downstream crate's controller is `Cc::Extension`.
 
 use crate::cc_state::{CcState, CubicState, Window};
+use serde::{Deserialize, Serialize};
+
+mod builtin;
+pub use builtin::{BuiltinController, Cc, ControllerParams};
 use incastsim_core::{Duration, Time};
 
 /// Hooks a congestion controller implements. Defaults follow RFC 5681.
@@ -88,22 +92,28 @@ impl CongestionControl for NewReno {
     }
 }
 
-/// CUBIC parameters (RFC 9438 §5).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// CUBIC's parameters (`tcp.cubic`, RFC 9438 §5), read from the config as they are written
+/// there: this type is both the config section and what [`Cubic::new`] takes.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct CubicConfig {
-    /// C, segments / s³.
+    /// C, segments / s³: how fast the window grows back (RFC 9438 §5: 0.4).
     pub c: f64,
-    /// β_cubic, the multiplicative decrease factor.
+    /// β_cubic: the window after a loss is β × W_max (RFC 9438 §5: 0.7).
     pub beta: f64,
     /// Fast convergence (RFC 9438 §4.7): after a loss below the last W_max, remember a lower
     /// W_max so a flow that is losing share releases bandwidth sooner.
     pub fast_convergence: bool,
-    /// α_cubic of the Reno-friendly estimate W_est (RFC 9438 §4.3).
+    /// HyStart is not modelled: slow start runs until loss or ssthresh (only `false` is valid;
+    /// the config's checks refuse `true`).
+    pub hystart: bool,
+    /// α_cubic of the Reno-friendly estimate W_est (RFC 9438 §4.3): `rfc9438` or `linux`.
     pub reno_friendly_alpha: RenoFriendlyAlpha,
 }
 
 /// How the Reno-friendly estimate W_est grows (RFC 9438 §4.3).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RenoFriendlyAlpha {
     /// α_cubic = 3(1 − β)/(1 + β) (0.53 with β = 0.7) until W_est reaches W_max, then 1, as
     /// RFC 9438 §4.3 says (so that CUBIC is Reno-friendly beyond the old W_max).
@@ -117,10 +127,31 @@ pub enum RenoFriendlyAlpha {
 impl Default for CubicConfig {
     fn default() -> Self {
         CubicConfig {
-            c: 0.4,
-            beta: 0.7,
+            c: 0.4,    // RFC 9438 §5
+            beta: 0.7, // RFC 9438 §5
             fast_convergence: true,
+            hystart: false,
             reno_friendly_alpha: RenoFriendlyAlpha::Rfc9438,
+        }
+    }
+}
+
+/// DCTCP's parameters (`tcp.dctcp`, RFC 8257), the config section and what
+/// [`Dctcp::from_config`] takes.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DctcpConfig {
+    /// The gain of α's moving average (RFC 8257 §3.3: 1/16).
+    pub g: f64,
+    /// α before its first update (1: the first reduction halves the window, as Linux).
+    pub initial_alpha: f64,
+}
+
+impl Default for DctcpConfig {
+    fn default() -> Self {
+        DctcpConfig {
+            g: 1.0 / 16.0,      // RFC 8257 §3.3 (and §4.2: 1/16 works well)
+            initial_alpha: 1.0, // Linux `dctcp_alpha_on_init` (DCTCP_MAX_ALPHA)
         }
     }
 }
@@ -278,6 +309,11 @@ impl Dctcp {
         }
     }
 
+    /// The controller `cfg` describes.
+    pub fn from_config(cfg: DctcpConfig) -> Dctcp {
+        Dctcp::new(cfg.g, cfg.initial_alpha)
+    }
+
     /// α averaged over its per-window updates; the initial α before the first.
     pub fn alpha_mean(&self) -> f64 {
         if self.alpha_updates == 0 {
@@ -330,33 +366,6 @@ impl CongestionControl for Dctcp {
     }
 }
 
-/// Which controller a flow runs (enum dispatch; no `dyn` on the per-ACK path of the
-/// built-ins). A controller from outside incastsim is the one [`Cc::Extension`] variant: one
-/// indirect call per hook.
-#[derive(Clone, Debug)]
-pub enum Cc {
-    /// NewReno (RFC 5681, RFC 6582).
-    NewReno(NewReno),
-    /// CUBIC (RFC 9438).
-    Cubic(Cubic),
-    /// DCTCP (RFC 8257).
-    Dctcp(Dctcp),
-    /// A controller registered by a downstream crate (`incastsim_scenario::Extensions`).
-    Extension(ExtensionCc),
-}
-
-impl Cc {
-    /// The controller's name in outputs (an extension's is the name it was registered under).
-    pub fn name(&self) -> &'static str {
-        match self {
-            Cc::NewReno(_) => "newreno",
-            Cc::Cubic(_) => "cubic",
-            Cc::Dctcp(_) => "dctcp",
-            Cc::Extension(e) => e.name,
-        }
-    }
-}
-
 /// A congestion controller behind a pointer: any [`CongestionControl`] that can be cloned
 /// (each connection gets its own) and printed. Implemented for every such type.
 pub trait DynController: CongestionControl + std::fmt::Debug {
@@ -395,62 +404,6 @@ impl Clone for ExtensionCc {
             name: self.name,
             controller: self.controller.box_clone(),
         }
-    }
-}
-
-macro_rules! each_cc {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            Cc::NewReno($c) => $e,
-            Cc::Cubic($c) => $e,
-            Cc::Dctcp($c) => $e,
-            Cc::Extension(ext) => {
-                let $c = &mut *ext.controller;
-                $e
-            }
-        }
-    };
-    (ref $self:ident, $c:ident => $e:expr) => {
-        match $self {
-            Cc::NewReno($c) => $e,
-            Cc::Cubic($c) => $e,
-            Cc::Dctcp($c) => $e,
-            Cc::Extension(ext) => {
-                let $c = &*ext.controller;
-                $e
-            }
-        }
-    };
-}
-
-impl CongestionControl for Cc {
-    #[inline]
-    fn on_ack(&mut self, w: &mut Window, now: Time, acked: u64, srtt: Option<Duration>) {
-        each_cc!(self, c => c.on_ack(w, now, acked, srtt))
-    }
-    #[inline]
-    fn ssthresh_on_loss(&mut self, w: &Window, now: Time, flight_size: u64) -> u64 {
-        each_cc!(self, c => c.ssthresh_on_loss(w, now, flight_size))
-    }
-    #[inline]
-    fn on_timeout(&mut self, w: &mut Window, now: Time, flight_size: u64, first_timeout: bool) {
-        each_cc!(self, c => c.on_timeout(w, now, flight_size, first_timeout))
-    }
-    #[inline]
-    fn on_recovery_exit(&mut self, w: &mut Window, now: Time) {
-        each_cc!(self, c => c.on_recovery_exit(w, now))
-    }
-    #[inline]
-    fn on_ack_ecn(&mut self, acked: u64, ece: bool, ack: u64, snd_nxt: u64) {
-        each_cc!(self, c => c.on_ack_ecn(acked, ece, ack, snd_nxt))
-    }
-    #[inline]
-    fn ssthresh_on_ecn(&mut self, w: &Window, now: Time, flight_size: u64) -> u64 {
-        each_cc!(self, c => c.ssthresh_on_ecn(w, now, flight_size))
-    }
-    #[inline]
-    fn state(&self, w: &Window) -> CcState {
-        each_cc!(ref self, c => c.state(w))
     }
 }
 
@@ -641,12 +594,16 @@ mod tests {
         for cc in controllers {
             let st = cc.state(&w);
             assert_eq!((st.cwnd_bytes, st.ssthresh_bytes), (12_000, 6000));
-            assert_eq!(st.cubic.is_some(), cc.name() == "cubic", "{}", cc.name());
+            let b = cc.builtin();
+            assert_eq!(
+                st.cubic.is_some(),
+                b == Some(BuiltinController::Cubic),
+                "{b:?}"
+            );
             assert_eq!(
                 st.dctcp_alpha.is_some(),
-                cc.name() == "dctcp",
-                "{}",
-                cc.name()
+                b == Some(BuiltinController::Dctcp),
+                "{b:?}"
             );
         }
     }

@@ -24,8 +24,8 @@ pub mod summary;
 pub mod timeout_class;
 
 pub use cc::{
-    Cc, CongestionControl, Cubic, CubicConfig, Dctcp, DynController, ExtensionCc, NewReno,
-    RenoFriendlyAlpha,
+    BuiltinController, Cc, CongestionControl, ControllerParams, Cubic, CubicConfig, Dctcp,
+    DctcpConfig, DynController, ExtensionCc, NewReno, RenoFriendlyAlpha,
 };
 pub use cc_state::{CcState, CubicState, RecoveryState, Window};
 pub use policy::{AckInfo, ReceiverPolicy, SenderAction, SenderPolicy, SenderView, StandardTcp};

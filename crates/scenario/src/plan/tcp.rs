@@ -5,31 +5,22 @@
 use crate::config::ConfigError;
 use crate::config::{
     CongestionControlName, CwndReduction, CwndUnit, LossRecovery, RecoveryExitName,
-    RenoFriendlyAlphaName, RttSamplingName, TcpConfig,
+    RttSamplingName, TcpConfig,
 };
 use crate::extend::{ControllerContext, Extensions, PreparedController};
 use crate::plan::traffic::IdealTcp;
 use incastsim_core::Duration;
 use incastsim_tcp::{
-    Cc, Cubic, CubicConfig, Dctcp, DelayedAckConfig, EcnFeedback, NewReno, ReceiverConfig,
-    RecoveryExit, RenoFriendlyAlpha, RtoConfig, RttSampling, SenderConfig,
+    BuiltinController, Cc, ControllerParams, DelayedAckConfig, EcnFeedback, ReceiverConfig,
+    RecoveryExit, RtoConfig, RttSampling, SenderConfig,
 };
 use std::sync::Arc;
 
 /// The congestion controller a profile builds, with its parameters.
 #[derive(Clone, Debug)]
 pub enum ControllerFactory {
-    /// NewReno (RFC 5681, RFC 6582).
-    NewReno,
-    /// CUBIC (RFC 9438) with these parameters.
-    Cubic(CubicConfig),
-    /// DCTCP (RFC 8257).
-    Dctcp {
-        /// The gain of α's moving average (RFC 8257 §3.3: 1/16).
-        g: f64,
-        /// α before its first update.
-        initial_alpha: f64,
-    },
+    /// A built-in (`incastsim_tcp::BuiltinController`) with the `tcp` section's parameters.
+    Builtin(BuiltinController, ControllerParams),
     /// A controller registered by a downstream crate, its parameters read.
     Extension(Arc<dyn PreparedController>),
 }
@@ -38,11 +29,7 @@ impl ControllerFactory {
     /// The controller of one connection (`ctx`: its flow, segment size and random stream).
     pub fn new_controller(&self, ctx: &ControllerContext) -> Cc {
         match self {
-            ControllerFactory::NewReno => Cc::NewReno(NewReno::default()),
-            ControllerFactory::Cubic(c) => Cc::Cubic(Cubic::new(*c)),
-            ControllerFactory::Dctcp { g, initial_alpha } => {
-                Cc::Dctcp(Dctcp::new(*g, *initial_alpha))
-            }
+            ControllerFactory::Builtin(b, params) => b.new_controller(params),
             ControllerFactory::Extension(e) => e.new_controller(ctx),
         }
     }
@@ -133,7 +120,7 @@ fn receiver_config(t: &TcpConfig) -> ReceiverConfig {
             timeout: t.delayed_ack.timeout.0,
         }),
         ecn: match (&t.congestion_control, t.ecn) {
-            (CongestionControlName::Dctcp, _) => EcnFeedback::Dctcp,
+            (c, _) if c.is(BuiltinController::Dctcp) => EcnFeedback::Dctcp,
             (_, true) => EcnFeedback::Classic,
             (_, false) => EcnFeedback::Off,
         },
@@ -151,20 +138,7 @@ fn controller(
         CongestionControlName::Extension(choice) => ControllerFactory::Extension(
             extensions.prepare_controller(&format!("{key}.congestion_control"), choice)?,
         ),
-        CongestionControlName::Newreno => ControllerFactory::NewReno,
-        CongestionControlName::Cubic => ControllerFactory::Cubic(CubicConfig {
-            c: t.cubic.c,
-            beta: t.cubic.beta,
-            fast_convergence: t.cubic.fast_convergence,
-            reno_friendly_alpha: match t.cubic.reno_friendly_alpha {
-                RenoFriendlyAlphaName::Rfc9438 => RenoFriendlyAlpha::Rfc9438,
-                RenoFriendlyAlphaName::Linux => RenoFriendlyAlpha::Linux,
-            },
-        }),
-        CongestionControlName::Dctcp => ControllerFactory::Dctcp {
-            g: t.dctcp.g,
-            initial_alpha: t.dctcp.initial_alpha,
-        },
+        CongestionControlName::Builtin(b) => ControllerFactory::Builtin(*b, t.controller_params()),
     })
 }
 
@@ -172,6 +146,7 @@ fn controller(
 mod tests {
     use super::*;
     use crate::config::{Config, TcpProfileName};
+    use incastsim_tcp::RenoFriendlyAlpha;
 
     /// Every value a profile sets reaches the sender, receiver and controller a connection is
     /// built from (the config side is tested in `incastsim_config::profiles`).
@@ -214,9 +189,11 @@ mod tests {
                     .then_some((t.delayed_ack.count, t.delayed_ack.timeout.0)),
                 "{name}"
             );
-            let ControllerFactory::Cubic(c) = p.controller.clone() else {
+            let ControllerFactory::Builtin(BuiltinController::Cubic, params) = p.controller.clone()
+            else {
                 panic!("cubic")
             };
+            let c = params.cubic;
             let linux_alpha = matches!(
                 cfg.tcp.profile,
                 Some(TcpProfileName::Linux | TcpProfileName::Ns3)
