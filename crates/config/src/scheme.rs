@@ -11,36 +11,190 @@ use incastsim_core::Duration;
 use incastsim_tcp::BuiltinController;
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 
-/// The scheme and its parameters. In YAML a mapping `{name: <scheme>, <param>: <value>, ...}`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub enum SchemeConfig {
+/// What a built-in scheme's parameters check against the TCP settings they apply to (the
+/// top-level `tcp`, and each flow-override group's). Errors name `scheme.<key>`.
+pub trait SchemeParams {
+    /// Checks the parameters; the default accepts any.
+    fn validate(&self, _tcp: &TcpConfig) -> Result<(), ConfigError> {
+        Ok(())
+    }
+}
+
+/// Declares the built-in schemes once: each line gives the variant, its parameters type, the
+/// name configs and runs.csv use, and the one-line description `incastsim schemes` prints.
+/// From it come [`SchemeConfig`], [`SCHEMES`], `SchemeConfig::name`, both serde directions
+/// and `SchemeConfig::validate`.
+macro_rules! builtin_schemes {
+    (
+        $(#[$none_doc:meta])*
+        none: $none_about:literal;
+        $(
+            $(#[$doc:meta])*
+            $variant:ident($params:ty) = $name:literal, $about:literal;
+        )+
+    ) => {
+        /// The scheme and its parameters. In YAML a mapping `{name: <scheme>, <param>: <value>, ...}`.
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub enum SchemeConfig {
+            $(#[$none_doc])*
+            #[default]
+            None,
+            $($(#[$doc])* $variant($params),)+
+            /// A scheme registered by a downstream crate (checked and completed by the loader's
+            /// [`crate::Catalog`]; see [`crate::extension`]).
+            Extension(ExtensionChoice),
+        }
+
+        /// Every built-in scheme name with a one-line description (for `incastsim schemes` and
+        /// errors).
+        pub const SCHEMES: &[(&str, &str)] = &[("none", $none_about), $(($name, $about)),+];
+
+        impl SchemeConfig {
+            /// The scheme's name as configs and runs.csv spell it (`none`, `tda`, ..., or an
+            /// extension's).
+            pub fn name(&self) -> &str {
+                match self {
+                    SchemeConfig::None => "none",
+                    $(SchemeConfig::$variant(_) => $name,)+
+                    SchemeConfig::Extension(e) => &e.name,
+                }
+            }
+
+            /// Checks the parameters against the TCP settings of the flows they apply to (the
+            /// top-level `tcp`, and each flow-override group's).
+            pub fn validate(&self, tcp: &TcpConfig) -> Result<(), ConfigError> {
+                match self {
+                    SchemeConfig::None => Ok(()),
+                    $(SchemeConfig::$variant(p) => SchemeParams::validate(p, tcp),)+
+                    // Checked by the catalog while loading.
+                    SchemeConfig::Extension(_) => Ok(()),
+                }
+            }
+
+            /// The scheme `name` with the parameters `rest` (a mapping without `name`).
+            fn read<E: de::Error>(name: String, rest: serde_json::Value) -> Result<SchemeConfig, E> {
+                Ok(match name.as_str() {
+                    "none" => {
+                        match rest.as_object() {
+                            Some(m) if !m.is_empty() => {
+                                return Err(de::Error::custom(format!(
+                                    "scheme {name} has no parameters (got {})",
+                                    m.keys().cloned().collect::<Vec<_>>().join(", ")
+                                )));
+                            }
+                            _ => {}
+                        }
+                        SchemeConfig::None
+                    }
+                    $($name => SchemeConfig::$variant(read_params(&name, rest)?),)+
+                    // Not a built-in: the loader's catalog knows it, or lists what it knows.
+                    _ => SchemeConfig::Extension(ExtensionChoice {
+                        name,
+                        params: match rest {
+                            serde_json::Value::Object(m) => m,
+                            _ => Default::default(),
+                        },
+                    }),
+                })
+            }
+
+            /// The parameters as a mapping (`None` for an extension, written as it was given).
+            fn params_value(&self) -> Option<Result<serde_json::Value, serde_json::Error>> {
+                Some(match self {
+                    SchemeConfig::None => Ok(serde_json::json!({})),
+                    $(SchemeConfig::$variant(p) => serde_json::to_value(p),)+
+                    SchemeConfig::Extension(_) => return None,
+                })
+            }
+        }
+    };
+}
+
+/// A built-in scheme's parameters read from `rest`; errors say where and which scheme.
+fn read_params<T: serde::de::DeserializeOwned, E: de::Error>(
+    name: &str,
+    rest: serde_json::Value,
+) -> Result<T, E> {
+    serde_path_to_error::deserialize(rest).map_err(|e| {
+        let path = e.path().to_string();
+        let at = if path == "." {
+            String::new()
+        } else {
+            format!("{path}: ")
+        };
+        E::custom(format!("{at}{} (scheme {name})", e.into_inner()))
+    })
+}
+
+impl<'de> Deserialize<'de> for SchemeConfig {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut map = match serde_json::Value::deserialize(d)? {
+            serde_json::Value::Object(m) => m,
+            serde_json::Value::String(name) => {
+                let mut m = serde_json::Map::new();
+                m.insert("name".into(), name.into());
+                m
+            }
+            other => {
+                return Err(de::Error::custom(format!(
+                    "invalid scheme {other}: expected a scheme name or {{name: <scheme>, ...}}"
+                )));
+            }
+        };
+        let name = match map.remove("name") {
+            Some(serde_json::Value::String(n)) => n,
+            _ => {
+                let names: Vec<&str> = SCHEMES.iter().map(|(n, _)| *n).collect();
+                return Err(de::Error::custom(format!(
+                    "missing `name`; expected one of {}",
+                    names.join(", ")
+                )));
+            }
+        };
+        SchemeConfig::read(name, serde_json::Value::Object(map))
+    }
+}
+
+impl Serialize for SchemeConfig {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let params = match (self, self.params_value()) {
+            (SchemeConfig::Extension(e), _) => return e.serialize(s),
+            (_, Some(p)) => p.map_err(serde::ser::Error::custom)?,
+            (_, None) => unreachable!("only an extension has no parameters value"),
+        };
+        let mut map = serde_json::Map::new();
+        map.insert("name".into(), self.name().into());
+        if let serde_json::Value::Object(m) = params {
+            map.extend(m);
+        }
+        map.serialize(s)
+    }
+}
+
+builtin_schemes! {
     /// Plain TCP.
-    #[default]
-    None,
+    none: "plain TCP: no incast mitigation";
     /// RTO randomization, static interval (Hafeez et al. Eq. 3): RTO = U(RTO_min ± Δ/2) × 2^b.
-    RtoStatic(RtoStaticParams),
+    RtoStatic(RtoStaticParams) = "rto_static", "RTO randomization, static interval: RTO = U(RTO_min - delta/2, RTO_min + delta/2) x 2^b (Hafeez et al. Eq. 3)";
     /// Timeout-Driven Adaptation (Eq. 8): interval ω^s·Δ on the s-th successive timeout.
-    Tda(TdaParams),
+    Tda(TdaParams) = "tda", "RTO randomization, Timeout-Driven Adaptation: interval omega^s x delta on the s-th successive timeout (Eq. 8)";
     /// Multiplexing-Aware Adaptation: Δ = ⌊N/(σ log₂ N)⌋ × unit, N = active senders.
-    Maa(MaaParams),
+    Maa(MaaParams) = "maa", "RTO randomization, Multiplexing-Aware Adaptation: delta = floor(N / (sigma log2 N)) x unit, N = active senders";
     /// Flow-Size Aware Adaptation: TDA with ω_long once `long_after` bytes were sent, else ω_short.
-    Fsa(FsaParams),
+    Fsa(FsaParams) = "fsa", "RTO randomization, Flow-Size Aware: TDA with omega_long after long_after bytes sent, else omega_short";
     /// Fine-grained RTO (Vasudevan et al. 2009) randomized backoff: RTO × 2^b × (1 + U(0, max_extra)).
     /// Set tcp.rto_min (200us) and tcp.clock_granularity (1us) for the paper's setting.
-    FineRto(FineRtoParams),
+    FineRto(FineRtoParams) = "fine_rto", "fine-grained RTO (Vasudevan et al.): randomized backoff RTO x 2^b x (1 + U(0, max_extra)); set tcp.rto_min";
     /// TCPRand (Lee et al.): payload U[rMin, MSS]; rMin a size or `adaptive` (Algorithm 1, CUBIC).
-    Tcprand(TcprandParams),
+    Tcprand(TcprandParams) = "tcprand", "TCPRand (Lee et al.): payload U[r_min, MSS]; r_min bytes or `adaptive` (Algorithm 1 on CUBIC)";
     /// Probabilistic retransmission (Kulkarni & Agrawal §4.2, Alg. 1-3).
-    ProbRetx(ProbRetxParams),
+    ProbRetx(ProbRetxParams) = "prob_retx", "probabilistic retransmission (Kulkarni & Agrawal Alg. 1-3): every period, with probability p, resend the highest unACKed segment (segment: snd_una | last_sent) marked";
     /// Dynamic Segment Resizing (Kulkarni & Agrawal §4.3, Alg. 4), optional header compression.
-    Dsr(DsrParams),
+    Dsr(DsrParams) = "dsr", "Dynamic Segment Resizing (Kulkarni & Agrawal Alg. 4): start with mss_dsr, grow at cwnd_dsr; optional compressed_header";
     /// TCP PLATO (Shukla et al.); pair with topology.switch_queue {kind: threshold_admit}.
-    Plato(PlatoParams),
+    Plato(PlatoParams) = "plato", "TCP PLATO (Shukla et al.): labelling state machine with dummy probes; use switch_queue threshold_admit";
     /// ICTCP (Wu et al. 2010): receiver-side window control per connection.
-    Ictcp(IctcpConfigParams),
-    /// A scheme registered by a downstream crate (checked and completed by the loader's
-    /// [`crate::Catalog`]; see [`crate::extension`]).
-    Extension(ExtensionChoice),
+    Ictcp(IctcpConfigParams) = "ictcp", "ICTCP (Wu et al.): receiver adjusts each connection's window from measured vs expected throughput within alpha x link capacity";
 }
 
 /// Parameters of `Ictcp` (see [`SchemeConfig`]).
@@ -220,51 +374,6 @@ pub struct DsrParams {
     pub compressed_header: Option<Bytes>,
 }
 
-/// Every scheme name with a one-line description (for `incastsim schemes` and errors).
-pub const SCHEMES: &[(&str, &str)] = &[
-    ("none", "plain TCP: no incast mitigation"),
-    (
-        "rto_static",
-        "RTO randomization, static interval: RTO = U(RTO_min - delta/2, RTO_min + delta/2) x 2^b (Hafeez et al. Eq. 3)",
-    ),
-    (
-        "tda",
-        "RTO randomization, Timeout-Driven Adaptation: interval omega^s x delta on the s-th successive timeout (Eq. 8)",
-    ),
-    (
-        "maa",
-        "RTO randomization, Multiplexing-Aware Adaptation: delta = floor(N / (sigma log2 N)) x unit, N = active senders",
-    ),
-    (
-        "fsa",
-        "RTO randomization, Flow-Size Aware: TDA with omega_long after long_after bytes sent, else omega_short",
-    ),
-    (
-        "fine_rto",
-        "fine-grained RTO (Vasudevan et al.): randomized backoff RTO x 2^b x (1 + U(0, max_extra)); set tcp.rto_min",
-    ),
-    (
-        "tcprand",
-        "TCPRand (Lee et al.): payload U[r_min, MSS]; r_min bytes or `adaptive` (Algorithm 1 on CUBIC)",
-    ),
-    (
-        "prob_retx",
-        "probabilistic retransmission (Kulkarni & Agrawal Alg. 1-3): every period, with probability p, resend the highest unACKed segment (segment: snd_una | last_sent) marked",
-    ),
-    (
-        "dsr",
-        "Dynamic Segment Resizing (Kulkarni & Agrawal Alg. 4): start with mss_dsr, grow at cwnd_dsr; optional compressed_header",
-    ),
-    (
-        "plato",
-        "TCP PLATO (Shukla et al.): labelling state machine with dummy probes; use switch_queue threshold_admit",
-    ),
-    (
-        "ictcp",
-        "ICTCP (Wu et al.): receiver adjusts each connection's window from measured vs expected throughput within alpha x link capacity",
-    ),
-];
-
 fn d_delta() -> Dur {
     Dur(Duration::from_ms(1))
 }
@@ -415,129 +524,7 @@ pub enum PrSegmentName {
     LastSent,
 }
 
-impl<'de> Deserialize<'de> for SchemeConfig {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut map = match serde_json::Value::deserialize(d)? {
-            serde_json::Value::Object(m) => m,
-            serde_json::Value::String(name) => {
-                let mut m = serde_json::Map::new();
-                m.insert("name".into(), name.into());
-                m
-            }
-            other => {
-                return Err(de::Error::custom(format!(
-                    "invalid scheme {other}: expected a scheme name or {{name: <scheme>, ...}}"
-                )));
-            }
-        };
-        let name = match map.remove("name") {
-            Some(serde_json::Value::String(n)) => n,
-            _ => {
-                return Err(de::Error::custom(format!(
-                    "missing `name`; {}",
-                    names_help()
-                )));
-            }
-        };
-        let rest = serde_json::Value::Object(map);
-        fn params<T: serde::de::DeserializeOwned, E: de::Error>(
-            name: &str,
-            rest: serde_json::Value,
-        ) -> Result<T, E> {
-            serde_path_to_error::deserialize(rest).map_err(|e| {
-                let path = e.path().to_string();
-                let at = if path == "." {
-                    String::new()
-                } else {
-                    format!("{path}: ")
-                };
-                E::custom(format!("{at}{} (scheme {name})", e.into_inner()))
-            })
-        }
-        let no_params = |rest: &serde_json::Value| match rest.as_object() {
-            Some(m) if !m.is_empty() => Err(de::Error::custom(format!(
-                "scheme {name} has no parameters (got {})",
-                m.keys().cloned().collect::<Vec<_>>().join(", ")
-            ))),
-            _ => Ok(()),
-        };
-        Ok(match name.as_str() {
-            "none" => {
-                no_params(&rest)?;
-                SchemeConfig::None
-            }
-            "plato" => SchemeConfig::Plato(params(&name, rest)?),
-            "rto_static" => SchemeConfig::RtoStatic(params(&name, rest)?),
-            "tda" => SchemeConfig::Tda(params(&name, rest)?),
-            "maa" => SchemeConfig::Maa(params(&name, rest)?),
-            "fsa" => SchemeConfig::Fsa(params(&name, rest)?),
-            "fine_rto" => SchemeConfig::FineRto(params(&name, rest)?),
-            "tcprand" => SchemeConfig::Tcprand(params(&name, rest)?),
-            "prob_retx" => SchemeConfig::ProbRetx(params(&name, rest)?),
-            "dsr" => SchemeConfig::Dsr(params(&name, rest)?),
-            "ictcp" => SchemeConfig::Ictcp(params(&name, rest)?),
-            // Not a built-in: the loader's catalog knows it, or lists what it knows.
-            _ => SchemeConfig::Extension(ExtensionChoice {
-                name,
-                params: match rest {
-                    serde_json::Value::Object(m) => m,
-                    _ => Default::default(),
-                },
-            }),
-        })
-    }
-}
-
-fn names_help() -> String {
-    let names: Vec<&str> = SCHEMES.iter().map(|(n, _)| *n).collect();
-    format!("expected one of {}", names.join(", "))
-}
-
-impl Serialize for SchemeConfig {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let params = match self {
-            SchemeConfig::None => Ok(serde_json::json!({})),
-            SchemeConfig::Plato(p) => serde_json::to_value(p),
-            SchemeConfig::RtoStatic(p) => serde_json::to_value(p),
-            SchemeConfig::Tda(p) => serde_json::to_value(p),
-            SchemeConfig::Maa(p) => serde_json::to_value(p),
-            SchemeConfig::Fsa(p) => serde_json::to_value(p),
-            SchemeConfig::FineRto(p) => serde_json::to_value(p),
-            SchemeConfig::Tcprand(p) => serde_json::to_value(p),
-            SchemeConfig::ProbRetx(p) => serde_json::to_value(p),
-            SchemeConfig::Dsr(p) => serde_json::to_value(p),
-            SchemeConfig::Ictcp(p) => serde_json::to_value(p),
-            SchemeConfig::Extension(e) => return e.serialize(s),
-        }
-        .map_err(serde::ser::Error::custom)?;
-        let mut map = serde_json::Map::new();
-        map.insert("name".into(), self.name().into());
-        if let serde_json::Value::Object(m) = params {
-            map.extend(m);
-        }
-        map.serialize(s)
-    }
-}
-
 impl SchemeConfig {
-    /// The scheme's name as configs and runs.csv spell it (`none`, `tda`, ..., or an extension's).
-    pub fn name(&self) -> &str {
-        match self {
-            SchemeConfig::Extension(e) => &e.name,
-            SchemeConfig::None => "none",
-            SchemeConfig::RtoStatic(_) => "rto_static",
-            SchemeConfig::Tda(_) => "tda",
-            SchemeConfig::Maa(_) => "maa",
-            SchemeConfig::Fsa(_) => "fsa",
-            SchemeConfig::FineRto(_) => "fine_rto",
-            SchemeConfig::Tcprand(_) => "tcprand",
-            SchemeConfig::ProbRetx(_) => "prob_retx",
-            SchemeConfig::Dsr(_) => "dsr",
-            SchemeConfig::Plato(_) => "plato",
-            SchemeConfig::Ictcp(_) => "ictcp",
-        }
-    }
-
     /// The built-in scheme `name` with every parameter at its default (`None` for any other
     /// name: an extension's defaults are its registry's).
     pub fn defaults(name: &str) -> Option<SchemeConfig> {
@@ -556,41 +543,30 @@ impl SchemeConfig {
             _ => None,
         }
     }
+}
 
-    /// Checks the parameters against the TCP settings of the flows they apply to (the top-level
-    /// `tcp`, and each flow-override group's).
-    pub fn validate(&self, tcp: &TcpConfig) -> Result<(), ConfigError> {
-        match self {
-            SchemeConfig::None | SchemeConfig::Plato(_) => Ok(()),
-            // Checked by the catalog while loading.
-            SchemeConfig::Extension(_) => Ok(()),
-            SchemeConfig::Ictcp(p) => p.validate(),
-            SchemeConfig::RtoStatic(RtoStaticParams { delta }) => positive_dur("delta", delta),
-            SchemeConfig::Tda(TdaParams {
-                delta,
-                omega,
-                s_max,
-                ..
-            }) => {
-                positive_dur("delta", delta)?;
-                if *s_max == Some(0) {
-                    return Err(invalid(
-                        "scheme.s_max",
-                        0,
-                        "at least 1 (Eq. 8: s in 1..M), or null for no cap",
-                    ));
-                }
-                growth_factor("omega", *omega)
-            }
-            SchemeConfig::Maa(p) => p.validate(),
-            SchemeConfig::Fsa(p) => p.validate(),
-            SchemeConfig::FineRto(p) => p.validate(),
-            SchemeConfig::Tcprand(p) => p.validate(tcp),
-            SchemeConfig::ProbRetx(p) => p.validate(),
-            SchemeConfig::Dsr(p) => p.validate(tcp),
-        }
+impl SchemeParams for RtoStaticParams {
+    fn validate(&self, _tcp: &TcpConfig) -> Result<(), ConfigError> {
+        positive_dur("delta", &self.delta)
     }
 }
+
+impl SchemeParams for TdaParams {
+    fn validate(&self, _tcp: &TcpConfig) -> Result<(), ConfigError> {
+        positive_dur("delta", &self.delta)?;
+        if self.s_max == Some(0) {
+            return Err(invalid(
+                "scheme.s_max",
+                0,
+                "at least 1 (Eq. 8: s in 1..M), or null for no cap",
+            ));
+        }
+        growth_factor("omega", self.omega)
+    }
+}
+
+/// PLATO has no numeric parameters to check.
+impl SchemeParams for PlatoParams {}
 
 /// `scheme.<k>` is a positive duration.
 fn positive_dur(k: &str, d: &Dur) -> Result<(), ConfigError> {
@@ -614,10 +590,10 @@ fn growth_factor(k: &str, w: f64) -> Result<(), ConfigError> {
     }
 }
 
-impl IctcpConfigParams {
+impl SchemeParams for IctcpConfigParams {
     /// ICTCP: ordered thresholds γ1 < γ2, a share α, an EWMA weight β, a window of at least one
     /// segment.
-    fn validate(&self) -> Result<(), ConfigError> {
+    fn validate(&self, _tcp: &TcpConfig) -> Result<(), ConfigError> {
         let IctcpConfigParams {
             gamma1,
             gamma2,
@@ -647,9 +623,9 @@ impl IctcpConfigParams {
     }
 }
 
-impl MaaParams {
+impl SchemeParams for MaaParams {
     /// MAA: a positive σ and time unit.
-    fn validate(&self) -> Result<(), ConfigError> {
+    fn validate(&self, _tcp: &TcpConfig) -> Result<(), ConfigError> {
         let MaaParams { sigma, unit } = self;
         if !(sigma.is_finite() && *sigma > 0.0) {
             return Err(invalid("scheme.sigma", sigma, "a positive number"));
@@ -658,9 +634,9 @@ impl MaaParams {
     }
 }
 
-impl FsaParams {
+impl SchemeParams for FsaParams {
     /// FSA: TDA's Δ and two growth factors, and a positive long-flow threshold.
-    fn validate(&self) -> Result<(), ConfigError> {
+    fn validate(&self, _tcp: &TcpConfig) -> Result<(), ConfigError> {
         let FsaParams {
             delta,
             omega_long,
@@ -677,9 +653,9 @@ impl FsaParams {
     }
 }
 
-impl FineRtoParams {
+impl SchemeParams for FineRtoParams {
     /// Fine-grained RTO: a non-negative randomization fraction.
-    fn validate(&self) -> Result<(), ConfigError> {
+    fn validate(&self, _tcp: &TcpConfig) -> Result<(), ConfigError> {
         let FineRtoParams { max_extra } = self;
         if !(max_extra.is_finite() && *max_extra >= 0.0) {
             return Err(invalid(
@@ -692,7 +668,7 @@ impl FineRtoParams {
     }
 }
 
-impl TcprandParams {
+impl SchemeParams for TcprandParams {
     /// TCPRand: r_min and θ within one MSS of `tcp`, adaptive r_min only with CUBIC, and valid
     /// Algorithm 1 parameters (μ, σ², ν_τ, ν_ω).
     fn validate(&self, tcp: &TcpConfig) -> Result<(), ConfigError> {
@@ -749,9 +725,9 @@ impl TcprandParams {
     }
 }
 
-impl ProbRetxParams {
+impl SchemeParams for ProbRetxParams {
     /// Probabilistic retransmission: a positive period and a probability p.
-    fn validate(&self) -> Result<(), ConfigError> {
+    fn validate(&self, _tcp: &TcpConfig) -> Result<(), ConfigError> {
         let ProbRetxParams { period, p, .. } = self;
         positive_dur("period", period)?;
         if !(0.0..=1.0).contains(p) {
@@ -761,7 +737,7 @@ impl ProbRetxParams {
     }
 }
 
-impl DsrParams {
+impl SchemeParams for DsrParams {
     /// DSR: MSS_dsr within `tcp`'s MSS, cwnd_dsr of at least 2 segments, a compressed header no
     /// larger than `tcp`'s.
     fn validate(&self, tcp: &TcpConfig) -> Result<(), ConfigError> {
