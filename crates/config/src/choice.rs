@@ -56,3 +56,49 @@ impl<'de> Deserialize<'de> for ExtensionChoice {
             .map_err(de::Error::custom)
     }
 }
+
+/// Declares an enum of built-ins chosen by a tag key (`kind: red`), each variant once with its
+/// name, plus the `Extension` variant for a registered component. From the one declaration
+/// come the enum (serde's derive reads and writes the built-ins, as inherent
+/// `Self::serialize`/`Self::deserialize` through `remote = "Self"`, so the point's own trait
+/// impls can route extensions around it), the list of built-in names (`$names`, for errors and
+/// listings) and the name function (`$name_fn`).
+macro_rules! tagged_builtins {
+    (
+        $(#[$meta:meta])*
+        pub enum $enum:ident, names $names:ident, name_fn $name_fn:ident {
+            $(
+                $(#[$vmeta:meta])*
+                $variant:ident = $name:literal $({ $($fields:tt)* })?,
+            )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[serde(remote = "Self")]
+        pub enum $enum {
+            $(
+                $(#[$vmeta])*
+                #[serde(rename = $name)]
+                $variant $({ $($fields)* })?,
+            )+
+            /// A component registered by a downstream crate (checked and completed by the
+            /// loader's [`crate::Catalog`]; built by the scenario crate's registry).
+            #[serde(skip)]
+            Extension($crate::choice::ExtensionChoice),
+        }
+
+        /// The built-ins' names, in declaration order (errors and listings show them so).
+        pub const $names: &[&str] = &[$($name),+];
+
+        impl $enum {
+            /// The name as configs and outputs spell it (an extension's registered name).
+            pub fn $name_fn(&self) -> &str {
+                match self {
+                    $($enum::$variant { .. } => $name,)+
+                    $enum::Extension(e) => &e.name,
+                }
+            }
+        }
+    };
+}
+pub(crate) use tagged_builtins;

@@ -1,99 +1,67 @@
 //! `topology.switch_queue`: the switch ports' queue discipline, a built-in by `kind` (drop-tail,
 //! RED/WRED, ECN threshold, threshold admission) or a registered extension by `name`.
 
-use crate::choice::ExtensionChoice;
+use crate::choice::{ExtensionChoice, tagged_builtins};
 use crate::defaults::default_true;
 use crate::units::Buffer;
 use serde::{Deserialize, Serialize};
 
-/// The queue discipline of every switch output port: a built-in by `kind`
-/// (`{kind: red, min_th: 5 packets, ...}`), or a discipline registered by a downstream crate
-/// by `name`, its parameters beside it (`{name: my_threshold, threshold: 20 packets}`, or just
-/// `my_threshold` for its defaults; see [`crate::extension`]). Either key takes either kind of
-/// name, so `kind: my_threshold` works too; an unknown one lists the built-ins and what is
-/// registered.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-// `remote = "Self"`: the derived code reads and writes the built-ins (as inherent functions);
-// the trait impls below route extensions around it.
-#[serde(
-    remote = "Self",
-    tag = "kind",
-    rename_all = "snake_case",
-    deny_unknown_fields
-)]
-pub enum QueueConfig {
-    /// Drop arrivals that do not fit the buffer.
-    #[default]
-    DropTail,
-    /// RED (Floyd & Jacobson): thresholds in bytes or packets, on an EWMA of the queue.
-    Red {
-        /// Below this average queue, no drops (RED min_th).
-        min_th: Buffer,
-        /// Above it, every arrival dropped or marked (max_th; `gentle` ramps to 2 × max_th).
-        max_th: Buffer,
-        /// Drop probability at max_th.
-        #[serde(default = "default_max_p")]
-        max_p: f64,
-        /// Weight of the queue EWMA (Floyd & Jacobson: 0.002).
-        #[serde(default = "default_w_q")]
-        w_q: f64,
-        /// Gentle RED: the probability rises from max_p to 1 between max_th and 2 × max_th.
-        #[serde(default = "default_true")]
-        gentle: bool,
-        /// Mark ECN-capable packets instead of dropping them.
-        #[serde(default)]
-        ecn: bool,
-    },
-    /// WRED: a RED profile per traffic class (DSCP); unlisted DSCPs use the first profile.
-    Wred {
-        /// The profiles, by DSCP.
-        profiles: Vec<WredProfile>,
-        /// Weight of the queue EWMA.
-        #[serde(default = "default_w_q")]
-        w_q: f64,
-        /// Gentle RED.
-        #[serde(default = "default_true")]
-        gentle: bool,
-        /// Mark ECN-capable packets instead of dropping them.
-        #[serde(default)]
-        ecn: bool,
-    },
-    /// DCTCP marking: CE on ECN-capable arrivals when the instantaneous queue exceeds K.
-    EcnThreshold {
-        /// The marking threshold K (bytes or packets).
-        k: Buffer,
-    },
-    /// PLATO's switch: at or above the threshold, only labelled packets are admitted.
-    ThresholdAdmit {
-        /// Queue length from which only labelled packets are admitted.
-        threshold: Buffer,
-    },
-    /// A discipline registered by a downstream crate (checked and completed by the loader's
-    /// [`crate::Catalog`]; built for each switch port by the scenario crate's registry).
-    #[serde(skip)]
-    Extension(ExtensionChoice),
-}
-
-/// The built-in queue disciplines' `kind`s.
-pub const QUEUE_KINDS: [&str; 5] = [
-    "drop_tail",
-    "red",
-    "wred",
-    "ecn_threshold",
-    "threshold_admit",
-];
-
-impl QueueConfig {
-    /// The discipline's name as configs spell it (`drop_tail`, `red`, ..., or an extension's).
-    pub fn name(&self) -> &str {
-        match self {
-            QueueConfig::DropTail => "drop_tail",
-            QueueConfig::Red { .. } => "red",
-            QueueConfig::Wred { .. } => "wred",
-            QueueConfig::EcnThreshold { .. } => "ecn_threshold",
-            QueueConfig::ThresholdAdmit { .. } => "threshold_admit",
-            QueueConfig::Extension(e) => &e.name,
-        }
+tagged_builtins! {
+    /// The queue discipline of every switch output port: a built-in by `kind`
+    /// (`{kind: red, min_th: 5 packets, ...}`), or a discipline registered by a downstream crate
+    /// by `name`, its parameters beside it (`{name: my_threshold, threshold: 20 packets}`, or just
+    /// `my_threshold` for its defaults; see [`crate::extension`]). Either key takes either kind of
+    /// name, so `kind: my_threshold` works too; an unknown one lists the built-ins and what is
+    /// registered.
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(tag = "kind", deny_unknown_fields)]
+    pub enum QueueConfig, names QUEUE_KINDS, name_fn name {
+        /// Drop arrivals that do not fit the buffer.
+        #[default]
+        DropTail = "drop_tail",
+        /// RED (Floyd & Jacobson): thresholds in bytes or packets, on an EWMA of the queue.
+        Red = "red" {
+            /// Below this average queue, no drops (RED min_th).
+            min_th: Buffer,
+            /// Above it, every arrival dropped or marked (max_th; `gentle` ramps to 2 × max_th).
+            max_th: Buffer,
+            /// Drop probability at max_th.
+            #[serde(default = "default_max_p")]
+            max_p: f64,
+            /// Weight of the queue EWMA (Floyd & Jacobson: 0.002).
+            #[serde(default = "default_w_q")]
+            w_q: f64,
+            /// Gentle RED: the probability rises from max_p to 1 between max_th and 2 × max_th.
+            #[serde(default = "default_true")]
+            gentle: bool,
+            /// Mark ECN-capable packets instead of dropping them.
+            #[serde(default)]
+            ecn: bool,
+        },
+        /// WRED: a RED profile per traffic class (DSCP); unlisted DSCPs use the first profile.
+        Wred = "wred" {
+            /// The profiles, by DSCP.
+            profiles: Vec<WredProfile>,
+            /// Weight of the queue EWMA.
+            #[serde(default = "default_w_q")]
+            w_q: f64,
+            /// Gentle RED.
+            #[serde(default = "default_true")]
+            gentle: bool,
+            /// Mark ECN-capable packets instead of dropping them.
+            #[serde(default)]
+            ecn: bool,
+        },
+        /// DCTCP marking: CE on ECN-capable arrivals when the instantaneous queue exceeds K.
+        EcnThreshold = "ecn_threshold" {
+            /// The marking threshold K (bytes or packets).
+            k: Buffer,
+        },
+        /// PLATO's switch: at or above the threshold, only labelled packets are admitted.
+        ThresholdAdmit = "threshold_admit" {
+            /// Queue length from which only labelled packets are admitted.
+            threshold: Buffer,
+        },
     }
 }
 

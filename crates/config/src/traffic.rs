@@ -3,113 +3,102 @@
 //! fixed-size flows), or a generator registered by a downstream crate, chosen by the same
 //! `kind` key (`{kind: incast_bursts, period: 1ms}`). Generation is done by the scenario crate.
 
-use crate::choice::ExtensionChoice;
+use crate::choice::{ExtensionChoice, tagged_builtins};
 use crate::units::{Bytes, Dur};
 use incastsim_core::Duration;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// The built-in generators' `kind`s, in the order listings show them.
-pub const BUILTIN_KINDS: [&str; 4] = ["long_lived", "poisson", "staggered", "permutation"];
-
-/// One traffic generator (`traffic:` list entry).
-///
-/// A `kind` that is not built in names a registered extension: the entry is kept as an
-/// [`TrafficConfig::Extension`] (its other keys are the extension's parameters) and checked by
-/// the loader's catalog ([`crate::extension`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(
-    remote = "Self",
-    tag = "kind",
-    rename_all = "snake_case",
-    deny_unknown_fields
-)]
-pub enum TrafficConfig {
-    /// `count` flows from each host in `from` to `to`, always having data, from `start` until
-    /// `stop` (default: the end of the run).
-    LongLived {
-        /// The hosts that send.
-        from: HostList,
-        /// The one host they send to.
-        to: String,
-        /// Flows per sending host.
-        #[serde(default = "one")]
-        count: u32,
-        /// When the flows start.
-        #[serde(default = "zero")]
-        start: Dur,
-        /// When they stop (default: the end of the run).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        stop: Option<Dur>,
-    },
-    /// Flows arriving as a Poisson process so that the expected application bytes offered per
-    /// second are `load` × the capacity of the reference links: `load_link` (a port name such
-    /// as "switch0->host16") if given, else the links into the destination hosts. Each arrival
-    /// picks a source uniformly from `sources` and a different destination uniformly from
-    /// `destinations`, and a size from `sizes`. Arrivals in [start, stop).
-    Poisson {
-        /// Offered load as a fraction of the reference links' capacity.
-        load: f64,
-        /// Flow sizes.
-        sizes: SizeDistConfig,
-        /// Hosts an arrival may come from.
-        #[serde(default = "all_hosts")]
-        sources: HostList,
-        /// Hosts an arrival may go to.
-        #[serde(default = "all_hosts")]
-        destinations: HostList,
-        /// The port whose capacity `load` refers to (`switch0->host16`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        load_link: Option<String>,
-        /// When arrivals begin.
-        #[serde(default = "zero")]
-        start: Dur,
-        /// Default: the workload's `duration` (bulk or traffic workloads).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        stop: Option<Dur>,
-    },
-    /// Flow i (from the i-th host of `from`) starts at start + i·interval and sends for
-    /// `duration` (one value for all, or one per flow: TCPRand's convergence test uses
-    /// 270, 210, 150, 90 and 30 s at 30 s intervals).
-    Staggered {
-        /// The hosts that send, one flow each, in order.
-        from: HostList,
-        /// The one host they send to.
-        to: String,
-        /// When flow 0 starts.
-        #[serde(default = "zero")]
-        start: Dur,
-        /// Time between flow starts.
-        interval: Dur,
-        /// How long each flow sends.
-        duration: DurList,
-    },
-    /// `flows` flows of `size` bytes between random host pairs, each host sending at most one
-    /// and receiving at most one (a random partial permutation): distinct sources drawn from
-    /// `sources`, distinct destinations from `destinations`, never a flow to itself, every
-    /// such set of pairs equally likely. Flow i starts at start + U[0, start_jitter].
-    Permutation {
-        /// Number of flows (pairs).
-        flows: u32,
-        /// Bytes per flow.
-        size: Bytes,
-        /// Hosts the sources are drawn from.
-        #[serde(default = "all_hosts")]
-        sources: HostList,
-        /// Hosts the destinations are drawn from.
-        #[serde(default = "all_hosts")]
-        destinations: HostList,
-        /// Earliest start.
-        #[serde(default = "zero")]
-        start: Dur,
-        /// Each flow starts after an extra U[0, start_jitter].
-        #[serde(default = "zero")]
-        start_jitter: Dur,
-    },
-    /// A generator registered by a downstream crate: `{kind: <registered name>, <param>:
-    /// <value>, ...}` (the choice's `name` is the `kind`; its parameters are the entry's other
-    /// keys, checked and completed with their defaults by the loader's catalog).
-    #[serde(skip)]
-    Extension(ExtensionChoice),
+tagged_builtins! {
+    /// One traffic generator (`traffic:` list entry).
+    ///
+    /// A `kind` that is not built in names a registered extension: the entry is kept as an
+    /// [`TrafficConfig::Extension`] (its other keys are the extension's parameters) and checked by
+    /// the loader's catalog ([`crate::extension`]).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(tag = "kind", deny_unknown_fields)]
+    pub enum TrafficConfig, names BUILTIN_KINDS, name_fn kind {
+        /// `count` flows from each host in `from` to `to`, always having data, from `start` until
+        /// `stop` (default: the end of the run).
+        LongLived = "long_lived" {
+            /// The hosts that send.
+            from: HostList,
+            /// The one host they send to.
+            to: String,
+            /// Flows per sending host.
+            #[serde(default = "one")]
+            count: u32,
+            /// When the flows start.
+            #[serde(default = "zero")]
+            start: Dur,
+            /// When they stop (default: the end of the run).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            stop: Option<Dur>,
+        },
+        /// Flows arriving as a Poisson process so that the expected application bytes offered per
+        /// second are `load` × the capacity of the reference links: `load_link` (a port name such
+        /// as "switch0->host16") if given, else the links into the destination hosts. Each arrival
+        /// picks a source uniformly from `sources` and a different destination uniformly from
+        /// `destinations`, and a size from `sizes`. Arrivals in [start, stop).
+        Poisson = "poisson" {
+            /// Offered load as a fraction of the reference links' capacity.
+            load: f64,
+            /// Flow sizes.
+            sizes: SizeDistConfig,
+            /// Hosts an arrival may come from.
+            #[serde(default = "all_hosts")]
+            sources: HostList,
+            /// Hosts an arrival may go to.
+            #[serde(default = "all_hosts")]
+            destinations: HostList,
+            /// The port whose capacity `load` refers to (`switch0->host16`).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            load_link: Option<String>,
+            /// When arrivals begin.
+            #[serde(default = "zero")]
+            start: Dur,
+            /// Default: the workload's `duration` (bulk or traffic workloads).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            stop: Option<Dur>,
+        },
+        /// Flow i (from the i-th host of `from`) starts at start + i·interval and sends for
+        /// `duration` (one value for all, or one per flow: TCPRand's convergence test uses
+        /// 270, 210, 150, 90 and 30 s at 30 s intervals).
+        Staggered = "staggered" {
+            /// The hosts that send, one flow each, in order.
+            from: HostList,
+            /// The one host they send to.
+            to: String,
+            /// When flow 0 starts.
+            #[serde(default = "zero")]
+            start: Dur,
+            /// Time between flow starts.
+            interval: Dur,
+            /// How long each flow sends.
+            duration: DurList,
+        },
+        /// `flows` flows of `size` bytes between random host pairs, each host sending at most one
+        /// and receiving at most one (a random partial permutation): distinct sources drawn from
+        /// `sources`, distinct destinations from `destinations`, never a flow to itself, every
+        /// such set of pairs equally likely. Flow i starts at start + U[0, start_jitter].
+        Permutation = "permutation" {
+            /// Number of flows (pairs).
+            flows: u32,
+            /// Bytes per flow.
+            size: Bytes,
+            /// Hosts the sources are drawn from.
+            #[serde(default = "all_hosts")]
+            sources: HostList,
+            /// Hosts the destinations are drawn from.
+            #[serde(default = "all_hosts")]
+            destinations: HostList,
+            /// Earliest start.
+            #[serde(default = "zero")]
+            start: Dur,
+            /// Each flow starts after an extra U[0, start_jitter].
+            #[serde(default = "zero")]
+            start_jitter: Dur,
+        },
+    }
 }
 
 impl<'de> Deserialize<'de> for TrafficConfig {
@@ -176,19 +165,6 @@ fn zero() -> Dur {
 }
 fn all_hosts() -> HostList {
     HostList(vec!["all".into()])
-}
-
-impl TrafficConfig {
-    /// The generator `kind` as configs and flows.csv spell it (an extension's registered name).
-    pub fn kind(&self) -> &str {
-        match self {
-            TrafficConfig::Extension(e) => &e.name,
-            TrafficConfig::LongLived { .. } => "long_lived",
-            TrafficConfig::Poisson { .. } => "poisson",
-            TrafficConfig::Staggered { .. } => "staggered",
-            TrafficConfig::Permutation { .. } => "permutation",
-        }
-    }
 }
 
 /// Flow sizes of a Poisson generator.
