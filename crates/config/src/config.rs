@@ -6,6 +6,7 @@
 //! (`incastsim_scenario::check_buildable`). Defaults are the incast literature's (benchmark S1),
 //! and [`Config::resolved`] fills every default in so the printed config says exactly what ran.
 
+use crate::defaults::default_seed;
 use crate::scheme::SchemeConfig;
 use crate::tcp::TcpConfig;
 use crate::topology::TopologyConfig;
@@ -109,31 +110,30 @@ pub struct FlowOverride {
     pub tcp: TcpConfig,
 }
 
+// `Config` has required keys (`senders`, `topology`, `workload`), so serde cannot fill `name`
+// and `seed` from a `Default`.
 fn default_name() -> String {
     "unnamed".into()
 }
-fn default_seed() -> u64 {
-    1
-}
 
-/// Limits of a run and the order of simultaneous events (`run:`).
+/// Limits of a run and the order of simultaneous events (`run:`); absent keys take
+/// [`RunConfig::default`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct RunConfig {
     /// A run that has not finished by this simulated time stops and is reported incomplete.
-    #[serde(default = "default_max_sim_time")]
     pub max_sim_time: Dur,
     /// A run that has processed this many events stops and is reported incomplete (null: no
     /// limit). Deterministic, unlike `max_wall_time`. Both are printed in resolved configs only
     /// when set, so the resolved configs of earlier results stay byte for byte the same.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_events: Option<u64>,
     /// A run still going after this much wall-clock time stops and is reported incomplete (null:
     /// no limit). Where it stops depends on the machine: use it as a safety net, not to size runs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_wall_time: Option<Dur>,
     /// The order of events that fall on the same picosecond (shown only when not `fifo`).
-    #[serde(default, skip_serializing_if = "TieOrderConfig::is_fifo")]
+    #[serde(skip_serializing_if = "TieOrderConfig::is_fifo")]
     pub tie_order: TieOrderConfig,
 }
 
@@ -159,15 +159,15 @@ impl TieOrderConfig {
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
-            max_sim_time: default_max_sim_time(),
+            // One simulated hour: a safety net, not a run length.
+            max_sim_time: Dur(Duration::from_secs(3600)),
+            // No event or wall-clock limit.
             max_events: None,
             max_wall_time: None,
+            // First scheduled, first run.
             tie_order: TieOrderConfig::Fifo,
         }
     }
-}
-fn default_max_sim_time() -> Dur {
-    Dur(Duration::from_secs(3600))
 }
 
 impl Config {

@@ -2,6 +2,7 @@
 //! micro-experiment (Lee et al. 2017, §3.2). The experiment itself runs in the scenario crate
 //! (the `incastsim-experiment` crate).
 
+use crate::defaults::default_seed;
 use crate::error::{ConfigError, invalid};
 use crate::tree::{apply_override, parse_tree};
 use crate::units::{Buffer, Bytes, Rate};
@@ -21,11 +22,10 @@ pub struct ExperimentFile {
     pub experiment: Experiment,
 }
 
+// `ExperimentFile` and `EnqueueProbability` have required keys (`experiment`, `r_min`), so serde
+// cannot fill them from a `Default`: the other keys keep a default function each.
 fn default_name() -> String {
     "experiment".into()
-}
-fn default_seed() -> u64 {
-    1
 }
 
 /// An experiment that is not a network run (`incastsim experiment`).
@@ -82,24 +82,31 @@ pub struct EnqueueProbability {
     pub max_arrivals: u32,
 }
 
+// TCPRand §3.2 (Fig. 5; configs/papers/tcprand-fig5.yaml): 1 Gbps inputs and output.
 fn default_rate() -> Rate {
     Rate(incastsim_core::BitsPerSec::gbps(1))
 }
+// The paper's MSS: 1460 B less the 12 B timestamp option.
 fn default_mss() -> Bytes {
     Bytes(1448)
 }
+// TCP/IP with timestamps (not stated by the paper).
 fn default_header() -> Bytes {
     Bytes(52)
 }
+// Preamble + SFD 8, Ethernet header 14, FCS 4, inter-frame gap 12.
 fn default_overhead() -> Bytes {
     Bytes(38)
 }
+// Q_max is not stated: 100 full frames, in bytes.
 fn default_buffer() -> Buffer {
     Buffer::Bytes(150_000)
 }
+// The paper's 1000 trials per rMin.
 fn default_trials() -> u32 {
     1000
 }
+// A bound on a trial's search for its start condition, not a paper value.
 fn default_max_arrivals() -> u32 {
     100_000
 }

@@ -139,9 +139,12 @@ pub struct WredProfile {
     pub max_p: f64,
 }
 
+// RED / WRED have required thresholds, so these stay one function each.
+// Drop probability 0.1 at max_th.
 fn default_max_p() -> f64 {
     0.1
 }
+// Floyd & Jacobson's EWMA weight, 0.002.
 fn default_w_q() -> f64 {
     0.002
 }

@@ -199,149 +199,120 @@ builtin_schemes! {
 
 /// Parameters of `Ictcp` (see [`SchemeConfig`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct IctcpConfigParams {
     /// γ1: below this fraction of the expected throughput (d_b ≤ γ1) the window may grow by one MSS.
-    #[serde(default = "d_gamma1")]
     pub gamma1: f64,
     /// γ2: above it (d_b > γ2) for three checks in a row, the window shrinks by one MSS.
-    #[serde(default = "d_gamma2")]
     pub gamma2: f64,
     /// Share of the receiving link's capacity the connections may use.
-    #[serde(default = "d_alpha")]
     pub alpha: f64,
     /// EWMA weight of the measured throughput.
-    #[serde(default = "d_beta")]
     pub beta: f64,
     /// RTT assumed before the first receiver-side measurement.
-    #[serde(default = "d_initial_rtt")]
     pub initial_rtt: Dur,
     /// Initial and minimal advertised window, segments.
-    #[serde(default = "d_min_window")]
     pub min_window_segments: u32,
 }
 
 /// Parameters of `RtoStatic` (see [`SchemeConfig`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct RtoStaticParams {
     /// Δ of Eq. 3: the RTO is drawn from U(RTO_min − Δ/2, RTO_min + Δ/2).
-    #[serde(default = "d_delta")]
     pub delta: Dur,
 }
 
 /// Parameters of `Tda` (see [`SchemeConfig`]). The readings (`keep_backoff`, `s_max`,
 /// `lower_bound`) and why their defaults: `RtoRandMode::Tda` in the schemes crate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct TdaParams {
     /// Δ of Eq. 8, the interval width before any timeout.
-    #[serde(default = "d_delta")]
     pub delta: Dur,
     /// ω of Eq. 8: the interval grows to ω^s Δ after s successive timeouts.
-    #[serde(default = "d_omega")]
     pub omega: f64,
     /// Eq. 2's ×2^b on top of Eq. 8 (default false: the growing interval is the backoff).
-    #[serde(default)]
     pub keep_backoff: bool,
     /// Eq. 8's M, the largest s; null = no cap (the paper gives no value).
-    #[serde(default)]
     pub s_max: Option<u32>,
     /// The lowest RTO a draw may take; null = the clock granularity.
-    #[serde(default)]
     pub lower_bound: Option<Dur>,
 }
 
 /// Parameters of `Maa` (see [`SchemeConfig`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct MaaParams {
     /// σ of f(N, σ) = ⌊N / (σ log₂ N)⌋: larger σ, narrower interval.
-    #[serde(default = "d_sigma")]
     pub sigma: f64,
     /// The unit of f(N, σ): Δ = f(N, σ) units.
-    #[serde(default = "d_unit")]
     pub unit: Dur,
 }
 
 /// Parameters of `Fsa` (see [`SchemeConfig`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct FsaParams {
     /// Δ, as for TDA.
-    #[serde(default = "d_delta")]
     pub delta: Dur,
     /// ω once the flow has sent `long_after` bytes (long flows).
-    #[serde(default = "d_omega_long")]
     pub omega_long: f64,
     /// ω before that (short flows).
-    #[serde(default = "d_omega_short")]
     pub omega_short: f64,
     /// Bytes sent after which a flow counts as long.
-    #[serde(default = "d_long_after")]
     pub long_after: Bytes,
 }
 
 /// Parameters of `FineRto` (see [`SchemeConfig`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct FineRtoParams {
     /// The timeout is RTO × 2^b × (1 + U(0, max_extra)) (§5.3 of the fine-grained RTO paper: 0.5).
-    #[serde(default = "d_max_extra")]
     pub max_extra: f64,
 }
 
 /// Parameters of `Tcprand` (see [`SchemeConfig`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct TcprandParams {
     /// rMin, the smallest payload drawn: bytes or `adaptive`.
-    #[serde(default = "d_r_min")]
     pub r_min: RMinConfig,
     /// μ of Φ (Algorithm 1 line 4).
-    #[serde(default = "d_one")]
     pub mu: f64,
     /// σ² of Φ.
-    #[serde(default = "d_one")]
     pub sigma2: f64,
     /// ν_τ ∈ [1, ∞]: trigger point τ = W_max − (W_max − α)/ν_τ (Eq. 2).
-    #[serde(default = "d_nu")]
     pub nu_tau: Nu,
     /// ν_ω ∈ [0, ∞): end point ω = W_max + (W_max − α)/ν_ω (Eq. 3); 0 gives ω = ∞.
-    #[serde(default = "d_nu")]
     pub nu_omega: Nu,
     /// θ: lower bound of rMin, bytes (200 B in the paper).
-    #[serde(default = "d_theta")]
     pub theta: Bytes,
 }
 
 /// Parameters of `ProbRetx` (see [`SchemeConfig`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct ProbRetxParams {
     /// How often the retransmission thread runs (Alg. 1: 20 µs).
-    #[serde(default = "d_period")]
     pub period: Dur,
     /// Probability that the thread resends a segment when it runs.
-    #[serde(default = "d_p")]
     pub p: f64,
     /// Which segment the thread resends: `snd_una` (default) or `last_sent` (see
     /// `incastsim_schemes::prob_retx` for the reading). `target: oldest | highest` is accepted
     /// as an older spelling.
-    #[serde(default = "d_segment", alias = "target")]
+    #[serde(alias = "target")]
     pub segment: PrSegmentName,
     /// Alg. 3's suspension of the thread from the third duplicate ACK until recovery ends.
-    #[serde(default = "d_true")]
     pub suspend_in_recovery: bool,
 }
 
 /// Parameters of `Plato` (see [`SchemeConfig`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct PlatoParams {
     /// `separate` (default): retransmissions pass the switch but their ACKs are not labelled;
     /// `heartbeat`: retransmissions carry the heartbeat label (see `incastsim_schemes::plato`).
-    #[serde(default)]
     pub retransmission_label: PlatoRetxLabelName,
 }
 
@@ -358,93 +329,136 @@ pub enum PlatoRetxLabelName {
 
 /// Parameters of `Dsr` (see [`SchemeConfig`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct DsrParams {
     /// MSS_dsr: the small segment size a transfer starts with, bytes.
-    #[serde(default = "d_mss_dsr")]
     pub mss_dsr: Bytes,
     /// cwnd_dsr: the window, segments, at which segments grow back toward the MSS.
-    #[serde(default = "d_cwnd_dsr")]
     pub cwnd_dsr: u32,
     /// Every response (block) starts again with MSS_dsr segments (false: only the first).
-    #[serde(default = "d_true")]
     pub per_transfer: bool,
     /// Header bytes per packet with RFC 1144 compression (3-4 B on average); none: tcp.header.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub compressed_header: Option<Bytes>,
 }
 
-fn d_delta() -> Dur {
-    Dur(Duration::from_ms(1))
+impl Default for IctcpConfigParams {
+    fn default() -> Self {
+        // The ICTCP paper's values (Wu et al., CoNEXT 2010; configs/papers/wu-ictcp.yaml).
+        IctcpConfigParams {
+            gamma1: 0.1,
+            gamma2: 0.5,
+            // α = 0.9 of the receiving link's capacity.
+            alpha: 0.9,
+            beta: 0.75,
+            // About a data-center base RTT (S1's is 100 µs) until the receiver measures one.
+            initial_rtt: Dur(Duration::from_us(100)),
+            // ICTCP's floor of 2 MSS per connection.
+            min_window_segments: 2,
+        }
+    }
 }
-fn d_omega() -> f64 {
-    2.0
+
+impl Default for RtoStaticParams {
+    fn default() -> Self {
+        // Hafeez et al. do not state Δ: 1 ms, their sizing example (100 packets of 10 µs).
+        RtoStaticParams {
+            delta: Dur(Duration::from_ms(1)),
+        }
+    }
 }
-fn d_sigma() -> f64 {
-    1.0
+
+impl Default for TdaParams {
+    fn default() -> Self {
+        TdaParams {
+            // Hafeez et al.'s sizing example, as for `rto_static`.
+            delta: Dur(Duration::from_ms(1)),
+            // ω = 2, the paper's TDA (Figs. 7 and 9).
+            omega: 2.0,
+            // The readings the text supports best (`RtoRandMode::Tda` in the schemes crate says
+            // why): the growing interval is the backoff, no cap on s, the clock granularity as
+            // the floor.
+            keep_backoff: false,
+            s_max: None,
+            lower_bound: None,
+        }
+    }
 }
-fn d_unit() -> Dur {
-    Dur(Duration::from_ms(1))
+
+impl Default for MaaParams {
+    fn default() -> Self {
+        MaaParams {
+            // σ is not stated by Hafeez et al.: 1, with log base 2 (the report sweeps 0.5-4).
+            sigma: 1.0,
+            // f(N, σ) in ms.
+            unit: Dur(Duration::from_ms(1)),
+        }
+    }
 }
-fn d_omega_long() -> f64 {
-    4.0
+
+impl Default for FsaParams {
+    fn default() -> Self {
+        FsaParams {
+            // Hafeez et al.'s sizing example, as for TDA.
+            delta: Dur(Duration::from_ms(1)),
+            // ω = 4 for flows past 1 MB, 3 below (configs/papers/hafeez-rto-randomization-bg.yaml).
+            omega_long: 4.0,
+            omega_short: 3.0,
+            long_after: Bytes(1_000_000),
+        }
+    }
 }
-fn d_omega_short() -> f64 {
-    3.0
+
+impl Default for FineRtoParams {
+    fn default() -> Self {
+        // §5.3 of the fine-grained RTO paper (Vasudevan et al. 2009): up to 0.5 RTO extra.
+        FineRtoParams { max_extra: 0.5 }
+    }
 }
-fn d_long_after() -> Bytes {
-    Bytes(1_000_000)
+
+impl Default for TcprandParams {
+    fn default() -> Self {
+        // TCPRand's (Lee et al. 2017) defaults: adaptive rMin (Algorithm 1) with
+        // (σ², μ, ν_τ, ν_ω) = (1, 1, 1, 1) and θ = 200 B.
+        TcprandParams {
+            r_min: RMinConfig::Adaptive,
+            mu: 1.0,
+            sigma2: 1.0,
+            nu_tau: Nu(1.0),
+            nu_omega: Nu(1.0),
+            theta: Bytes(200),
+        }
+    }
 }
-fn d_max_extra() -> f64 {
-    0.5
+
+impl Default for ProbRetxParams {
+    fn default() -> Self {
+        ProbRetxParams {
+            // Kulkarni & Agrawal Alg. 1: a 20 µs thread period.
+            period: Dur(Duration::from_us(20)),
+            // p = 0.001, the book's best value.
+            p: 0.001,
+            // The readings the text supports best (`incastsim_schemes::prob_retx` says why):
+            // resend the segment at snd_una; Alg. 3's suspension as written.
+            segment: PrSegmentName::SndUna,
+            suspend_in_recovery: true,
+        }
+    }
 }
-fn d_r_min() -> RMinConfig {
-    RMinConfig::Adaptive
-}
-fn d_one() -> f64 {
-    1.0
-}
-fn d_nu() -> Nu {
-    Nu(1.0)
-}
-fn d_theta() -> Bytes {
-    Bytes(200)
-}
-fn d_period() -> Dur {
-    Dur(Duration::from_us(20))
-}
-fn d_p() -> f64 {
-    0.001
-}
-fn d_segment() -> PrSegmentName {
-    PrSegmentName::SndUna
-}
-fn d_mss_dsr() -> Bytes {
-    Bytes(50)
-}
-fn d_gamma1() -> f64 {
-    0.1
-}
-fn d_gamma2() -> f64 {
-    0.5
-}
-fn d_alpha() -> f64 {
-    0.9
-}
-fn d_beta() -> f64 {
-    0.75
-}
-fn d_initial_rtt() -> Dur {
-    Dur(Duration::from_us(100))
-}
-fn d_min_window() -> u32 {
-    2
-}
-fn d_true() -> bool {
-    true
-}
-fn d_cwnd_dsr() -> u32 {
-    50
+
+impl Default for DsrParams {
+    fn default() -> Self {
+        DsrParams {
+            // Kulkarni & Agrawal §4.3.1: MSS_dsr = 50 B, cwnd_dsr = 50 segments.
+            mss_dsr: Bytes(50),
+            cwnd_dsr: 50,
+            // Every transfer restarts at MSS_dsr (not stated by the book; with `false` DSR loses
+            // to TCP, configs/papers/kulkarni-dsr.yaml).
+            per_transfer: true,
+            // No header compression: tcp.header.
+            compressed_header: None,
+        }
+    }
 }
 
 /// TCPRand's rMin: a size in bytes, or `adaptive`.

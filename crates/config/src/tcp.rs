@@ -2,7 +2,6 @@
 //! recovery, segment sizes, windows and timers.
 
 use crate::choice::ExtensionChoice;
-use crate::defaults::{default_true, default_zero_dur};
 use crate::units::{Bytes, Dur};
 use incastsim_core::Duration;
 use incastsim_tcp::{BuiltinController, ControllerParams, CubicConfig, DctcpConfig};
@@ -123,127 +122,98 @@ pub enum RecoveryExitName {
     MinFlight,
 }
 
-/// Delayed ACK (`tcp.delayed_ack`, RFC 1122 4.2.3.2, RFC 5681 §4.2).
+/// Delayed ACK (`tcp.delayed_ack`, RFC 1122 4.2.3.2, RFC 5681 §4.2); absent keys take
+/// [`DelayedAckConfig::default`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct DelayedAckConfig {
     /// Hold back ACKs (off: ACK every segment).
-    #[serde(default)]
     pub enabled: bool,
     /// ACK every this many full segments.
-    #[serde(default = "default_delack_count")]
     pub count: u32,
     /// Send a held-back ACK no later than this after the first unacknowledged segment (Linux: 40 ms).
-    #[serde(default = "default_delack_timeout")]
     pub timeout: Dur,
 }
 
 impl Default for DelayedAckConfig {
     fn default() -> Self {
         DelayedAckConfig {
+            // Off: the incast literature's receivers ACK every segment (S1).
             enabled: false,
-            count: default_delack_count(),
-            timeout: default_delack_timeout(),
+            // RFC 5681 §4.2: an ACK at least every second full-sized segment.
+            count: 2,
+            // Linux's 40 ms (TCP_DELACK_MIN).
+            timeout: Dur(Duration::from_ms(40)),
         }
     }
 }
-fn default_delack_count() -> u32 {
-    2
-}
-fn default_delack_timeout() -> Dur {
-    Dur(Duration::from_ms(40))
-}
 
 /// The `tcp:` section: every TCP setting, in human units; see the guide, docs/config.md.
+/// Absent keys take [`TcpConfig::default`] (incastsim's own defaults: the incast literature's
+/// S1 setting, `configs/incast-classic.yaml`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct TcpConfig {
     /// A named set of defaults (`linux`, `ns3`, `ns2`, `rfc`) filled in under the keys given
     /// here; absent: incastsim's own defaults. Applied when the config is loaded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<TcpProfileName>,
     /// `newreno`, `cubic` or `dctcp`.
-    #[serde(default = "default_cc")]
     pub congestion_control: CongestionControlName,
     /// `newreno` (RFC 6582) or `sack` (RFC 2018 + RFC 6675).
-    #[serde(default = "default_recovery")]
     pub loss_recovery: LossRecovery,
     /// RFC 8985 RACK: time-based loss detection (with SACK) in place of the DupAck threshold,
     /// which also finds lost retransmissions.
-    #[serde(default)]
     pub rack: bool,
     /// RFC 8985 §7 Tail Loss Probe (needs `rack`).
-    #[serde(default)]
     pub tlp: bool,
     /// RFC 2883 D-SACK: the receiver reports duplicate segments (needs SACK); RACK widens its
     /// reordering window on them (RFC 8985 §6.2 step 4).
-    #[serde(default)]
     pub dsack: bool,
     /// cwnd during fast recovery: `standard` or `prr` (RFC 6937).
-    #[serde(default)]
     pub cwnd_reduction: CwndReduction,
     /// RFC 3168 ECN (always on with DCTCP).
-    #[serde(default)]
     pub ecn: bool,
     /// CUBIC's parameters (used when `congestion_control: cubic`; RFC 9438 §5 defaults).
-    #[serde(default)]
     pub cubic: CubicConfig,
     /// DCTCP's parameters (used when `congestion_control: dctcp`; RFC 8257 defaults).
-    #[serde(default)]
     pub dctcp: DctcpConfig,
     /// DSCP (traffic class) of the connections' packets.
-    #[serde(default)]
     pub dscp: u8,
     /// Maximum segment size: payload bytes per full segment.
-    #[serde(default = "default_mss")]
     pub mss: Bytes,
     /// TCP/IP header bytes on every packet.
-    #[serde(default = "default_header")]
     pub header: Bytes,
     /// Initial congestion window, in segments.
-    #[serde(default = "default_initial_cwnd")]
     pub initial_cwnd: u32,
     /// Receiver's advertised window, in segments of `mss` bytes.
-    #[serde(default = "default_rwnd")]
     pub receive_window_segments: u32,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
-    #[serde(default = "default_dupthresh")]
     pub dupack_threshold: u32,
     /// RFC 3042 limited transmit.
-    #[serde(default = "default_true")]
     pub limited_transmit: bool,
     /// Lower bound of the RTO (RFC 6298 (2.4) says 1 s; the incast papers lower it to 1 ms or 200 µs).
-    #[serde(default = "default_rto_min")]
     pub rto_min: Dur,
     /// Upper bound of the backed-off RTO (RFC 6298 (2.5)).
-    #[serde(default = "default_rto_max")]
     pub rto_max: Dur,
     /// RTO before the first RTT sample; defaults to `rto_min` (see ARCHITECTURE.md).
-    #[serde(default)]
     pub rto_initial: Option<Dur>,
     /// Timer/clock granularity G of RFC 6298.
-    #[serde(default = "default_granularity")]
     pub clock_granularity: Dur,
     /// `timestamps` (every ACK) or `once_per_rtt` (one timed segment per round trip).
-    #[serde(default = "default_rtt_sampling")]
     pub rtt_sampling: RttSamplingName,
     /// cwnd when NewReno recovery ends (RFC 6582 §3.2 step 3 option).
-    #[serde(default = "default_recovery_exit")]
     pub recovery_exit_cwnd: RecoveryExitName,
     /// Delayed ACK on the receivers.
-    #[serde(default)]
     pub delayed_ack: DelayedAckConfig,
     /// RFC 5681 §4.1 restart window after idle. Off: cwnd is kept across blocks.
-    #[serde(default)]
     pub slow_start_after_idle: bool,
     /// ns-2's Agent/TCP `overhead_`: each data segment leaves the host an extra U[0, value]
     /// later, in order. Random per-packet timing breaks the phase effects that identical packet
     /// sizes and constant delays otherwise lock in (Floyd & Jacobson, 1992). 0 = off.
-    #[serde(default = "default_zero_dur")]
     pub send_overhead: Dur,
     /// What cwnd counts: `bytes` (RFC 5681 byte counting) or `packets` (segments of any size,
     /// grown per acknowledged segment: Linux without ABC, as in the TCPRand paper).
-    #[serde(default)]
     pub cwnd_unit: CwndUnit,
 }
 
@@ -270,43 +240,60 @@ impl TcpConfig {
 
 impl Default for TcpConfig {
     fn default() -> Self {
-        serde_json::from_value(serde_json::json!({})).expect("all TCP fields have defaults")
+        TcpConfig {
+            // No profile: the values below.
+            profile: None,
+            // NewReno (RFC 5681, RFC 6582), the incast literature's TCP (S1).
+            congestion_control: CongestionControlName::Builtin(BuiltinController::NewReno),
+            // RFC 6582 NewReno fast recovery, no SACK (S1).
+            loss_recovery: LossRecovery::Newreno,
+            // The RFC 8985 / RFC 2883 extensions are opt-in.
+            rack: false,
+            tlp: false,
+            dsack: false,
+            // RFC 6582 window inflation (NewReno) / RFC 6675 (SACK).
+            cwnd_reduction: CwndReduction::Standard,
+            // Off (DCTCP turns it on when the config is resolved).
+            ecn: false,
+            // RFC 9438's parameters.
+            cubic: CubicConfig::default(),
+            // RFC 8257's parameters.
+            dctcp: DctcpConfig::default(),
+            // Best effort.
+            dscp: 0,
+            // S1: 1000-byte segments.
+            mss: Bytes(1000),
+            // 20 B IPv4 + 20 B TCP, no options.
+            header: Bytes(40),
+            // S1: 2 segments, as ns-2 (the `ns2` profile).
+            initial_cwnd: 2,
+            // S1: 1000 segments.
+            receive_window_segments: 1000,
+            // RFC 5681 §3.2: 3 duplicate ACKs.
+            dupack_threshold: 3,
+            // RFC 3042 limited transmit on.
+            limited_transmit: true,
+            // S1: 200 ms, as Linux and ns-2 (RFC 6298 (2.4) says 1 s; the incast papers lower
+            // it to 1 ms or 200 µs).
+            rto_min: Dur(Duration::from_ms(200)),
+            // RFC 6298 (2.5): at least 60 s.
+            rto_max: Dur(Duration::from_secs(60)),
+            // `rto_min` once resolved (Config::resolved).
+            rto_initial: None,
+            // G of RFC 6298: 1 µs (timer deadlines round up to it).
+            clock_granularity: Dur(Duration::from_us(1)),
+            // RFC 7323 timestamps: every ACK of new data is a sample.
+            rtt_sampling: RttSamplingName::Timestamps,
+            // RFC 6582 §3.2 step 3, first option: cwnd = ssthresh.
+            recovery_exit_cwnd: RecoveryExitName::Ssthresh,
+            // Off: ACK every segment (S1).
+            delayed_ack: DelayedAckConfig::default(),
+            // Off: cwnd is kept across blocks (S1).
+            slow_start_after_idle: false,
+            // 0: off.
+            send_overhead: Dur(Duration::ZERO),
+            // RFC 5681 byte counting.
+            cwnd_unit: CwndUnit::Bytes,
+        }
     }
-}
-
-fn default_cc() -> CongestionControlName {
-    CongestionControlName::Builtin(BuiltinController::NewReno)
-}
-fn default_recovery() -> LossRecovery {
-    LossRecovery::Newreno
-}
-fn default_mss() -> Bytes {
-    Bytes(1000)
-}
-fn default_header() -> Bytes {
-    Bytes(40)
-}
-fn default_initial_cwnd() -> u32 {
-    2
-}
-fn default_rwnd() -> u32 {
-    1000
-}
-fn default_dupthresh() -> u32 {
-    3
-}
-fn default_rto_min() -> Dur {
-    Dur(Duration::from_ms(200))
-}
-fn default_rto_max() -> Dur {
-    Dur(Duration::from_secs(60))
-}
-fn default_granularity() -> Dur {
-    Dur(Duration::from_us(1))
-}
-fn default_rtt_sampling() -> RttSamplingName {
-    RttSamplingName::Timestamps
-}
-fn default_recovery_exit() -> RecoveryExitName {
-    RecoveryExitName::Ssthresh
 }

@@ -1,6 +1,6 @@
 //! The `topology:` section: built-in topologies, custom graphs, links, buffers and queues.
 
-use crate::defaults::{default_one, default_zero_dur};
+use crate::defaults::default_one;
 use crate::units::{Buffer, Bytes, Dur, Rate};
 use incastsim_core::{BitsPerSec, Duration};
 use serde::{Deserialize, Serialize};
@@ -74,6 +74,8 @@ pub enum LossModel {
     },
 }
 
+// A tagged variant with required keys: a default function. 1: Gilbert's original model, every
+// packet in the Bad state lost.
 fn default_loss_in_bad() -> f64 {
     1.0
 }
@@ -147,11 +149,11 @@ pub struct CustomTopologyConfig {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lossy_links: Vec<LossyLink>,
     /// Fixed processing delay a packet spends in each switch, on top of the link delays.
-    #[serde(default = "default_zero_dur")]
+    #[serde(default)]
     pub switch_delay: Dur,
     /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
     /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
-    #[serde(default = "default_zero_dur")]
+    #[serde(default)]
     pub switch_delay_jitter: Dur,
     /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
     /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
@@ -278,7 +280,7 @@ pub struct SharedBufferConfig {
     #[serde(default = "default_alpha")]
     pub alpha: Alpha,
     /// Bytes each output queue owns outside the shared pool (the pool is the rest).
-    #[serde(default = "default_zero_bytes")]
+    #[serde(default)]
     pub reserved_per_queue: Bytes,
     /// The switches that share their buffer, by name ("switch1"); default: every switch. The
     /// others keep static per-port buffers (`switch_buffer`).
@@ -286,11 +288,9 @@ pub struct SharedBufferConfig {
     pub switches: Option<Vec<String>>,
 }
 
+// `size` is required, so serde cannot fill `alpha` from a `Default`: α = 1.
 fn default_alpha() -> Alpha {
     Alpha::Number(1.0)
-}
-fn default_zero_bytes() -> Bytes {
-    Bytes(0)
 }
 
 /// A `fat_tree` topology (Al-Fares et al.).
@@ -328,11 +328,11 @@ pub struct FatTreeConfig {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lossy_links: Vec<LossyLink>,
     /// Fixed processing delay a packet spends in each switch, on top of the link delays.
-    #[serde(default = "default_zero_dur")]
+    #[serde(default)]
     pub switch_delay: Dur,
     /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
     /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
-    #[serde(default = "default_zero_dur")]
+    #[serde(default)]
     pub switch_delay_jitter: Dur,
     /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
     /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
@@ -390,11 +390,11 @@ pub struct TreeConfig {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lossy_links: Vec<LossyLink>,
     /// Fixed processing delay a packet spends in each switch, on top of the link delays.
-    #[serde(default = "default_zero_dur")]
+    #[serde(default)]
     pub switch_delay: Dur,
     /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
     /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
-    #[serde(default = "default_zero_dur")]
+    #[serde(default)]
     pub switch_delay_jitter: Dur,
     /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
     /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
@@ -410,108 +410,87 @@ pub struct TreeConfig {
 }
 
 /// A `dumbbell` topology: senders and receivers on two switches joined by a bottleneck link.
+/// Absent keys take [`DumbbellConfig::default`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct DumbbellConfig {
     /// Rate of every link (`1Gbps`).
-    #[serde(default = "default_link_rate")]
     pub link_rate: Rate,
     /// One-way propagation delay of every link.
-    #[serde(default = "default_link_delay")]
     pub link_delay: Dur,
     /// Buffer of each switch output port: bytes, `N packets` or `unlimited`.
-    #[serde(default = "default_switch_buffer")]
     pub switch_buffer: Buffer,
     /// Queue discipline of the switch ports (drop-tail, RED/WRED, ECN threshold, threshold admission).
-    #[serde(default)]
     pub switch_queue: QueueConfig,
     /// One shared buffer per switch with Dynamic Threshold admission instead of a static
     /// buffer per output port (absent: static per-port buffers, `switch_buffer`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub shared_buffer: Option<SharedBufferConfig>,
     /// Strict-priority classes per switch port, by DSCP (1: one FIFO queue).
-    #[serde(default = "default_one")]
     pub priority_classes: u32,
     /// Buffer of each host NIC queue (`unlimited`: the host never drops its own packets).
-    #[serde(default = "default_host_buffer")]
     pub host_buffer: Buffer,
     /// Probability that a packet is lost on any link direction (independent per packet; 0 = none).
-    #[serde(default)]
     pub link_loss: f64,
     /// Loss on chosen link directions (by port name), over `link_loss`; later entries win.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lossy_links: Vec<LossyLink>,
     /// Fixed processing delay a packet spends in each switch, on top of the link delays.
-    #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
     /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
     /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
-    #[serde(default = "default_zero_dur")]
     pub switch_delay_jitter: Dur,
     /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
     /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
     /// do in real networks; 0 = every port at exactly its nominal rate.
-    #[serde(default)]
     pub clock_tolerance_ppm: f64,
     /// Hosts on the right switch (receivers).
-    #[serde(default = "default_one")]
     pub receivers: u32,
     /// Rate of the switch-to-switch link (defaults to link_rate).
-    #[serde(default)]
     pub bottleneck_rate: Option<Rate>,
     /// Propagation delay of the switch-to-switch link (defaults to link_delay).
-    #[serde(default)]
     pub bottleneck_delay: Option<Dur>,
 }
 
-/// Link and buffer parameters shared by the built-in topologies.
+/// Link and buffer parameters shared by the built-in topologies. Absent keys take
+/// [`LinkDefaults::default`], which is also where the other topologies' link defaults come from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct LinkDefaults {
     /// Rate of every link (`1Gbps`).
-    #[serde(default = "default_link_rate")]
     pub link_rate: Rate,
     /// One-way propagation delay of every link.
-    #[serde(default = "default_link_delay")]
     pub link_delay: Dur,
     /// Per-output-port buffer of every switch port.
-    #[serde(default = "default_switch_buffer")]
     pub switch_buffer: Buffer,
     /// Queue discipline of every switch port.
-    #[serde(default)]
     pub switch_queue: QueueConfig,
     /// One shared buffer per switch with Dynamic Threshold admission instead of a static
     /// buffer per output port (absent: static per-port buffers, `switch_buffer`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub shared_buffer: Option<SharedBufferConfig>,
     /// Strict-priority classes per switch port (class = min(DSCP, classes − 1), highest first);
     /// 1 means one FIFO.
-    #[serde(default = "default_one")]
     pub priority_classes: u32,
     /// The host NIC queue (unlimited by default, as a host's socket buffer backs it).
-    #[serde(default = "default_host_buffer")]
     pub host_buffer: Buffer,
     /// Per-direction Bernoulli loss probability of every link.
-    #[serde(default)]
     pub link_loss: f64,
     /// Loss on chosen link directions (by port name), over `link_loss`; later entries win.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lossy_links: Vec<LossyLink>,
     /// Switch processing delay added to every packet a switch receives.
-    #[serde(default = "default_zero_dur")]
     pub switch_delay: Dur,
     /// Per-packet random extra processing delay U[0, value] at each switch (a link's packets
     /// keep their order). Breaks deterministic phase effects; 0 = constant processing delay.
-    #[serde(default = "default_zero_dur")]
     pub switch_delay_jitter: Dur,
     /// Each node's clock is off by U[-x, +x] parts per million (IEEE 802.3 allows ±100 ppm), so
     /// its ports send at rate × (1 + offset). Lets lockstep packet trains drift apart, as they
     /// do in real networks; 0 = every port at exactly its nominal rate.
-    #[serde(default)]
     pub clock_tolerance_ppm: f64,
     /// Star only: hosts on the switch that are neither senders nor the receiver (hosts N+1…),
     /// for traffic that must not share the senders' links (`traffic: … from: "other:0-1"`).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub extra_hosts: u32,
 }
 
@@ -519,17 +498,74 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
+impl Default for LinkDefaults {
+    fn default() -> Self {
+        LinkDefaults {
+            // S1: 1 Gbps links.
+            link_rate: Rate(BitsPerSec::gbps(1)),
+            // S1: 25 µs one way (100 µs RTT through one switch).
+            link_delay: Dur(Duration::from_us(25)),
+            // S1: 32 KB per output port.
+            switch_buffer: Buffer::Bytes(32_000),
+            // Drop-tail.
+            switch_queue: QueueConfig::DropTail,
+            // Static per-port buffers.
+            shared_buffer: None,
+            // One FIFO queue per port.
+            priority_classes: 1,
+            // Unlimited: a host's socket buffer backs its NIC queue.
+            host_buffer: Buffer::Unlimited,
+            // No loss, no processing delay, exact clocks.
+            link_loss: 0.0,
+            lossy_links: Vec::new(),
+            switch_delay: Dur::default(),
+            switch_delay_jitter: Dur::default(),
+            clock_tolerance_ppm: 0.0,
+            // Star: no hosts beyond the senders and the receiver.
+            extra_hosts: 0,
+        }
+    }
+}
+
+impl Default for DumbbellConfig {
+    fn default() -> Self {
+        let l = LinkDefaults::default();
+        DumbbellConfig {
+            link_rate: l.link_rate,
+            link_delay: l.link_delay,
+            switch_buffer: l.switch_buffer,
+            switch_queue: l.switch_queue,
+            shared_buffer: l.shared_buffer,
+            priority_classes: l.priority_classes,
+            host_buffer: l.host_buffer,
+            link_loss: l.link_loss,
+            lossy_links: l.lossy_links,
+            switch_delay: l.switch_delay,
+            switch_delay_jitter: l.switch_delay_jitter,
+            clock_tolerance_ppm: l.clock_tolerance_ppm,
+            // One receiver.
+            receivers: 1,
+            // The bottleneck is `link_rate` / `link_delay` once resolved (Config::resolved).
+            bottleneck_rate: None,
+            bottleneck_delay: None,
+        }
+    }
+}
+
+// `fat_tree`, `tree` and `custom` have required keys (`k`, `racks`, `hosts`, ...), so serde
+// cannot fill them from a struct's `Default`: their link defaults come one by one from
+// [`LinkDefaults::default`].
 fn default_link_rate() -> Rate {
-    Rate(BitsPerSec::gbps(1))
+    LinkDefaults::default().link_rate
 }
 fn default_link_delay() -> Dur {
-    Dur(Duration::from_us(25))
+    LinkDefaults::default().link_delay
 }
 fn default_switch_buffer() -> Buffer {
-    Buffer::Bytes(32_000)
+    LinkDefaults::default().switch_buffer
 }
 fn default_host_buffer() -> Buffer {
-    Buffer::Unlimited
+    LinkDefaults::default().host_buffer
 }
 
 impl TopologyConfig {

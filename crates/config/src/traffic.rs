@@ -4,8 +4,8 @@
 //! `kind` key (`{kind: incast_bursts, period: 1ms}`). Generation is done by the scenario crate.
 
 use crate::choice::{ExtensionChoice, tagged_builtins};
+use crate::defaults::default_one;
 use crate::units::{Bytes, Dur};
-use incastsim_core::Duration;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 tagged_builtins! {
@@ -25,10 +25,10 @@ tagged_builtins! {
             /// The one host they send to.
             to: String,
             /// Flows per sending host.
-            #[serde(default = "one")]
+            #[serde(default = "default_one")]
             count: u32,
             /// When the flows start.
-            #[serde(default = "zero")]
+            #[serde(default)]
             start: Dur,
             /// When they stop (default: the end of the run).
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -45,16 +45,16 @@ tagged_builtins! {
             /// Flow sizes.
             sizes: SizeDistConfig,
             /// Hosts an arrival may come from.
-            #[serde(default = "all_hosts")]
+            #[serde(default)]
             sources: HostList,
             /// Hosts an arrival may go to.
-            #[serde(default = "all_hosts")]
+            #[serde(default)]
             destinations: HostList,
             /// The port whose capacity `load` refers to (`switch0->host16`).
             #[serde(default, skip_serializing_if = "Option::is_none")]
             load_link: Option<String>,
             /// When arrivals begin.
-            #[serde(default = "zero")]
+            #[serde(default)]
             start: Dur,
             /// Default: the workload's `duration` (bulk or traffic workloads).
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -69,7 +69,7 @@ tagged_builtins! {
             /// The one host they send to.
             to: String,
             /// When flow 0 starts.
-            #[serde(default = "zero")]
+            #[serde(default)]
             start: Dur,
             /// Time between flow starts.
             interval: Dur,
@@ -86,16 +86,16 @@ tagged_builtins! {
             /// Bytes per flow.
             size: Bytes,
             /// Hosts the sources are drawn from.
-            #[serde(default = "all_hosts")]
+            #[serde(default)]
             sources: HostList,
             /// Hosts the destinations are drawn from.
-            #[serde(default = "all_hosts")]
+            #[serde(default)]
             destinations: HostList,
             /// Earliest start.
-            #[serde(default = "zero")]
+            #[serde(default)]
             start: Dur,
             /// Each flow starts after an extra U[0, start_jitter].
-            #[serde(default = "zero")]
+            #[serde(default)]
             start_jitter: Dur,
         },
     }
@@ -135,10 +135,6 @@ impl Serialize for TrafficConfig {
     }
 }
 
-fn one() -> u32 {
-    1
-}
-
 /// One duration, or a list of them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(from = "OneOrManyDur")]
@@ -158,13 +154,6 @@ impl From<OneOrManyDur> for DurList {
             OneOrManyDur::Many(v) => DurList(v),
         }
     }
-}
-
-fn zero() -> Dur {
-    Dur(Duration::ZERO)
-}
-fn all_hosts() -> HostList {
-    HostList(vec!["all".into()])
 }
 
 /// Flow sizes of a Poisson generator.
@@ -193,10 +182,16 @@ pub enum SizeDistConfig {
 
 /// Hosts named in a config: one string or a list. Each entry is `all`, `senders`, `receiver`,
 /// `sender:I`, `sender:I-J`, `receiver:I`, `host:I` or `host:I-J` (topology host indices, as in
-/// node names `hostI`).
+/// node names `hostI`). A list left out means every host: the default is `all`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(from = "OneOrMany")]
 pub struct HostList(pub Vec<String>);
+
+impl Default for HostList {
+    fn default() -> Self {
+        HostList(vec!["all".into()])
+    }
+}
 
 #[derive(Deserialize)]
 #[serde(untagged)]

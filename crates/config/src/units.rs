@@ -178,8 +178,8 @@ impl<'de> Visitor<'de> for StrOrInt {
     }
 }
 
-/// A duration in a config ("25us").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// A duration in a config ("25us"); its default is zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Dur(pub Duration);
 
 impl<'de> Deserialize<'de> for Dur {
@@ -223,8 +223,8 @@ impl Serialize for Rate {
     }
 }
 
-/// A size in bytes in a config ("32KB", "256KiB", 1000).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// A size in bytes in a config ("32KB", "256KiB", 1000); its default is zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Bytes(pub u64);
 
 impl<'de> Deserialize<'de> for Bytes {

@@ -1,7 +1,7 @@
 //! The workload and what else shares the network: `workload:`, `background:`, `metrics:`,
 //! `time_series:` and `pcap:`.
 
-use crate::defaults::{default_one, default_true, default_zero_dur};
+use crate::defaults::{default_one, default_true};
 use crate::units::{Bytes, Dur, Rate};
 use incastsim_core::Duration;
 use serde::{Deserialize, Serialize};
@@ -35,7 +35,7 @@ pub enum WorkloadConfig {
         request_timeout: Option<Dur>,
         /// The first block is requested this long after time 0, so that `traffic:` flows are
         /// already running when the task starts; `goodput_mbps` is measured from then.
-        #[serde(default = "default_zero_dur", skip_serializing_if = "is_zero_dur")]
+        #[serde(default, skip_serializing_if = "is_zero_dur")]
         warmup: Dur,
     },
     /// Long-lived flows from every sender, each always having data to send.
@@ -43,7 +43,7 @@ pub enum WorkloadConfig {
         /// How long the flows send (the run's length).
         duration: Dur,
         /// Each flow starts after U[0, start_jitter].
-        #[serde(default = "default_zero_dur")]
+        #[serde(default)]
         start_jitter: Dur,
     },
     /// No flows of its own: only the `traffic:` generators. Arrivals run for `duration`; with
@@ -58,62 +58,54 @@ pub enum WorkloadConfig {
     },
 }
 
-/// Flow-metric settings.
+/// Flow-metric settings; absent keys take [`MetricsConfig::default`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct MetricsConfig {
     /// The two size edges of the small / mid / large FCT groups: small < edge 1 <= mid < edge 2
     /// <= large (the TCPRand paper's 100 KB and 10 MB by default).
-    #[serde(default = "default_fct_bins")]
     pub fct_bins: Vec<Bytes>,
     /// Which goodputs Jain's index is computed over.
-    #[serde(default)]
     pub fairness: FairnessConfig,
     /// Evaluate the book's incast models (Kulkarni & Agrawal Eq. 3.21, 3.39, 3.40) on the
     /// inputs measured from the run and write them next to the goodput in runs.csv.
-    #[serde(default)]
     pub models: bool,
 }
 
 impl Default for MetricsConfig {
     fn default() -> Self {
         MetricsConfig {
-            fct_bins: default_fct_bins(),
+            // The TCPRand paper's (Lee et al. 2017) small / mid / large edges: 100 KB and 10 MB.
+            fct_bins: vec![Bytes(100_000), Bytes(10_000_000)],
+            // The workload's flows, one goodput per flow.
             fairness: FairnessConfig::default(),
+            // Off: the book's models are opt-in.
             models: false,
         }
     }
 }
 
-fn default_fct_bins() -> Vec<Bytes> {
-    vec![Bytes(100_000), Bytes(10_000_000)]
-}
-
 /// Which goodputs Jain's index (runs.csv `jain_fairness`) is computed over.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct FairnessConfig {
     /// `workload` (the workload's flows; all flows for a `traffic` workload), `all`, `traffic`,
     /// `traffic[I]` (one generator's flows) or flow indices such as "0,3,5-9".
-    #[serde(default = "default_fairness_flows")]
     pub flows: String,
     /// `flow`: one goodput per flow. `sender`: per source host, the mean goodput of its flows
     /// (the TCPRand paper's g_i).
-    #[serde(default)]
     pub per: FairnessPer,
 }
 
 impl Default for FairnessConfig {
     fn default() -> Self {
         FairnessConfig {
-            flows: default_fairness_flows(),
+            // The workload's flows (all flows for a `traffic` workload).
+            flows: "workload".into(),
+            // One goodput per flow.
             per: FairnessPer::Flow,
         }
     }
-}
-
-fn default_fairness_flows() -> String {
-    "workload".into()
 }
 
 /// One goodput value per flow or per sending host, for Jain's index.
@@ -131,9 +123,13 @@ fn is_zero_dur(d: &Dur) -> bool {
     d.0 == Duration::ZERO
 }
 
+// The workload and background variants have required keys or sit in a tagged enum, so their
+// defaults stay one function each.
+// S1: a request is one bare TCP/IP header (40 B).
 fn default_request_size() -> Bytes {
     Bytes(40)
 }
+// S1: each response starts after U[0, 20 µs].
 fn default_jitter() -> Dur {
     Dur(Duration::from_us(20))
 }
@@ -179,24 +175,29 @@ pub struct TimeSeriesConfig {
 /// point, with Ethernet/IPv4/TCP headers built from the simulated packets. Off by default, and
 /// free when off (one branch per packet).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct PcapConfig {
     /// Flow indices: each flow's connection as its sending host sees it (data segments as they
     /// are handed to the NIC, ACKs and requests as they arrive): `pcap/flow-<i>.pcap`.
-    #[serde(default)]
     pub flows: Vec<u32>,
     /// Output ports as "from->to" node names: every packet as it reaches the far end of the
     /// port's link: `pcap/port-<from>-<to>.pcap`.
-    #[serde(default)]
     pub ports: Vec<String>,
     /// Bytes kept of each frame (the payload is not simulated, so the default keeps the headers
     /// with three SACK blocks: 14 Ethernet + 20 IPv4 + 60 TCP).
-    #[serde(default = "default_snaplen")]
     pub snaplen: Bytes,
 }
 
-fn default_snaplen() -> Bytes {
-    Bytes(128)
+impl Default for PcapConfig {
+    fn default() -> Self {
+        PcapConfig {
+            // Nothing captured until flows or ports are named.
+            flows: Vec::new(),
+            ports: Vec::new(),
+            // 128 B: the headers with three SACK blocks (14 Ethernet + 20 IPv4 + 60 TCP = 94 B).
+            snaplen: Bytes(128),
+        }
+    }
 }
 
 /// The smallest `pcap.snaplen` allowed: a frame's Ethernet, IPv4 and TCP headers without options.
@@ -221,7 +222,7 @@ pub enum BackgroundConfig {
         #[serde(default = "default_udp_size")]
         packet_size: Bytes,
         /// When the sources start.
-        #[serde(default = "default_zero_dur")]
+        #[serde(default)]
         start: Dur,
         /// Stop sending at this time (default: never).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -232,6 +233,7 @@ pub enum BackgroundConfig {
     },
 }
 
+// 1000 B datagrams on the wire.
 fn default_udp_size() -> Bytes {
     Bytes(1000)
 }

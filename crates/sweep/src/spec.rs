@@ -99,22 +99,28 @@ pub struct PlotSpec {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 struct SweepSection {
-    #[serde(default = "one")]
     seeds: u64,
-    #[serde(default)]
     grid: serde_json::Map<String, Value>,
-    #[serde(default)]
     zip: serde_json::Map<String, Value>,
-    #[serde(default)]
     plots: Vec<PlotSpec>,
-    #[serde(default)]
     censored: Censored,
 }
 
-fn one() -> u64 {
-    1
+impl Default for SweepSection {
+    fn default() -> Self {
+        SweepSection {
+            // One replicate per point.
+            seeds: 1,
+            // No swept keys: the base config alone.
+            grid: Default::default(),
+            zip: Default::default(),
+            plots: Vec::new(),
+            // Statistics over completed runs only.
+            censored: Censored::default(),
+        }
+    }
 }
 
 /// One grid point: a value for every swept key, and the config that results.
