@@ -175,8 +175,19 @@ pub fn main_with(extensions: Extensions) -> ExitCode {
 }
 
 fn load(config: &std::path::Path, overrides: &[String], ext: &Extensions) -> Result<Config> {
-    incastsim::scenario::load_checked_with(config, overrides, ext)
+    load_checked(config, overrides, ext)
         .with_context(|| format!("invalid config {}", config.display()))
+}
+
+/// The config at `config` with `overrides`, loaded and checked in full knowing `ext`.
+fn load_checked(
+    config: &std::path::Path,
+    overrides: &[String],
+    ext: &Extensions,
+) -> Result<Config, ConfigError> {
+    let cfg = Config::load_with(config, overrides, ext)?;
+    incastsim::scenario::check_buildable(&cfg, ext)?;
+    Ok(cfg)
 }
 
 /// Whether the YAML file at `path` has a top-level `experiment:` section (`incastsim
@@ -197,7 +208,7 @@ fn check(args: CheckArgs, ext: &Extensions) -> Result<()> {
         println!("# an experiment config: run it with `incastsim experiment`");
         return Ok(());
     }
-    match incastsim::scenario::load_checked_with(&args.config, &args.overrides, ext) {
+    match load_checked(&args.config, &args.overrides, ext) {
         Err(ConfigError::HasSweep) => {
             let sweep = incastsim::sweep::Sweep::load_with(&args.config, &args.overrides, ext)
                 .with_context(|| format!("invalid config {}", args.config.display()))?;
@@ -314,7 +325,10 @@ fn run(mut args: RunArgs, ext: &Extensions) -> Result<()> {
         .map_or(0, |d| d.as_secs());
     let wall = Instant::now();
     let max_memory = memory_limit(&args.max_memory)?;
-    let plan = incastsim::scenario::Plan::new_within_with(&cfg, cfg.seed, Some(max_memory), ext)
+    let options = incastsim::scenario::RunOptions::new()
+        .extensions(ext)
+        .max_memory(max_memory);
+    let plan = incastsim::scenario::Plan::build(&cfg, cfg.seed, &options)
         .with_context(|| format!("invalid config {}", args.config.display()))?;
     let mut sim = Simulation::from_plan(plan);
     let mut line = progress::RunLine::new();

@@ -3,10 +3,10 @@
 //! duplicated; a list and a map swapped; a unit value made absurd) and runs it through the
 //! library path with short limits. Asserted: no panic, no hang (each case must finish within a
 //! wall-clock bound), no invariant violation, and every run that starts has passed its memory
-//! estimate against a limit (`Plan::new_within`).
+//! estimate against a limit (`RunOptions::max_memory`).
 
 use incastsim::config::{Config, parse_tree};
-use incastsim::scenario::{Plan, Simulation, drive};
+use incastsim::scenario::{Plan, RunOptions, Simulation, drive};
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -196,7 +196,7 @@ fn run_case(tree: Value) -> Result<Ended, String> {
         return Ok(Ended::Refused);
     };
     // The memory estimate is checked before any per-flow state is built.
-    let Ok(plan) = Plan::new_within(&cfg, cfg.seed, Some(MAX_MEMORY)) else {
+    let Ok(plan) = Plan::build(&cfg, cfg.seed, &RunOptions::new().max_memory(MAX_MEMORY)) else {
         return Ok(Ended::NotPlanned);
     };
     // Peak memory of the run over what the process held before, against the estimate (only

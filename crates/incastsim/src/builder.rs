@@ -108,7 +108,7 @@ impl ConfigBuilder {
             return Err(e);
         }
         let cfg = Config::from_tree(self.tree)?;
-        incastsim_scenario::check_buildable(&cfg)?;
+        incastsim_scenario::check_buildable(&cfg, &incastsim_scenario::Extensions::builtin())?;
         Ok(cfg)
     }
 
@@ -123,7 +123,7 @@ impl ConfigBuilder {
             return Err(e);
         }
         let cfg = Config::from_tree_with(self.tree, extensions)?;
-        incastsim_scenario::check_buildable_with(&cfg, extensions)?;
+        incastsim_scenario::check_buildable(&cfg, extensions)?;
         Ok(cfg)
     }
 }

@@ -12,7 +12,8 @@
 //!
 //! **2. Run it**: [`scenario::run_once`] gives a [`scenario::RunResult`], the rows of
 //! `runs.csv`, `flows.csv`, `ports.csv`, ... as typed records; [`output`] writes them as
-//! `incastsim run` does.
+//! `incastsim run` does. [`scenario::run_with`] takes [`scenario::RunOptions`] besides:
+//! components from other crates, a memory limit, a stop flag, probes.
 //!
 //! ```
 //! use incastsim::ConfigBuilder;
@@ -66,13 +67,13 @@
 //! **Measurements of one's own**: a [`scenario::probe::Probe`] hears packets enqueued, marked,
 //! dropped, dequeued and delivered, ACKs with the sender's state, RTOs, and transfers starting
 //! and finishing, and adds columns to `runs.csv`/`flows.csv` or writes a CSV file of its own
-//! ([`scenario::run_once_with_probes`], [`scenario::Simulation::add_probe`]). Without probes a
+//! ([`scenario::RunOptions::probes`], [`scenario::Simulation::add_probe`]). Without probes a
 //! hook costs one predictable branch.
 //!
 //! ```
 //! use incastsim::core::{Packet, PacketKind, Time};
 //! use incastsim::scenario::probe::{FinishedRun, Probe, ProbeFactory, ProbeReport};
-//! use incastsim::scenario::{from_yaml_checked, run_once_with_probes};
+//! use incastsim::scenario::{RunOptions, from_yaml_checked, run_with};
 //! use std::sync::Arc;
 //!
 //! /// Data packets' total queueing delay, as a runs.csv column.
@@ -93,7 +94,8 @@
 //! workload: {kind: synchronized_reads, sru: 64KB, blocks: 1}";
 //! let cfg = from_yaml_checked(yaml, &[]).unwrap();
 //! let probe: ProbeFactory = Arc::new(|_setup| Box::new(QueueingDelay(0)));
-//! let result = run_once_with_probes(&cfg, cfg.seed, &[probe]).unwrap();
+//! let probes = [probe];
+//! let result = run_with(&cfg, cfg.seed, &RunOptions::new().probes(&probes)).unwrap();
 //! assert!(result.run.probes.get("data_queueing_us").is_some());
 //! ```
 //!

@@ -12,7 +12,8 @@
 //!   series.
 //! - [`extend`]: the registry of components from other crates; [`probe`]: observers of a run.
 //!
-//! [`run_once`] does all three and checks the end-of-run invariants.
+//! [`run_once`] does all three and checks the end-of-run invariants; [`run_with`] the same with
+//! [`RunOptions`] (extensions, a memory limit, a stop flag, probes).
 
 #![warn(missing_docs)]
 
@@ -33,10 +34,7 @@ pub use results::metrics::{
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub use plan::{
-    Plan, check_buildable, check_buildable_with, from_yaml_checked, from_yaml_checked_with,
-    load_checked, load_checked_with,
-};
+pub use plan::{Plan, check_buildable, from_yaml_checked, load_checked};
 
 /// Why a run could not produce results.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -52,55 +50,94 @@ pub enum RunError {
     Interrupted,
 }
 
+/// How to plan and run one (config, seed): every option is off by default, so
+/// `RunOptions::default()` is the plain run of [`run_once`]. Build it with the methods:
+///
+/// ```
+/// # use incastsim_scenario::{Extensions, RunOptions};
+/// # use std::sync::atomic::AtomicBool;
+/// let (extensions, stop) = (Extensions::builtin(), AtomicBool::new(false));
+/// let options = RunOptions::new()
+///     .extensions(&extensions) // components registered by other crates
+///     .max_memory(4 << 30) // refuse a run estimated above 4 GiB
+///     .stop(&stop) // stop early (RunError::Interrupted) once set
+///     .probes(&[]); // probes built for the run, after the config's `probes:`
+/// ```
+///
+/// [`run_with`] reads every option; [`Plan::build`] all but `stop`, which is read while the
+/// run runs ([`drive`] takes it).
+#[derive(Clone, Copy, Default)]
+pub struct RunOptions<'a> {
+    /// The components the config may name besides the built-ins ([`crate::extend`]); `None`:
+    /// [`Extensions::builtin`].
+    pub extensions: Option<&'a Extensions>,
+    /// Refuse (before building any per-flow state) a run whose [`plan::memory::estimate`]
+    /// exceeds this many bytes.
+    pub max_memory: Option<u64>,
+    /// Stop the run early, with [`RunError::Interrupted`], once this is set (SIGINT/SIGTERM).
+    pub stop: Option<&'a AtomicBool>,
+    /// One probe per factory is built for the run ([`probe`]), after the config's `probes:`,
+    /// and hears every hook; their columns and tables are in the result.
+    pub probes: &'a [probe::ProbeFactory],
+}
+
+impl<'a> RunOptions<'a> {
+    /// No options: the plain run.
+    pub fn new() -> RunOptions<'a> {
+        RunOptions::default()
+    }
+
+    /// The config may name the components `extensions` registers.
+    pub fn extensions(self, extensions: &'a Extensions) -> RunOptions<'a> {
+        RunOptions {
+            extensions: Some(extensions),
+            ..self
+        }
+    }
+
+    /// Refuse a run whose memory estimate exceeds `bytes` (`None`: no limit).
+    pub fn max_memory(self, bytes: impl Into<Option<u64>>) -> RunOptions<'a> {
+        RunOptions {
+            max_memory: bytes.into(),
+            ..self
+        }
+    }
+
+    /// Stop early once `stop` is set.
+    pub fn stop(self, stop: &'a AtomicBool) -> RunOptions<'a> {
+        RunOptions {
+            stop: Some(stop),
+            ..self
+        }
+    }
+
+    /// Build one probe per factory for the run.
+    pub fn probes(self, probes: &'a [probe::ProbeFactory]) -> RunOptions<'a> {
+        RunOptions { probes, ..self }
+    }
+}
+
+impl std::fmt::Debug for RunOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("extensions", &self.extensions)
+            .field("max_memory", &self.max_memory)
+            .field("stop", &self.stop)
+            .field("probes", &self.probes.len())
+            .finish()
+    }
+}
+
 /// Plans, runs and collects one (config, seed), checking the end-of-run invariants.
 pub fn run_once(cfg: &Config, seed: u64) -> Result<RunResult, RunError> {
-    run_once_until(cfg, seed, None, None)
+    run_with(cfg, seed, &RunOptions::default())
 }
 
-/// [`run_once`] with probes: one probe per factory is built for the run (`crate::probe`) and
-/// hears every hook; their columns and tables are in the result.
-pub fn run_once_with_probes(
-    cfg: &Config,
-    seed: u64,
-    probes: &[probe::ProbeFactory],
-) -> Result<RunResult, RunError> {
-    let mut sim = Simulation::from_plan(Plan::new(cfg, seed)?);
-    sim.add_probes(probes);
-    sim.run();
-    sim.check_invariants().map_err(RunError::Invariant)?;
-    Ok(sim.results())
-}
-
-/// [`run_once`] that stops early, with [`RunError::Interrupted`], once `stop` is set, and
-/// refuses a run whose memory estimate exceeds `max_memory` bytes ([`Plan::new_within`]).
-pub fn run_once_until(
-    cfg: &Config,
-    seed: u64,
-    stop: Option<&AtomicBool>,
-    max_memory: Option<u64>,
-) -> Result<RunResult, RunError> {
-    run_once_until_with(cfg, seed, stop, max_memory, &Extensions::builtin())
-}
-
-/// [`run_once`] with the components `extensions` registers.
-pub fn run_once_with(
-    cfg: &Config,
-    seed: u64,
-    extensions: &Extensions,
-) -> Result<RunResult, RunError> {
-    run_once_until_with(cfg, seed, None, None, extensions)
-}
-
-/// [`run_once_until`] with the components `extensions` registers.
-pub fn run_once_until_with(
-    cfg: &Config,
-    seed: u64,
-    stop: Option<&AtomicBool>,
-    max_memory: Option<u64>,
-    extensions: &Extensions,
-) -> Result<RunResult, RunError> {
-    let mut sim = Simulation::from_plan(Plan::new_within_with(cfg, seed, max_memory, extensions)?);
-    if drive(&mut sim, stop, None) == Outcome::Interrupted {
+/// [`run_once`] with `options`: extensions, a memory limit, a stop flag, probes
+/// ([`RunOptions`]).
+pub fn run_with(cfg: &Config, seed: u64, options: &RunOptions) -> Result<RunResult, RunError> {
+    let mut sim = Simulation::from_plan(Plan::build(cfg, seed, options)?);
+    if drive(&mut sim, options.stop, None) == Outcome::Interrupted {
         return Err(RunError::Interrupted);
     }
     sim.check_invariants().map_err(RunError::Invariant)?;

@@ -115,7 +115,7 @@ impl Counter {
     }
 }
 
-fn run_with(cfg: &Config, probes: Vec<Box<dyn Probe>>) -> RunResult {
+fn run_probed(cfg: &Config, probes: Vec<Box<dyn Probe>>) -> RunResult {
     let mut sim = Simulation::from_plan(Plan::new(cfg, cfg.seed).unwrap());
     for p in probes {
         sim.add_probe(p);
@@ -150,7 +150,7 @@ fn mean_queueing_delay_matches_the_hand_worked_case() {
         sum_ps: vec![0; 2],
         hops: vec![0; 2],
     };
-    let r = run_with(&cfg, vec![Box::new(probe)]);
+    let r = run_probed(&cfg, vec![Box::new(probe)]);
     let mean = |f: usize| match r.flows[f].probes.get("mean_queue_delay_us") {
         Some(ProbeValue::Float(v)) => *v,
         other => panic!("flow {f}: {other:?}"),
@@ -254,36 +254,36 @@ impl incastsim_scenario::extend::ProbeExtension for MeanQdelayExt {
 
 #[test]
 fn a_probe_chosen_by_name_from_yaml_adds_its_column() {
-    use incastsim_scenario::{Extensions, from_yaml_checked_with, run_once_with};
+    use incastsim_scenario::{ConfigError, Extensions, RunOptions, check_buildable};
     let ext = Extensions::new().probe::<MeanQdelayExt>("mean_qdelay");
+    let checked = |yaml: &str| -> Result<Config, ConfigError> {
+        let cfg = Config::from_yaml_with(yaml, &[], &ext)?;
+        check_buildable(&cfg, &ext)?;
+        Ok(cfg)
+    };
     let yaml = format!("{TWO_SERVERS}probes: [{{name: mean_qdelay}}]\n");
-    let cfg = from_yaml_checked_with(&yaml, &[], &ext).unwrap();
+    let cfg = checked(&yaml).unwrap();
     // The resolved config names it with its parameters' defaults.
     assert!(
         cfg.to_yaml().contains("mean_queue_delay_us"),
         "{}",
         cfg.to_yaml()
     );
-    let r = run_once_with(&cfg, cfg.seed, &ext).unwrap();
+    let r =
+        incastsim_scenario::run_with(&cfg, cfg.seed, &RunOptions::new().extensions(&ext)).unwrap();
     match r.flows[1].probes.get("mean_queue_delay_us") {
         Some(ProbeValue::Float(v)) => assert!((v - 8.16).abs() < 1e-9, "{v}"),
         other => panic!("{other:?}"),
     }
     // A bad parameter: the full key, the value, what is allowed (as a built-in's).
     let bad = format!("{TWO_SERVERS}probes: [{{name: mean_qdelay, column: ''}}]\n");
-    let e = from_yaml_checked_with(&bad, &[], &ext)
-        .unwrap_err()
-        .to_string();
+    let e = checked(&bad).unwrap_err().to_string();
     assert!(e.contains("probes[0].column"), "{e}");
     let typo = format!("{TWO_SERVERS}probes: [{{name: mean_qdelay, colum: x}}]\n");
-    let e = from_yaml_checked_with(&typo, &[], &ext)
-        .unwrap_err()
-        .to_string();
+    let e = checked(&typo).unwrap_err().to_string();
     assert!(e.contains("probes[0]") && e.contains("colum"), "{e}");
     // An unknown name lists what is registered.
     let unknown = format!("{TWO_SERVERS}probes: [{{name: qdelay}}]\n");
-    let e = from_yaml_checked_with(&unknown, &[], &ext)
-        .unwrap_err()
-        .to_string();
+    let e = checked(&unknown).unwrap_err().to_string();
     assert!(e.contains("mean_qdelay"), "{e}");
 }

@@ -10,7 +10,7 @@ use common::config_path;
 use incastsim_core::{Packet, SerializationRate, Time};
 use incastsim_scenario::config::ConfigError;
 use incastsim_scenario::extend::{QueueContext, QueueDisciplineExtension};
-use incastsim_scenario::{Config, Extensions, Plan, load_checked_with, run_once_with};
+use incastsim_scenario::{Config, Extensions, Plan, RunOptions, check_buildable, run_with};
 use incastsim_switch::{
     BufferLimit, Occupancy, QueueDiscipline, Red, RedParams, RedProfile, Threshold, Verdict,
 };
@@ -106,7 +106,10 @@ fn s1(queue: &str) -> Result<Config, ConfigError> {
         "workload.blocks=5".to_string(),
         format!("topology.switch_queue={queue}"),
     ];
-    load_checked_with(&config_path("incast-classic.yaml"), &sets, &extensions())
+    let ext = extensions();
+    let cfg = Config::load_with(&config_path("incast-classic.yaml"), &sets, &ext)?;
+    check_buildable(&cfg, &ext)?;
+    Ok(cfg)
 }
 
 /// The extension sees what the built-in sees and draws what it draws: identical runs.
@@ -115,9 +118,10 @@ fn red_through_the_extension_point_equals_the_builtin() {
     let builtin = s1("{kind: red, min_th: 5 packets, max_th: 15 packets, w_q: 0.2}").unwrap();
     let mine = s1("{name: ext_red, min_th: 5, max_th: 15, w_q: 0.2}").unwrap();
     let ext = extensions();
+    let with_ext = RunOptions::new().extensions(&ext);
     for seed in [1, 2] {
-        let a = run_once_with(&builtin, seed, &ext).unwrap();
-        let b = run_once_with(&mine, seed, &ext).unwrap();
+        let a = run_with(&builtin, seed, &with_ext).unwrap();
+        let b = run_with(&mine, seed, &with_ext).unwrap();
         let aqm: u64 = b.ports.iter().map(|p| p.drops_aqm).sum();
         assert!(aqm > 0, "RED acted ({aqm} early drops)");
         // As text: NaN columns (no finite flows) are equal there.
@@ -131,7 +135,8 @@ fn red_through_the_extension_point_equals_the_builtin() {
 #[test]
 fn every_switch_port_gets_its_own_discipline() {
     let cfg = s1("{name: ext_red, min_th: 5, max_th: 15}").unwrap();
-    let plan = Plan::with_extensions(&cfg, 1, &extensions()).unwrap();
+    let ext = extensions();
+    let plan = Plan::build(&cfg, 1, &RunOptions::new().extensions(&ext)).unwrap();
     let ports: Vec<String> = plan.fabric.ports.iter().map(|p| format!("{p:?}")).collect();
     assert_eq!(ports.len(), 2 * 17);
     let with = |s: &str| ports.iter().filter(|p| p.contains(s)).count();

@@ -195,7 +195,8 @@ traffic:
     per_sender.metrics.fairness.flows = "traffic".into();
     per_sender.metrics.fairness.per = incastsim_scenario::config::FairnessPer::Sender;
     per_sender.validate().unwrap();
-    incastsim_scenario::check_buildable(&per_sender).unwrap();
+    incastsim_scenario::check_buildable(&per_sender, &incastsim_scenario::Extensions::builtin())
+        .unwrap();
     let r = run(&per_sender, 1);
     // sender:0 listed twice is one host: two long-lived flows, one per host.
     assert_eq!(r.flows.len(), 4);

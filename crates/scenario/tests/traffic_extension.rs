@@ -9,7 +9,7 @@ use incastsim_scenario::config::units::{Bytes, Dur};
 use incastsim_scenario::extend::{GeneratedFlow, TrafficContext, TrafficGeneratorExtension};
 use incastsim_scenario::plan::traffic::HostList;
 use incastsim_scenario::{
-    Config, ConfigError, Extensions, Plan, from_yaml_checked_with, run_once_with,
+    Config, ConfigError, Extensions, Plan, RunOptions, check_buildable, run_with,
 };
 use serde::{Deserialize, Serialize};
 
@@ -85,7 +85,20 @@ fn extensions() -> Extensions {
 
 /// A star of 3 senders + the receiver (host 3), 1 Gbps, 25 us links, a traffic workload.
 fn star(traffic: &str, extra: &str) -> Result<Config, ConfigError> {
-    from_yaml_checked_with(&star_yaml(traffic, extra), &[], &extensions())
+    checked(&star_yaml(traffic, extra))
+}
+
+/// `yaml` loaded and checked in full knowing the generator.
+fn checked(yaml: &str) -> Result<Config, ConfigError> {
+    let ext = extensions();
+    let cfg = Config::from_yaml_with(yaml, &[], &ext)?;
+    check_buildable(&cfg, &ext)?;
+    Ok(cfg)
+}
+
+/// `cfg`'s run with the generator registered.
+fn run(cfg: &Config, seed: u64) -> incastsim_scenario::RunResult {
+    run_with(cfg, seed, &RunOptions::new().extensions(&extensions())).unwrap()
 }
 
 fn star_yaml(traffic: &str, extra: &str) -> String {
@@ -105,7 +118,7 @@ traffic: {traffic}
 #[test]
 fn the_flows_are_the_hand_computed_ones_with_fct_and_slowdown() {
     let cfg = star("[{kind: round_robin, flows: 4, gap: 1ms, size: 2920B}]", "").unwrap();
-    let r = run_once_with(&cfg, 1, &extensions()).unwrap();
+    let r = run(&cfg, 1);
     assert!(r.run.completed);
     let got: Vec<(u32, u32, f64, Option<u64>)> = r
         .flows
@@ -138,7 +151,7 @@ fn flow_overrides_select_its_flows_as_any_others() {
         "flow_overrides: [{flows: [1], tcp: {congestion_control: cubic}}]",
     )
     .unwrap();
-    let r = run_once_with(&cfg, 1, &extensions()).unwrap();
+    let r = run(&cfg, 1);
     let cc: Vec<&str> = r
         .flows
         .iter()
@@ -157,7 +170,7 @@ fn its_stream_is_its_own() {
     )
     .unwrap();
     let drawn = |cfg: &Config, seed: u64| {
-        Plan::with_extensions(cfg, seed, &extensions())
+        Plan::build(cfg, seed, &RunOptions::new().extensions(&extensions()))
             .unwrap()
             .generated
     };
@@ -187,7 +200,7 @@ fn the_resolved_config_and_the_manifest_list_show_it() {
     assert_eq!(used.len(), 1);
     assert_eq!(used[0].name, "round_robin");
     // The resolved config loads again as it is.
-    let again = from_yaml_checked_with(&yaml, &[], &extensions()).unwrap();
+    let again = checked(&yaml).unwrap();
     assert_eq!(again.traffic, cfg.traffic);
 }
 

@@ -3,7 +3,7 @@
 use crate::spec::{Sweep, SweepError, run_seed, stable_hash};
 use crate::store::{Store, finalize};
 use incastsim_core::rng::mix64;
-use incastsim_scenario::{RunError, run_once_until_with};
+use incastsim_scenario::{RunError, RunOptions, run_with};
 use rayon::prelude::*;
 use std::path::Path;
 use std::str::FromStr;
@@ -241,13 +241,11 @@ fn run_pending(
                     }
                     let point = &sweep.points[p as usize];
                     let seed = run_seed(point.config.seed, &point.label, r);
-                    let outcome = run_once_until_with(
-                        &point.config,
-                        seed,
-                        Some(interrupt),
-                        max_memory,
-                        &sweep.extensions,
-                    );
+                    let options = RunOptions::new()
+                        .extensions(&sweep.extensions)
+                        .max_memory(max_memory)
+                        .stop(interrupt);
+                    let outcome = run_with(&point.config, seed, &options);
                     let _ = tx.send((p, r, seed, outcome));
                 })
             })

@@ -463,7 +463,7 @@ impl Dimensions {
                 .collect::<Vec<_>>()
                 .join(",");
             let config = Config::from_tree_with(point_tree, extensions)
-                .and_then(|c| incastsim_scenario::check_buildable_with(&c, extensions).map(|()| c))
+                .and_then(|c| incastsim_scenario::check_buildable(&c, extensions).map(|()| c))
                 .map_err(|source| SweepError::Point {
                     label: if label.is_empty() {
                         "(the base config)".into()

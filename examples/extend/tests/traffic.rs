@@ -130,7 +130,9 @@ fn error(traffic: &str) -> String {
         "  - {kind: incast_bursts, period: 2ms, size: 20KB, start: 1ms}",
         &format!("  - {traffic}"),
     );
-    incastsim::scenario::from_yaml_checked_with(&text, &[], &extensions())
+    let ext = extensions();
+    incastsim::scenario::Config::from_yaml_with(&text, &[], &ext)
+        .and_then(|cfg| incastsim::scenario::check_buildable(&cfg, &ext))
         .unwrap_err()
         .to_string()
 }

@@ -133,6 +133,7 @@ impl Simulation {
     pub fn from_plan(mut plan: Plan) -> Simulation {
         let transport = Transport::new(&mut plan);
         let probes = std::mem::take(&mut plan.probes);
+        let probe_factories = std::mem::take(&mut plan.probe_factories);
         let capture = Simulation::capture_for(&plan);
         let flow_profile = plan.flows.iter().map(|f| f.profile).collect();
         let Plan {
@@ -186,6 +187,7 @@ impl Simulation {
             let probe = p.new_probe(&setup);
             sim.network.add_probe(probe);
         }
+        sim.add_probes(&probe_factories);
         if let Some(port) = observe.traced_port {
             sim.network.fabric.ports[port as usize].enable_trace();
         }
@@ -229,20 +231,10 @@ impl Simulation {
         )
     }
 
-    /// Plans and builds the run of `cfg` with `seed`.
+    /// Plans and builds the run of `cfg` with `seed` (with options:
+    /// `Simulation::from_plan(Plan::build(cfg, seed, &options)?)`, [`Plan::build`]).
     pub fn new(cfg: &Config, seed: u64) -> Result<Simulation, crate::config::ConfigError> {
         Ok(Simulation::from_plan(Plan::new(cfg, seed)?))
-    }
-
-    /// [`Simulation::new`] with the components `extensions` registers.
-    pub fn with_extensions(
-        cfg: &Config,
-        seed: u64,
-        extensions: &crate::Extensions,
-    ) -> Result<Simulation, crate::config::ConfigError> {
-        Ok(Simulation::from_plan(Plan::with_extensions(
-            cfg, seed, extensions,
-        )?))
     }
 
     /// Starts the workload (its first requests or starts): once, before the first event.

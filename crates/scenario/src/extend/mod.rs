@@ -2,9 +2,10 @@
 //! chosen from YAML like the built-ins.
 //!
 //! A downstream binary builds one [`Extensions`] value (nothing global) and hands it down:
-//! `incastsim_cli::main_with(extensions)` gives it to every command; from code, the `_with`
-//! entry points take it ([`crate::load_checked_with`], [`crate::Plan::with_extensions`],
-//! [`crate::run_once_with`]); the plain ones use [`Extensions::builtin`].
+//! `incastsim_cli::main_with(extensions)` gives it to every command; from code, a config is
+//! loaded with it (`Config::load_with`, then [`crate::check_buildable`]) and run with it
+//! ([`crate::RunOptions::extensions`] for [`crate::run_with`] and [`crate::Plan::build`]); the
+//! plain entry points use [`Extensions::builtin`].
 //!
 //! ```ignore
 //! let extensions = incastsim::extensions!()           // names this crate as the provider

@@ -6,6 +6,11 @@
 //! (`incastsim_config::check`). [`super::Plan::new`] runs these on the topology it builds;
 //! [`check_buildable`] runs them alone (for `incastsim check` and sweep expansion, without
 //! building the run). [`load_checked`] and [`from_yaml_checked`] load and check in full.
+//!
+//! With components from other crates ([`crate::extend`]), load with them and check with them:
+//! `let cfg = Config::load_with(path, overrides, &extensions)?;` then
+//! `check_buildable(&cfg, &extensions)?` (what the plain loaders do with
+//! [`Extensions::builtin`]).
 
 use crate::config::{Config, ConfigError, TopologyConfig, invalid};
 use crate::extend::Extensions;
@@ -13,15 +18,11 @@ use crate::plan::topology::BuiltTopology;
 use crate::plan::traffic::GeneratedFlow;
 use std::path::Path;
 
-/// The checks of `cfg` that need it built, in order; `cfg` must have passed the config-only
-/// checks (every `Config` from `Config::from_tree` has).
-pub fn check_buildable(cfg: &Config) -> Result<(), ConfigError> {
-    check_buildable_with(cfg, &Extensions::builtin())
-}
-
-/// [`check_buildable`] with the components `extensions` registers: also that every extension
-/// `cfg` names is registered there and its parameters read.
-pub fn check_buildable_with(cfg: &Config, extensions: &Extensions) -> Result<(), ConfigError> {
+/// The checks of `cfg` that need it built, in order, knowing the components `extensions`
+/// registers (also that every extension `cfg` names is registered there and its parameters
+/// read; [`Extensions::builtin`] for none); `cfg` must have passed the config-only checks
+/// (every `Config` from `Config::from_tree` or `Config::from_tree_with` has).
+pub fn check_buildable(cfg: &Config, extensions: &Extensions) -> Result<(), ConfigError> {
     check_extensions(cfg, extensions)?;
     let (built, generated) = build_and_draw(cfg, cfg.seed, extensions)?;
     if let TopologyConfig::Custom(_) = &cfg.topology {
@@ -169,39 +170,19 @@ fn check_pcap(
     Ok(())
 }
 
-/// `Config::load`, then [`check_buildable`]: a config that is ready to run.
+/// `Config::load`, then [`check_buildable`]: a config that is ready to run (built-in
+/// components only: see the module's doc for extensions).
 pub fn load_checked(path: &Path, overrides: &[String]) -> Result<Config, ConfigError> {
     let cfg = Config::load(path, overrides)?;
-    check_buildable(&cfg)?;
+    check_buildable(&cfg, &Extensions::builtin())?;
     Ok(cfg)
 }
 
-/// `Config::from_yaml`, then [`check_buildable`]: a config that is ready to run.
+/// `Config::from_yaml`, then [`check_buildable`]: a config that is ready to run (built-in
+/// components only: see the module's doc for extensions).
 pub fn from_yaml_checked(text: &str, overrides: &[String]) -> Result<Config, ConfigError> {
     let cfg = Config::from_yaml(text, overrides)?;
-    check_buildable(&cfg)?;
-    Ok(cfg)
-}
-
-/// [`load_checked`] knowing the components `extensions` registers.
-pub fn load_checked_with(
-    path: &Path,
-    overrides: &[String],
-    extensions: &Extensions,
-) -> Result<Config, ConfigError> {
-    let cfg = Config::load_with(path, overrides, extensions)?;
-    check_buildable_with(&cfg, extensions)?;
-    Ok(cfg)
-}
-
-/// [`from_yaml_checked`] knowing the components `extensions` registers.
-pub fn from_yaml_checked_with(
-    text: &str,
-    overrides: &[String],
-    extensions: &Extensions,
-) -> Result<Config, ConfigError> {
-    let cfg = Config::from_yaml_with(text, overrides, extensions)?;
-    check_buildable_with(&cfg, extensions)?;
+    check_buildable(&cfg, &Extensions::builtin())?;
     Ok(cfg)
 }
 
@@ -219,7 +200,9 @@ workload: {kind: synchronized_reads, sru: 64KB}
         let o = ["time_series={interval: 1ms, ports: [\"switch0->host99\"]}".to_string()];
         // The port name is only known once the topology is built.
         let cfg = Config::from_yaml(BASE, &o).unwrap();
-        let e = check_buildable(&cfg).unwrap_err().to_string();
+        let e = check_buildable(&cfg, &Extensions::builtin())
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("time_series.ports = switch0->host99"), "{e}");
         assert_eq!(from_yaml_checked(BASE, &o).unwrap_err().to_string(), e);
         from_yaml_checked(BASE, &[]).unwrap();

@@ -1,7 +1,8 @@
-//! Plan: a config and a seed turned into every object a run needs. [`Plan::new`] is the only
-//! fallible step between a [`Config`] and a run: it builds the topology and its routes, the
-//! ports, one TCP profile per override group, every flow with its origin, the schemes, the
-//! applications' parameters and what to observe, and refuses what cannot run. The engine
+//! Plan: a config and a seed turned into every object a run needs. [`Plan::new`] (or
+//! [`Plan::build`], with [`crate::RunOptions`]) is the only fallible step between a [`Config`]
+//! and a run: it builds the topology and its routes, the ports, one TCP profile per override
+//! group, every flow with its origin, the schemes, the applications' parameters and what to
+//! observe, and refuses what cannot run. The engine
 //! ([`crate::engine::Simulation::from_plan`]) then only assembles and cannot fail.
 
 mod apps;
@@ -17,10 +18,7 @@ pub mod topology;
 pub mod traffic;
 
 pub use apps::{CapturePlan, ObservePlan, SendOverheadPlan, SyncReadsPlan, UdpPlan, WorkloadPlan};
-pub use checks::{
-    check_buildable, check_buildable_with, from_yaml_checked, from_yaml_checked_with, load_checked,
-    load_checked_with,
-};
+pub use checks::{check_buildable, from_yaml_checked, load_checked};
 pub use connections::ConnectionFactory;
 pub use tcp::{ControllerFactory, TcpProfile};
 
@@ -100,41 +98,36 @@ pub struct Plan {
     pub memory_estimate: u64,
     /// The probes `probes:` names (built for the run by `Simulation::from_plan`).
     pub probes: Vec<std::sync::Arc<dyn crate::extend::PreparedProbe>>,
+    /// The probes added from code ([`crate::RunOptions::probes`]), built for the run by
+    /// `Simulation::from_plan` after those of `probes:`.
+    pub probe_factories: Vec<crate::probe::ProbeFactory>,
 }
 
 impl Plan {
     /// Builds the run of `cfg` with `seed`, or says which key makes it impossible.
     pub fn new(cfg: &Config, seed: u64) -> Result<Plan, ConfigError> {
-        Plan::new_within(cfg, seed, None)
+        Plan::build(cfg, seed, &crate::RunOptions::default())
     }
 
-    /// [`Plan::new`] with the components `extensions` registers (the config names them by
-    /// name; [`crate::extend`]).
-    pub fn with_extensions(
+    /// [`Plan::new`] with `options`: the components `options.extensions` registers (the
+    /// config names them by name; [`crate::extend`]), refusing (before building any per-flow
+    /// state) a run whose [`memory::estimate`] exceeds `options.max_memory` bytes, and with
+    /// `options.probes` built for the run after the config's. `options.stop` is not read here:
+    /// it is the running's ([`crate::drive`]).
+    pub fn build(
         cfg: &Config,
         seed: u64,
-        extensions: &Extensions,
+        options: &crate::RunOptions,
     ) -> Result<Plan, ConfigError> {
-        Plan::new_within_with(cfg, seed, None, extensions)
-    }
-
-    /// [`Plan::new`], refusing (before building any per-flow state) a run whose
-    /// [`memory::estimate`] exceeds `max_memory` bytes.
-    pub fn new_within(
-        cfg: &Config,
-        seed: u64,
-        max_memory: Option<u64>,
-    ) -> Result<Plan, ConfigError> {
-        Plan::new_within_with(cfg, seed, max_memory, &Extensions::builtin())
-    }
-
-    /// [`Plan::new_within`] with the components `extensions` registers.
-    pub fn new_within_with(
-        cfg: &Config,
-        seed: u64,
-        max_memory: Option<u64>,
-        extensions: &Extensions,
-    ) -> Result<Plan, ConfigError> {
+        let builtin;
+        let extensions = match options.extensions {
+            Some(extensions) => extensions,
+            None => {
+                builtin = Extensions::builtin();
+                &builtin
+            }
+        };
+        let max_memory = options.max_memory;
         let (built, generated) = checks::build_and_draw(cfg, seed, extensions)?;
         checks::check_built(cfg, &built, &generated)?;
         let flows = u64::from(cfg.workload.flow_count(cfg.senders)) + generated.len() as u64;
@@ -212,6 +205,7 @@ impl Plan {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Plan {
             probes,
+            probe_factories: options.probes.to_vec(),
             cfg: cfg.clone(),
             seed,
             fabric,

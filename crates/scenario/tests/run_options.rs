@@ -1,0 +1,137 @@
+//! `RunOptions`: each option takes effect in `run_with` (and, but for the stop flag, in
+//! `Plan::build`), and no options is the plain `run_once`.
+
+use incastsim_scenario::engine::WATCH_EVERY_EVENTS;
+use incastsim_scenario::probe::{FinishedRun, Probe, ProbeFactory, ProbeReport, ProbeValue};
+use incastsim_scenario::{
+    Config, ConfigError, Extensions, Plan, RunError, RunOptions, check_buildable,
+    from_yaml_checked, run_once, run_with,
+};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+/// Long enough (well over `WATCH_EVERY_EVENTS` events) for the stop flag to be read.
+const RUN: &str = "
+senders: 16
+topology: {kind: star, link_rate: 1Gbps, link_delay: 25us, switch_buffer: 64KB}
+workload: {kind: synchronized_reads, sru: 64KB, blocks: 3}
+";
+
+fn cfg() -> Config {
+    from_yaml_checked(RUN, &[]).unwrap()
+}
+
+/// Debug text: records hold NaN (no FCT), which `==` never equals.
+fn text(r: &incastsim_scenario::RunResult) -> String {
+    format!("{r:?}")
+}
+
+#[test]
+fn no_options_is_the_plain_run() {
+    let cfg = cfg();
+    let plain = run_once(&cfg, 2).unwrap();
+    assert!(plain.run.completed && plain.run.events > WATCH_EVERY_EVENTS);
+    assert_eq!(
+        text(&run_with(&cfg, 2, &RunOptions::new()).unwrap()),
+        text(&plain)
+    );
+    assert_eq!(
+        text(&run_with(&cfg, 2, &RunOptions::default()).unwrap()),
+        text(&plain)
+    );
+}
+
+#[test]
+fn max_memory_refuses_a_run_above_it() {
+    let cfg = cfg();
+    let need = Plan::new(&cfg, 1).unwrap().memory_estimate;
+    let refused = |r: Result<_, RunError>| match r {
+        Err(RunError::Config(ConfigError::Key { key, .. })) => key == "memory",
+        _ => false,
+    };
+    let below = RunOptions::new().max_memory(need - 1);
+    assert!(refused(run_with(&cfg, 1, &below).map(|_| ())));
+    assert!(refused(
+        Plan::build(&cfg, 1, &below)
+            .map(|_| ())
+            .map_err(RunError::from)
+    ));
+    let at = RunOptions::new().max_memory(need);
+    assert!(run_with(&cfg, 1, &at).unwrap().run.completed);
+    // `None` lifts a limit set before.
+    assert!(run_with(&cfg, 1, &below.max_memory(None)).is_ok());
+}
+
+#[test]
+fn stop_interrupts_the_run() {
+    let cfg = cfg();
+    let stop = AtomicBool::new(true);
+    let r = run_with(&cfg, 1, &RunOptions::new().stop(&stop));
+    assert!(matches!(r, Err(RunError::Interrupted)), "{r:?}");
+    let go = AtomicBool::new(false);
+    let r = run_with(&cfg, 1, &RunOptions::new().stop(&go)).unwrap();
+    assert_eq!(text(&r), text(&run_once(&cfg, 1).unwrap()));
+}
+
+/// Writes a run column `name` = the index it was built with.
+struct Index(&'static str, u32);
+
+impl Probe for Index {
+    fn finish(&mut self, _: &dyn FinishedRun, report: &mut ProbeReport) {
+        report.run_column(self.0, u64::from(self.1));
+    }
+}
+
+/// A probe extension without parameters, chosen from YAML: `probes: [{name: index}]`.
+struct IndexExt;
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoParams {}
+
+impl incastsim_scenario::extend::ProbeExtension for IndexExt {
+    type Params = NoParams;
+    type Probe = Index;
+    const DESCRIPTION: &'static str = "its index as a runs.csv column";
+    fn new(_: &NoParams, setup: &incastsim_scenario::probe::ProbeSetup) -> Index {
+        Index("from_yaml", setup.index)
+    }
+}
+
+#[test]
+fn extensions_are_used_and_probes_hear_the_run_after_the_configs() {
+    let ext = Extensions::new().probe::<IndexExt>("index");
+    let yaml = format!("{RUN}probes: [{{name: index}}]\n");
+    let cfg = Config::from_yaml_with(&yaml, &[], &ext).unwrap();
+    check_buildable(&cfg, &ext).unwrap();
+    // Without the registry the config's probe is unknown.
+    let e = run_with(&cfg, 1, &RunOptions::new())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("probes[0]") && e.contains("none registered"),
+        "{e}"
+    );
+
+    let from_code: ProbeFactory = Arc::new(|setup| Box::new(Index("from_code", setup.index)));
+    let probes = [from_code];
+    let options = RunOptions::new().extensions(&ext).probes(&probes);
+    let column = |r: &incastsim_scenario::RunResult, name: &str| r.run.probes.get(name).cloned();
+    let r = run_with(&cfg, 1, &options).unwrap();
+    assert_eq!(column(&r, "from_yaml"), Some(ProbeValue::UInt(0)));
+    assert_eq!(column(&r, "from_code"), Some(ProbeValue::UInt(1)));
+    // A plan built with the options carries both to the simulation.
+    let mut sim =
+        incastsim_scenario::Simulation::from_plan(Plan::build(&cfg, 1, &options).unwrap());
+    sim.run();
+    let again = sim.results();
+    assert_eq!(column(&again, "from_code"), Some(ProbeValue::UInt(1)));
+    assert_eq!(text(&again), text(&r));
+    // Probes observe without changing the run: the rest equals the run without them.
+    let mut bare = run_with(&cfg, 1, &RunOptions::new().extensions(&ext)).unwrap();
+    let mut probed = r;
+    assert_eq!(column(&bare, "from_code"), None);
+    bare.run.probes.0.clear();
+    probed.run.probes.0.clear();
+    assert_eq!(text(&bare), text(&probed));
+}
