@@ -30,13 +30,13 @@ impl Simulation {
     /// Adds a probe ([`crate::probe::Probe`]) to this run: from now on it hears of every hook.
     /// Add probes before running: a probe added later misses what happened before.
     pub fn add_probe(&mut self, probe: Box<dyn crate::probe::Probe>) {
-        self.network.add_probe(probe);
+        self.obs.add_probe(probe);
     }
 
     /// Builds one probe per factory for this run (their random streams are `Stream::Probe`
     /// instances in this order, after the config's `probes:`) and adds them.
     pub fn add_probes(&mut self, factories: &[crate::probe::ProbeFactory]) {
-        let first = self.network.probes.list.len();
+        let first = self.obs.probes.list.len();
         for (i, make) in factories.iter().enumerate() {
             let setup = crate::probe::ProbeSetup {
                 config: &self.cfg,
@@ -134,7 +134,7 @@ impl Simulation {
     }
     /// Drop runs, loss events and the model inputs counted so far.
     pub fn diagnostics(&self) -> &Diagnostics {
-        &self.diag
+        &self.obs.diag
     }
     /// Packets dropped anywhere (every reason).
     pub fn packets_dropped(&self) -> u64 {

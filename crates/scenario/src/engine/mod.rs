@@ -5,7 +5,8 @@
 //! - [`network`]: ports and forwarding (a packet reaches a switch port: `Network::on_head_arrival`);
 //! - [`transport`]: TCP senders/receivers and their timers (an RTO fires: `Transport::on_rto_event`);
 //! - [`apps`]: synchronized reads, bulk, generated flows, UDP;
-//! - [`probes`]: time series (drop runs live in `crate::engine::diagnostics`).
+//! - [`observe`]: every observer under one owner ([`observe::Observers`]: the drop-run
+//!   diagnostics, the time-series [`sampler`], the pcap [`capture`], the probes).
 //!
 //! This file is the loop, the dispatch and the glue between the parts. The order of `schedule`
 //! calls is part of the model: events at the same picosecond pop in the order they were
@@ -19,8 +20,9 @@ pub mod event;
 mod inspect;
 mod invariants;
 pub mod network;
+pub mod observe;
 mod paths;
-pub mod probes;
+pub mod sampler;
 pub mod transport;
 
 pub use event::{Event, Events, PackedEvent};
@@ -28,7 +30,6 @@ pub use inspect::FlowState;
 pub use network::PacketCounters;
 
 use crate::config::Config;
-use crate::engine::diagnostics::Diagnostics;
 use crate::plan::{FlowOrigin, Plan};
 use apps::Workload;
 use apps::generated::GeneratedFlows;
@@ -37,7 +38,8 @@ use apps::udp::UdpSource;
 use capture::{Capture, CaptureFlow};
 use incastsim_core::{HostId, Packet, PacketKind, SimRng, Stream, TieOrder, Time};
 use network::{AdmissionDrop, ComingHop, Network};
-use probes::Sampler;
+use observe::Observers;
+use sampler::Sampler;
 use transport::Transport;
 
 /// Why a run stopped.
@@ -110,12 +112,11 @@ pub struct Simulation {
     pub(crate) workload_flows: usize,
     pub(crate) generated: GeneratedFlows,
     pub(crate) udp: Vec<UdpSource>,
-    pub(crate) sampler: Sampler,
     /// TCP profiles (the top-level `tcp`, then each override group) and each flow's profile.
     pub(crate) profiles: Vec<crate::plan::TcpProfile>,
     pub(crate) flow_profile: Vec<u32>,
-    /// Drop runs, loss events and the book's model inputs (`crate::engine::diagnostics`).
-    pub(crate) diag: Diagnostics,
+    /// Every observer of the run: diagnostics, time series, pcap capture, probes (`observe.rs`).
+    pub(crate) obs: Observers,
     /// Header bytes of requests and UDP packets (the top-level TCP setting).
     header_bytes: u16,
     /// Packets an application wants sent (reused: no allocation per block).
@@ -156,17 +157,20 @@ impl Simulation {
         };
         let tie_rng = SimRng::for_stream(seed, Stream::TieOrder, 0);
         let mut sim = Simulation {
-            sampler: Sampler::new(&observe, &cfg.name, seed),
+            obs: Observers::new(
+                diagnostics,
+                Sampler::new(&observe, &cfg.name, seed),
+                capture,
+            ),
             cfg,
             seed,
             events: Events::with_tie_order(tie_order, tie_rng),
-            network: Network::new(fabric, capture),
+            network: Network::new(fabric),
             transport,
             workload: Workload::new(workload),
             workload_flows,
             generated: GeneratedFlows::new(generated, workload_flows),
             udp: udp.into_iter().map(UdpSource::new).collect(),
-            diag: diagnostics,
             profiles,
             flow_profile,
             header_bytes,
@@ -185,7 +189,7 @@ impl Simulation {
                 ports: sim.network.fabric.ports.len(),
             };
             let probe = p.new_probe(&setup);
-            sim.network.add_probe(probe);
+            sim.obs.add_probe(probe);
         }
         sim.add_probes(&probe_factories);
         if let Some(port) = observe.traced_port {
@@ -386,14 +390,14 @@ impl Simulation {
         }
         let mut found = ComingHop::NONE;
         if let Some(port) = port_at(1) {
-            let (packet, hop) = self.network.prefetch_next_hop(port, &self.diag);
+            let (packet, hop) = self.network.prefetch_next_hop(port, &self.obs.diag);
             if let Some(packet) = packet {
                 self.transport.prefetch_delivery(packet);
             }
             found = hop;
         }
         if let Some(port) = port_at(0) {
-            self.network.prefetch_next_fifo(port, &self.diag, known);
+            self.network.prefetch_next_fifo(port, &self.obs.diag, known);
         }
         found
     }
@@ -425,7 +429,10 @@ impl Simulation {
     fn dispatch(&mut self, now: Time, ev: Event) {
         match ev {
             Event::PortHead { port } => self.on_port_head(now, port),
-            Event::PortTxDone { port } => self.network.on_tx_done(now, port, &mut self.events),
+            Event::PortTxDone { port } => {
+                self.network
+                    .on_tx_done(now, port, &mut self.events, &mut self.obs)
+            }
             Event::Rto { flow, generation } => self.on_rto(now, flow, generation),
             Event::DelayedAck { flow, generation } => self.on_delayed_ack(now, flow, generation),
             Event::ServerStart { flow } => self.server_start(now, flow as usize),
@@ -434,10 +441,12 @@ impl Simulation {
             Event::FlowStart { flow } => self.flow_start(now, flow as usize),
             Event::FlowStop { flow } => self.on_flow_stop(flow as usize),
             Event::DeferredSend { flow } => self.on_deferred_send(now, flow),
-            Event::Sample => {
-                self.sampler
-                    .sample(now, &mut self.network, &self.transport, &mut self.events)
-            }
+            Event::Sample => self.obs.sampler.sample(
+                now,
+                &mut self.network.fabric,
+                &self.transport,
+                &mut self.events,
+            ),
             Event::End => self.on_end(now),
             Event::FirstBlock => self.start_block(now),
             Event::SchemeTimer { flow } => self.on_scheme_timer(now, flow as usize),
@@ -451,7 +460,7 @@ impl Simulation {
     fn on_port_head(&mut self, now: Time, port: u32) {
         let arrival = self
             .network
-            .on_head_arrival(now, port, &mut self.events, &mut self.diag);
+            .on_head_arrival(now, port, &mut self.events, &mut self.obs);
         if let Some(drop) = arrival.dropped {
             self.on_admission_drop(now, drop);
         }
@@ -462,7 +471,7 @@ impl Simulation {
 
     #[inline(always)]
     fn on_rto(&mut self, now: Time, flow: u32, generation: u32) {
-        if self.network.probes.on {
+        if self.obs.probes.on {
             return self.on_rto_probed(now, flow, generation);
         }
         self.fire_timer(now, flow, generation);
@@ -495,7 +504,7 @@ impl Simulation {
         let s = &self.transport.conns.get(f).sender;
         if s.stats().timeouts > before {
             let state = s.cc_state();
-            self.network.probes.each(|p| p.on_rto(now, flow, &state));
+            self.obs.probes.each(|p| p.on_rto(now, flow, &state));
         }
     }
 
@@ -504,9 +513,7 @@ impl Simulation {
     #[inline(never)]
     fn probe_ack(&mut self, now: Time, f: usize) {
         let state = self.transport.conns.get(f).sender.cc_state();
-        self.network
-            .probes
-            .each(|p| p.on_ack(now, f as u32, &state));
+        self.obs.probes.each(|p| p.on_ack(now, f as u32, &state));
     }
 
     /// Probes hear of a transfer of flow f starting (`start`) or delivered in full.
@@ -514,7 +521,7 @@ impl Simulation {
     #[inline(never)]
     fn probe_transfer(&mut self, now: Time, f: usize, start: bool) {
         let flow = f as u32;
-        self.network.probes.each(|p| {
+        self.obs.probes.each(|p| {
             if start {
                 p.on_flow_start(now, flow)
             } else {
@@ -589,7 +596,7 @@ impl Simulation {
     fn send_from_host(&mut self, now: Time, host: HostId, packet: &mut Packet) {
         if let Some(drop) =
             self.network
-                .send_from_host(now, host, packet, &mut self.events, &mut self.diag)
+                .send_from_host(now, host, packet, &mut self.events, &mut self.obs)
         {
             self.on_admission_drop(now, drop);
         }
@@ -618,7 +625,8 @@ impl Simulation {
                 .srtt(),
             _ => None,
         };
-        self.diag
+        self.obs
+            .diag
             .on_dropped(now, d.port, d.input, d.flow, d.kind, srtt);
         if let PacketKind::Data | PacketKind::Ack = d.kind {
             self.transport.conns.gone(d.flow as usize);
@@ -639,7 +647,7 @@ impl Simulation {
             }
             PacketKind::Ack => {
                 self.transport.on_ack(now, f, packet);
-                if self.network.probes.on {
+                if self.obs.probes.on {
                     self.probe_ack(now, f);
                 }
                 self.transmit_segments(now, f);
@@ -690,7 +698,7 @@ impl Simulation {
     /// A server writes its response (or a bulk sender starts).
     fn server_start(&mut self, now: Time, f: usize) {
         self.transport.set_flow_active(f, true);
-        if self.network.probes.on {
+        if self.obs.probes.on {
             self.probe_transfer(now, f, true);
         }
         let bytes = self.workload.bytes_to_write(f);
@@ -702,7 +710,7 @@ impl Simulation {
     fn flow_start(&mut self, now: Time, f: usize) {
         if let FlowOrigin::Generated { index, .. } = self.transport.origin[f] {
             self.transport.conns.start(f);
-            if self.network.probes.on {
+            if self.obs.probes.on {
                 self.probe_transfer(now, f, true);
             }
             let bytes = self
@@ -753,11 +761,11 @@ impl Simulation {
         if let FlowOrigin::Generated { index, .. } = self.transport.origin[f] {
             let delivered = self.transport.conns.get(f).receiver.stats().delivered_bytes;
             let i = index as usize;
-            let was_complete = self.network.probes.on && self.generated.completed_at[i].is_some();
+            let was_complete = self.obs.probes.on && self.generated.completed_at[i].is_some();
             if self.generated.on_delivery(now, i, delivered) {
                 self.finish(now);
             }
-            if self.network.probes.on && !was_complete && self.generated.completed_at[i].is_some() {
+            if self.obs.probes.on && !was_complete && self.generated.completed_at[i].is_some() {
                 self.probe_transfer(now, f, false);
             }
             return;
@@ -768,7 +776,7 @@ impl Simulation {
         let news = w.on_delivery(now, f, bytes);
         if news != Delivery::Partial {
             self.transport.set_flow_active(f, false);
-            if self.network.probes.on {
+            if self.obs.probes.on {
                 self.probe_transfer(now, f, false);
             }
         }

@@ -4,13 +4,12 @@
 //! Admission drops are news too. A port of a shared-buffer switch asks its switch's buffer
 //! (`Fabric::shared_buffers`, by the index the port holds) before its own discipline.
 
-use super::capture::Capture;
 use super::event::{Event, Events};
+use super::observe::Observers;
 use super::paths::FlowPaths;
 use crate::config::RoutingConfig;
 use crate::engine::diagnostics::{Diagnostics, LOCAL_INPUT};
 use crate::plan::fabric::Fabric;
-use crate::probe::ProbeSet;
 pub use crate::probe::view::PacketCounters;
 use incastsim_core::{
     Ecn, HostId, NO_PATH, NodeId, NodeKind, Packet, PacketKind, Routes, SimRng, Time,
@@ -62,14 +61,6 @@ pub struct Network {
     pub fabric: Fabric,
     /// Packets sent, forwarded, delivered and dropped, by reason.
     pub counters: PacketCounters,
-    /// Packets copied for pcap traces (off unless the config has `pcap:`).
-    pub capture: Capture,
-    /// The run's probes (`crate::probe`), here because most hooks are packet events; the
-    /// engine's glue calls the transport-level ones. Off (one flag test per hook site) without.
-    pub(crate) probes: ProbeSet,
-    /// The capture or a probe is on: the packet paths take their watched (out-of-line) copies.
-    /// One flag, tested once per arrival and per host send (as the capture's alone was).
-    watched: bool,
     /// Each flow's path per direction, followed by the packets' cursors (`paths.rs`).
     paths: FlowPaths,
     /// Bit per node: a switch (1.2 KB at k = 32, where `fabric.nodes` is 76 KB: an arrival
@@ -78,8 +69,8 @@ pub struct Network {
 }
 
 impl Network {
-    /// The network of `fabric`, capturing what `capture` asks for.
-    pub fn new(fabric: Fabric, capture: Capture) -> Network {
+    /// The network of `fabric`.
+    pub fn new(fabric: Fabric) -> Network {
         let mut switch_bits = vec![0u64; fabric.nodes.len().div_ceil(64)];
         for (n, kind) in fabric.nodes.iter().enumerate() {
             if let NodeKind::Switch(_) = kind {
@@ -91,9 +82,6 @@ impl Network {
             switch_bits,
             fabric,
             counters: PacketCounters::default(),
-            watched: capture.on,
-            capture,
-            probes: ProbeSet::default(),
         }
     }
 
@@ -106,12 +94,12 @@ impl Network {
         now: Time,
         port: u32,
         events: &mut Events,
-        diag: &mut Diagnostics,
+        obs: &mut Observers,
     ) -> Arrival {
-        if self.watched {
-            return self.on_head_arrival_probed(now, port, events, diag);
+        if obs.watched {
+            return self.on_head_arrival_probed(now, port, events, obs);
         }
-        self.arrive::<false>(now, port, events, diag)
+        self.arrive::<false>(now, port, events, obs)
     }
 
     /// [`Network::on_head_arrival`] with probes: a packet the link lost, or one delivered to
@@ -123,19 +111,17 @@ impl Network {
         now: Time,
         port: u32,
         events: &mut Events,
-        diag: &mut Diagnostics,
+        obs: &mut Observers,
     ) -> Arrival {
         let p = &self.fabric.ports[port as usize];
         let (head, lost_before) = (p.head_packet(), p.drops_link_loss());
-        let arrival = self.arrive::<true>(now, port, events, diag);
+        let arrival = self.arrive::<true>(now, port, events, obs);
         let lost = self.fabric.ports[port as usize].drops_link_loss() > lost_before;
         if lost && let Some(packet) = head {
-            self.probes
-                .each(|pr| pr.on_drop(now, port, &packet, DropReason::LinkLoss));
+            obs.on_link_loss(now, port, &packet);
         }
         if let Some(packet) = &arrival.at_host {
-            self.probes
-                .each(|pr| pr.on_deliver(now, packet.dst, packet));
+            obs.on_deliver(now, packet);
         }
         arrival
     }
@@ -148,7 +134,7 @@ impl Network {
         now: Time,
         port: u32,
         events: &mut Events,
-        diag: &mut Diagnostics,
+        obs: &mut Observers,
     ) -> Arrival {
         let p = &mut self.fabric.ports[port as usize];
         let to = p.to;
@@ -157,16 +143,13 @@ impl Network {
             events.schedule(at, Event::PortHead { port }.into());
         }
         let at_switch = self.switch_bits[to as usize / 64] >> (to % 64) & 1 != 0;
-        if WATCHED
-            && self.capture.on
-            && let Some(packet) = &arrival.packet
-        {
-            self.capture.on_arrival(now, port, packet, !at_switch);
+        if WATCHED && let Some(packet) = &arrival.packet {
+            obs.on_arrival(now, port, packet, !at_switch);
         }
         if at_switch && let Some(packet) = &mut arrival.packet {
             return Arrival {
                 at_host: None,
-                dropped: self.forward::<WATCHED>(now, to, packet, port, events, diag),
+                dropped: self.forward::<WATCHED>(now, to, packet, port, events, obs),
             };
         }
         // At a host: handed back as it came off the link (moving it into other news costs a
@@ -296,7 +279,7 @@ impl Network {
     }
 
     /// A strict-priority port finished a transmission and picks the next packet.
-    pub fn on_tx_done(&mut self, now: Time, port: u32, events: &mut Events) {
+    pub fn on_tx_done(&mut self, now: Time, port: u32, events: &mut Events, obs: &mut Observers) {
         let done = self.fabric.ports[port as usize].on_tx_done(now);
         if let Some(at) = done.schedule_head_at {
             events.schedule(at, Event::PortHead { port }.into());
@@ -304,12 +287,11 @@ impl Network {
         if let Some(at) = done.schedule_tx_done_at {
             events.schedule(at, Event::PortTxDone { port }.into());
         }
-        if self.probes.on
+        if obs.probes.on
             && let Some(admitted) = done.started_admitted_at
             && let Some((packet, tx_start)) = self.fabric.ports[port as usize].newest_departure()
         {
-            self.probes
-                .each(|pr| pr.on_dequeue(now, port, &packet, admitted, tx_start));
+            obs.on_dequeue(now, port, &packet, admitted, tx_start);
         }
     }
 
@@ -321,17 +303,17 @@ impl Network {
         host: HostId,
         packet: &mut Packet,
         events: &mut Events,
-        diag: &mut Diagnostics,
+        obs: &mut Observers,
     ) -> Option<AdmissionDrop> {
         self.counters.sent += 1;
         let port = self.fabric.host_port[host as usize];
         packet.hop = self
             .paths
             .start(&self.fabric, packet.flow, host, packet.dst);
-        if self.watched {
-            return self.send_watched(now, host, port, *packet, events, diag);
+        if obs.watched {
+            return self.send_watched(now, host, port, *packet, events, obs);
         }
-        self.offer(now, port, packet, LOCAL_INPUT, events, diag)
+        self.offer(now, port, packet, LOCAL_INPUT, events, obs)
     }
 
     /// [`Network::send_from_host`] with the pcap capture or probes on.
@@ -344,18 +326,10 @@ impl Network {
         port: u32,
         packet: Packet,
         events: &mut Events,
-        diag: &mut Diagnostics,
+        obs: &mut Observers,
     ) -> Option<AdmissionDrop> {
-        if self.capture.on {
-            self.capture.on_host_send(now, host, &packet);
-        }
-        self.enqueue(now, port, &packet, LOCAL_INPUT, events, diag)
-    }
-
-    /// Adds a probe (and watches the packet paths from now on).
-    pub(crate) fn add_probe(&mut self, probe: Box<dyn crate::probe::Probe>) {
-        self.probes.push(probe);
-        self.watched = true;
+        obs.on_host_send(now, host, &packet);
+        self.enqueue(now, port, &packet, LOCAL_INPUT, events, obs)
     }
 
     /// A switch picks the output port (ECMP per flow) and offers the packet to it; `input` is
@@ -369,7 +343,7 @@ impl Network {
         packet: &mut Packet,
         input: u32,
         events: &mut Events,
-        diag: &mut Diagnostics,
+        obs: &mut Observers,
     ) -> Option<AdmissionDrop> {
         let f = &mut self.fabric;
         let port = if packet.hop != NO_PATH {
@@ -395,9 +369,9 @@ impl Network {
         };
         self.counters.forwarded += 1;
         if WATCHED {
-            self.enqueue(now, port, packet, input, events, diag)
+            self.enqueue(now, port, packet, input, events, obs)
         } else {
-            self.offer(now, port, packet, input, events, diag)
+            self.offer(now, port, packet, input, events, obs)
         }
     }
 
@@ -413,12 +387,12 @@ impl Network {
         packet: &Packet,
         input: u32,
         events: &mut Events,
-        diag: &mut Diagnostics,
+        obs: &mut Observers,
     ) -> Option<AdmissionDrop> {
-        if self.probes.on {
-            return self.enqueue_probed(now, port, packet, input, events, diag);
+        if obs.probes.on {
+            return self.enqueue_probed(now, port, packet, input, events, obs);
         }
-        self.offer(now, port, packet, input, events, diag)
+        self.offer(now, port, packet, input, events, obs)
     }
 
     /// [`Network::enqueue`] with probes: they hear of the drop, or of the admission (and the
@@ -433,15 +407,14 @@ impl Network {
         packet: &Packet,
         input: u32,
         events: &mut Events,
-        diag: &mut Diagnostics,
+        obs: &mut Observers,
     ) -> Option<AdmissionDrop> {
         let p = &self.fabric.ports[port as usize];
         let (marks, waiting) = (p.ecn_marks(), p.waiting_packets());
-        let dropped = self.offer(now, port, packet, input, events, diag);
+        let dropped = self.offer(now, port, packet, input, events, obs);
         let p = &self.fabric.ports[port as usize];
-        let probes = &mut self.probes;
         if let Some(d) = &dropped {
-            probes.each(|pr| pr.on_drop(now, port, packet, d.reason));
+            obs.on_admission_drop(now, port, packet, d.reason);
             return dropped;
         }
         let started = (p.waiting_packets() == waiting)
@@ -455,13 +428,8 @@ impl Network {
             },
             None => *packet,
         };
-        if p.ecn_marks() > marks {
-            probes.each(|pr| pr.on_mark(now, port, &admitted));
-        }
-        probes.each(|pr| pr.on_enqueue(now, port, &admitted));
-        if let Some((_, tx_start)) = started {
-            probes.each(|pr| pr.on_dequeue(now, port, &admitted, now, tx_start));
-        }
+        let marked = p.ecn_marks() > marks;
+        obs.on_admitted(now, port, &admitted, marked, started.map(|(_, t)| t));
         dropped
     }
 
@@ -477,7 +445,7 @@ impl Network {
         packet: &Packet,
         input: u32,
         events: &mut Events,
-        diag: &mut Diagnostics,
+        obs: &mut Observers,
     ) -> Option<AdmissionDrop> {
         let (flow, kind) = (packet.flow, packet.kind);
         let f = &mut self.fabric;
@@ -506,7 +474,7 @@ impl Network {
                 schedule_head_at,
                 schedule_tx_done_at,
             } => {
-                diag.on_admitted(port, input, flow, kind);
+                obs.diag.on_admitted(port, input, flow, kind);
                 if let Some(at) = schedule_head_at {
                     events.schedule(at, Event::PortHead { port }.into());
                 }

@@ -41,7 +41,7 @@ impl Simulation {
         for c in self.transport.conns.live_mut() {
             c.sender.close_stats();
         }
-        self.diag.close();
+        self.obs.diag.close();
         let end = self.finished_at.unwrap_or(self.events.now());
         let run_end = RunEnd {
             end,
@@ -76,10 +76,10 @@ impl Simulation {
             time_series,
             block_times_ms: run::block_times_ms(self),
             capture: self
-                .network
+                .obs
                 .capture
                 .on
-                .then(|| std::mem::take(&mut self.network.capture.result)),
+                .then(|| std::mem::take(&mut self.obs.capture.result)),
         }
     }
 
@@ -90,10 +90,10 @@ impl Simulation {
         run: &mut RunRecord,
         flows: &mut [FlowRecord],
     ) -> Vec<crate::probe::ProbeTable> {
-        if !self.network.probes.on {
+        if !self.obs.probes.on {
             return Vec::new();
         }
-        let mut probes = std::mem::take(&mut self.network.probes);
+        let mut probes = std::mem::take(&mut self.obs.probes);
         let mut report = crate::probe::ProbeReport::new(flows.len());
         for p in &mut probes.list {
             p.finish(self, &mut report);
@@ -116,10 +116,10 @@ impl Simulation {
     ) -> Vec<DropRunRecord> {
         let conns = &self.transport.conns;
         for (f, rec) in flows.iter_mut().enumerate() {
-            self.diag.fill_flow(rec, &conns.sender_summary(f));
+            self.obs.diag.fill_flow(rec, &conns.sender_summary(f));
         }
         for rec in ports.iter_mut() {
-            self.diag.fill_port(rec);
+            self.obs.diag.fill_port(rec);
         }
         let model_flows = if self.workload_flows > 0 {
             self.workload_flows
@@ -150,7 +150,7 @@ impl Simulation {
                     + p.stats().drops_aqm
             })
             .collect();
-        self.diag.fill_run(
+        self.obs.diag.fill_run(
             run,
             &crate::results::diagnostics::ModelContext {
                 flows: self.transport.flows.len(),
@@ -164,7 +164,7 @@ impl Simulation {
                 evaluate: self.cfg.metrics.models,
             },
         );
-        self.diag.drop_run_records(
+        self.obs.diag.drop_run_records(
             &self.cfg.name,
             self.seed,
             self.cfg.senders,

@@ -114,8 +114,8 @@ pub(crate) fn shared_buffer_records(sim: &mut Simulation, end: Time) -> Vec<Shar
 
 /// The sampled series, then the exact queue trace of the traced port.
 pub(crate) fn time_series(sim: &mut Simulation, end: Time) -> Vec<TimeSeriesRecord> {
-    let mut series = std::mem::take(&mut sim.sampler.series);
-    let Some(port) = sim.sampler.traced_port else {
+    let mut series = std::mem::take(&mut sim.obs.sampler.series);
+    let Some(port) = sim.obs.sampler.traced_port else {
         return series;
     };
     let object = format!("port {}", sim.network.fabric.port_name(port));

@@ -1,11 +1,11 @@
-//! Probes: the opt-in time series (`time_series:`), sampled on their own events and free when
-//! off. (Drop runs and loss events are counted by `crate::engine::diagnostics`, which the network calls
+//! The opt-in time series (`time_series:`), sampled on their own events and free when off; one
+//! of the run's observers (`observe.rs`). (Drop runs and loss events are counted by `crate::engine::diagnostics`, which the network calls
 //! on every admission and the engine on every drop.)
 
 use super::event::{Event, Events};
-use super::network::Network;
 use super::transport::Transport;
 use crate::plan::ObservePlan;
+use crate::plan::fabric::Fabric;
 use crate::results::metrics::TimeSeriesRecord;
 use incastsim_core::{Duration, Time};
 
@@ -53,7 +53,7 @@ impl Sampler {
     pub fn sample(
         &mut self,
         now: Time,
-        network: &mut Network,
+        fabric: &mut Fabric,
         transport: &Transport,
         events: &mut Events,
     ) {
@@ -61,8 +61,8 @@ impl Sampler {
         let interval_s = self.interval.as_secs_f64();
         for i in 0..self.ports.len() {
             let (port, last_departed) = self.ports[i];
-            let object = format!("port {}", network.fabric.port_name(port));
-            let p = &mut network.fabric.ports[port as usize];
+            let object = format!("port {}", fabric.port_name(port));
+            let p = &mut fabric.ports[port as usize];
             let occ = p.occupancy(now);
             let departed = p.stats().departed_bytes;
             let rate = p.serialization().rate().as_f64();
@@ -77,7 +77,6 @@ impl Sampler {
             self.record(t, &object, "utilization", utilization);
         }
         // Every shared buffer's total occupancy (the sum of its queues).
-        let fabric = &mut network.fabric;
         for (i, sb) in fabric.shared_buffers.iter().enumerate() {
             let bytes = sb.occupancy(&mut fabric.ports, now);
             let object = format!(
