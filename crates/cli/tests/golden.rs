@@ -65,6 +65,11 @@ const CASES: &[Case] = &[
     },
     Case {
         command: "run",
+        config: "incast-pcap",
+        overrides: &[],
+    },
+    Case {
+        command: "run",
         config: "incast-dctcp",
         overrides: &["workload.blocks=5"],
     },
@@ -264,14 +269,29 @@ fn golden_dir(case: &Case) -> PathBuf {
     repo().join("tests/golden").join(case.config)
 }
 
+/// The compared files under `dir`, as paths relative to it (`runs.csv`, `pcap/flow-0.pcap`).
 fn compared_files(dir: &Path) -> BTreeSet<String> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return BTreeSet::new();
-    };
-    entries
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| !NOT_COMPARED.contains(&n.as_str()))
-        .collect()
+    fn walk(dir: &Path, prefix: &str, out: &mut BTreeSet<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if prefix.is_empty() && NOT_COMPARED.contains(&name.as_str()) {
+                continue;
+            }
+            let rel = format!("{prefix}{name}");
+            if e.path().is_dir() {
+                walk(&e.path(), &format!("{rel}/"), out);
+            } else {
+                out.insert(rel);
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    walk(dir, "", &mut out);
+    out
 }
 
 /// Line number and both lines of the first difference, for the failure message.
@@ -328,6 +348,9 @@ fn check(config: &str) {
         let _ = std::fs::remove_dir_all(&golden);
         std::fs::create_dir_all(&golden).unwrap();
         for f in &now {
+            if let Some(parent) = golden.join(f).parent() {
+                std::fs::create_dir_all(parent).unwrap();
+            }
             std::fs::copy(out.join(f), golden.join(f)).unwrap();
         }
         let _ = std::fs::remove_dir_all(&out);
@@ -339,14 +362,28 @@ fn check(config: &str) {
         problems.push(format!("files: golden {stored:?}, now {now:?}"));
     }
     for f in stored.intersection(&now) {
-        let expected = std::fs::read_to_string(golden.join(f)).unwrap();
-        let actual = std::fs::read_to_string(out.join(f)).unwrap();
-        if expected != actual {
-            problems.push(format!(
-                "{f} differs at {}",
-                first_difference(&expected, &actual)
-            ));
+        let expected = std::fs::read(golden.join(f)).unwrap();
+        let actual = std::fs::read(out.join(f)).unwrap();
+        if expected == actual {
+            continue;
         }
+        let at = match (std::str::from_utf8(&expected), std::str::from_utf8(&actual)) {
+            (Ok(e), Ok(a)) => first_difference(e, a),
+            // Binary files (pcap traces): the first byte that differs.
+            _ => {
+                let i = expected
+                    .iter()
+                    .zip(&actual)
+                    .take_while(|(e, a)| e == a)
+                    .count();
+                format!(
+                    "byte {i} ({} bytes in golden, {} now)",
+                    expected.len(),
+                    actual.len()
+                )
+            }
+        };
+        problems.push(format!("{f} differs at {at}"));
     }
     let _ = std::fs::remove_dir_all(&out);
     assert!(
@@ -465,7 +502,7 @@ fn no_stray_golden_files() {
     files_under(&root, &mut files);
     let stray: Vec<String> = files
         .iter()
-        .filter(|f| !f.parent().is_some_and(|d| cased.contains(d)))
+        .filter(|f| !cased.iter().any(|d| f.starts_with(d)))
         .map(|f| f.strip_prefix(&root).unwrap().display().to_string())
         .collect();
     assert!(
@@ -498,6 +535,7 @@ golden_tests! {
     bulk_dumbbell_dctcp => "bulk-dumbbell-dctcp",
     incast_classic => "incast-classic",
     incast_dctcp => "incast-dctcp",
+    incast_pcap => "incast-pcap",
     incast_sweep => "incast-sweep",
     incast_linux => "incast-linux",
     incast_ns2 => "incast-ns2",
