@@ -31,6 +31,12 @@ impl Simulation {
     /// Add probes before running: a probe added later misses what happened before.
     pub fn add_probe(&mut self, probe: Box<dyn crate::probe::Probe>) {
         self.obs.add_probe(probe);
+        self.sync_watched();
+    }
+
+    /// The network's copy of whether anything watches its packet paths.
+    pub(crate) fn sync_watched(&mut self) {
+        self.network.watched = self.obs.watched;
     }
 
     /// Builds one probe per factory for this run (their random streams are `Stream::Probe`

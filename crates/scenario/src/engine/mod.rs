@@ -192,6 +192,7 @@ impl Simulation {
             sim.obs.add_probe(probe);
         }
         sim.add_probes(&probe_factories);
+        sim.sync_watched();
         if let Some(port) = observe.traced_port {
             sim.network.fabric.ports[port as usize].enable_trace();
         }

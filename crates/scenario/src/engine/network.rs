@@ -61,6 +61,9 @@ pub struct Network {
     pub fabric: Fabric,
     /// Packets sent, forwarded, delivered and dropped, by reason.
     pub counters: PacketCounters,
+    /// A copy of [`Observers::watched`] (set by `Simulation::sync_watched`), read by every
+    /// arrival and host send: kept here, beside the fabric the same paths read.
+    pub(crate) watched: bool,
     /// Each flow's path per direction, followed by the packets' cursors (`paths.rs`).
     paths: FlowPaths,
     /// Bit per node: a switch (1.2 KB at k = 32, where `fabric.nodes` is 76 KB: an arrival
@@ -82,6 +85,7 @@ impl Network {
             switch_bits,
             fabric,
             counters: PacketCounters::default(),
+            watched: false,
         }
     }
 
@@ -96,7 +100,7 @@ impl Network {
         events: &mut Events,
         obs: &mut Observers,
     ) -> Arrival {
-        if obs.watched {
+        if self.watched {
             return self.on_head_arrival_probed(now, port, events, obs);
         }
         self.arrive::<false>(now, port, events, obs)
@@ -310,7 +314,7 @@ impl Network {
         packet.hop = self
             .paths
             .start(&self.fabric, packet.flow, host, packet.dst);
-        if obs.watched {
+        if self.watched {
             return self.send_watched(now, host, port, *packet, events, obs);
         }
         self.offer(now, port, packet, LOCAL_INPUT, events, obs)
