@@ -76,7 +76,13 @@ const CASES: &[Case] = &[
     Case {
         command: "sweep",
         config: "incast-sweep",
-        overrides: &["workload.blocks=2", "sweep.seeds=2"],
+        // Both ends and the middle of N, the classic and the fine-grained RTO_min: every path
+        // the 32-point grid reaches, in a quarter of the bytes.
+        overrides: &[
+            "workload.blocks=2",
+            "sweep.seeds=2",
+            "sweep.grid={senders: [1, 4, 16, 64], tcp.rto_min: [200ms, 1ms]}",
+        ],
     },
     Case {
         command: "sweep",
@@ -96,7 +102,12 @@ const CASES: &[Case] = &[
     Case {
         command: "sweep",
         config: "rto-nonincast",
-        overrides: &["workload.duration=0.05s", "sweep.seeds=2"],
+        // The lightest, a middle and the heaviest load of the nine.
+        overrides: &[
+            "workload.duration=0.05s",
+            "sweep.seeds=2",
+            "sweep.grid={\"traffic[0].load\": [0.1, 0.5, 0.9]}",
+        ],
     },
     Case {
         command: "sweep",
