@@ -303,7 +303,7 @@ fn run(mut args: RunArgs, ext: &Extensions) -> Result<()> {
     if args.models {
         args.overrides.push("metrics.models=true".into());
     }
-    // A large run's heap on 2 MiB pages (`incastsim::host`: S5 12–21 % faster), before
+    // A large run's heap on 2 MiB pages (`incastsim::host`; measured in docs/perf-log.md), before
     // anything is printed; the results are the same. Decided from the parsed config, before
     // the checks that build the topology and draw the traffic, which the new process runs (a
     // k = 32 fat-tree's took 30 ms); a config that does not parse is reported below, here.

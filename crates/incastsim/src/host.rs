@@ -3,8 +3,8 @@
 //! Results never depend on it; speed at scale does. A k = 32 fat-tree's state (port FIFOs,
 //! flows, paths: over 100 MB) is read at random, one cache line here and one there, so with
 //! 4 KiB pages nearly every access also misses the TLB, and in a virtual machine each miss is
-//! a two-level page walk. With the heap on 2 MiB pages S5 ran 12–21 % faster and web-search at
-//! k = 16 6–10 % (docs/perf-log.md), at the same peak memory: glibc madvises only the
+//! a two-level page walk. With the heap on 2 MiB pages the large runs (S5, web-search at k = 16)
+//! run faster (measured in docs/perf-log.md), at the same peak memory: glibc madvises only the
 //! heap it grows in 2 MiB steps, so a small run (S1, S3) keeps its few MB.
 //!
 //! glibc backs its heap with huge pages when the tunable `glibc.malloc.hugetlb=1` is set, and
@@ -21,8 +21,8 @@
 
 use incastsim_config::Config;
 
-/// Hosts from which a run's heap goes on huge pages (web-search at k = 8, 128 hosts and a
-/// 12 MB heap, runs as fast either way; at k = 16, 1,024 hosts, 9 % faster).
+/// Hosts from which a run's heap goes on huge pages: a run with a heap of a few MB runs as
+/// fast either way, a fabric of a thousand hosts faster (docs/perf-log.md).
 pub const HUGE_PAGES_FROM_HOSTS: u64 = 512;
 
 /// Whether a run of `cfg` is large enough for huge pages to pay (see the module doc).
@@ -74,10 +74,9 @@ const MMAP_THRESHOLD_TUNABLE: &str = "glibc.malloc.mmap_threshold";
 /// Its value with huge pages: glibc's largest (32 MiB on 64-bit). Why: a block mapped on its
 /// own starts wherever the kernel puts it, 4 KiB-aligned, and only its whole 2 MiB pages can
 /// be huge; the rest of it stays on 4 KiB pages. On S5 the blocks over glibc's default 128 KiB
-/// are the hot arrays (49,152 ports of 256 bytes in one 12.6 MB block, the diagnostics', the
-/// connections'), and 14 MB of the heap stayed on small pages. From the heap, which glibc
-/// grows in 2 MiB steps, all but 9 MB is on huge pages, and S5 ran 2–6 % faster (16 alternating
-/// pairs, 14 faster; docs/perf-log.md); web-search at k = 16 the same.
+/// are the hot arrays (the ports, the diagnostics', the connections'), and they stayed on
+/// small pages. From the heap, which glibc grows in 2 MiB steps, nearly all is on huge pages
+/// (the S5 gain is in docs/perf-log.md).
 const MMAP_THRESHOLD_BYTES: u64 = 32 << 20;
 
 /// The glibc tunable that caps the number of malloc arenas.
@@ -86,8 +85,8 @@ const ARENA_MAX_TUNABLE: &str = "glibc.malloc.arena_max";
 /// Its value with huge pages: one arena, the main one. Why: the huge-page tunable puts glibc's
 /// main heap (grown by `brk`) on huge pages, but a thread other than the first gets an arena
 /// of its own, in heaps glibc maps for it, which stay on 4 KiB pages. A sweep runs on rayon's
-/// worker threads: S5 in a sweep had 8 of 146 MB on huge pages and took 6.3 s instead of
-/// 4.9 s. With one arena every thread allocates from the main heap; the event loop allocates
+/// worker threads, whose memory then stayed on small pages (S5 in a sweep: docs/perf-log.md,
+/// session 18). With one arena every thread allocates from the main heap; the event loop allocates
 /// almost nothing per event, so the arena's shared lock costs next to nothing.
 const ARENA_MAX: u32 = 1;
 

@@ -186,7 +186,7 @@ pub struct Manifest {
     /// Packets per wall-clock second: `packets_sent / wall_time_s`.
     pub packets_per_s: f64,
     /// Whether the heap was on 2 MiB transparent huge pages ([`crate::host`]): at scale the
-    /// wall time depends on it (S5: 12–21 %), the results never.
+    /// wall time depends on it (docs/perf-log.md), the results never.
     pub heap_huge_pages: bool,
     /// The config's warnings (`key = value: why`), as printed on stderr; omitted when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]

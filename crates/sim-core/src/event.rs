@@ -475,7 +475,7 @@ impl<E: Copy> EventQueue<E> {
     ///
     /// Why not return the payload with the time: the answer then went through a stack slot,
     /// the payload stored as 4 + 8 bytes and loaded as 8 + 4, a load that cannot take its data
-    /// from those stores (perf: 13–16 % of S3's samples on it, S3 +8 %).
+    /// from those stores (a profile of S3 showed it; docs/perf-log.md).
     #[inline(always)]
     fn pop_heaps(&mut self, limit: u64) -> Result<u64, Option<Time>> {
         let mut main = self.heap.peek();
@@ -527,8 +527,8 @@ impl<E: Copy> EventQueue<E> {
     /// With random ties (every event in `later`): removes `later`'s first entry if it is due
     /// by `limit`, and returns its time; the entry is then `later`'s [`QuadHeap::popped`]
     /// (see [`EventQueue::pop_heaps`] for why). It leaves the hole for the next push to fill,
-    /// one sift per event, as the main heap does. Out of line: inlined, it made S1 1 % slower
-    /// for a 2 % gain with random ties.
+    /// one sift per event, as the main heap does. Out of line: inlined, it made the common
+    /// FIFO-tie runs slower for a smaller gain with random ties.
     #[inline(never)]
     fn pop_random(&mut self, limit: u64) -> Result<u64, Option<Time>> {
         let first = self.later.peek().ok_or(None)?;
@@ -596,11 +596,10 @@ impl<E: Copy> EventQueue<E> {
 }
 
 /// Inlined, as `schedule` is: out of line, the entry went to it through the stack, built there
-/// by small stores and read back by 16-byte loads that cannot be forwarded from them (perf: 8 %
-/// of a k = 16 fat-tree's time stalled on that hand-off in `schedule` and here). Inlined, most
-/// of that copy goes: k = 16 and S5 −2 to −4 % in same-time pairs, S3 −0.7 % instructions.
+/// by small stores and read back by 16-byte loads that cannot be forwarded from them (a large
+/// fat-tree stalled on that hand-off in `schedule` and here). Inlined, most of that copy goes.
 /// The key and payload go on as two values, which the wheel writes into its bucket field by
-/// field (`calendar::append`: the rest of that copy; S5 −1.5 to −4 %).
+/// field (`calendar::append`: the rest of that copy). Measurements: docs/perf-log.md.
 #[inline(always)]
 fn push_to_calendar<E: Copy>(calendar: &mut Calendar<E>, key: u128, payload: E) {
     calendar.push_parts(key, payload);

@@ -127,7 +127,7 @@ impl Connections {
     /// Cache hint: a packet of `kind` reaches flow f's connection soon. The whole receiver
     /// (data: 5 lines) or sender and its timer (ACK: 18 lines), and the flow's count of
     /// packets in the network. Whole, because the compiler orders their fields, so the ones an
-    /// ACK touches are spread over the struct (the first 256 bytes alone: S5 about 3 % slower).
+    /// ACK touches are spread over the struct (the first 256 bytes alone made S5 slower).
     #[inline(always)]
     pub fn prefetch(&self, f: usize, kind: PacketKind) {
         let Some(&i) = self.slot.get(f) else {

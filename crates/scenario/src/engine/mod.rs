@@ -371,8 +371,8 @@ impl Simulation {
     ///
     /// The last two stages both need the port the packet goes to: the second-to-last hands
     /// it to the last one loop later (`known`, checked by port), instead of the last one
-    /// reading the port, its head packet and the path entry again (web-search k = 16: 2.6 %
-    /// fewer instructions, 4-7 % less time; S5 about 5 % less).
+    /// reading the port, its head packet and the path entry again (measured at k = 16 and on
+    /// S5: docs/perf-log.md).
     #[inline(always)]
     fn prefetch_coming(&self, known: ComingHop) -> ComingHop {
         let coming = self.events.coming();

@@ -90,8 +90,8 @@ impl Network {
     }
 
     /// The head packet of `port` reaches the node at the far end of the link. Always inlined,
-    /// as `send_from_host`: with the capture test in them the compiler stopped inlining them
-    /// (S3: +3.4 % instructions; forced: +2.0 %).
+    /// as `send_from_host`: with the capture test in them the compiler stopped inlining them,
+    /// which cost S3 instructions (docs/perf-log.md).
     #[inline(always)]
     pub fn on_head_arrival(
         &mut self,
@@ -338,7 +338,7 @@ impl Network {
 
     /// A switch picks the output port (ECMP per flow) and offers the packet to it; `input` is
     /// the port the packet arrived on. Always inlined: with the probed copy of the arrival
-    /// path calling it too, the compiler stopped inlining it (S3: +4.4 % instructions).
+    /// path calling it too, the compiler stopped inlining it (S3 paid for the call).
     #[inline(always)]
     fn forward<const WATCHED: bool>(
         &mut self,

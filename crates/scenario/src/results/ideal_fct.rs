@@ -42,8 +42,8 @@ pub fn ideal_fct(fwd: &[Hop], rev: &[Hop], size: u64, tcp: IdealTcp) -> Duration
 /// Why: a flow's first segments are the same full segments whatever its size (only the last
 /// may be shorter), so the recurrence's state before segment i is shared by every flow of more
 /// than i segments. Stepped once up to the largest flow, the path answers each size with its
-/// last segment alone (a web-search run at k = 16 stepped 4.25 M segments through 12 hops for
-/// its 3,651 flows; now the few largest flows of each path length). Same arithmetic in the same
+/// last segment alone (per flow, the work grew with the flow's segments times its hops; per
+/// path, only with the largest flows of each path length). Same arithmetic in the same
 /// order, so the same result to the picosecond.
 #[derive(Clone, Debug)]
 pub struct IdealPath {

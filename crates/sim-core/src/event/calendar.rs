@@ -369,7 +369,7 @@ impl<E: Copy> Calendar<E> {
             bounds[digit(e) + 1] += 1;
         }
         // The running sum stays in a register: `bounds[d + 1] += bounds[d]` made each step
-        // wait for the store of the step before (k = 16: about 3 % of the run).
+        // wait for the store of the step before (visible in a k = 16 profile).
         let mut start = 0;
         for bound in &mut bounds[1..] {
             start += *bound;

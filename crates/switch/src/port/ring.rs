@@ -85,7 +85,7 @@ impl<T: Copy> Ring<T> {
 
     /// The `i`-th entry from the front and the one after it, if any: one slot computation for
     /// both. The caller guarantees that entry `i` exists (checked in debug builds), as `at`'s
-    /// callers do: a checked `assert!` here cost S3 1.2 % of its instructions.
+    /// callers do: a checked `assert!` on this per-packet path cost measurable instructions.
     #[inline(always)]
     pub(super) fn get_and_next(&self, i: usize) -> (&T, Option<&T>) {
         debug_assert!(i < self.len as usize, "entry {i} of a ring of {}", self.len);
