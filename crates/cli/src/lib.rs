@@ -136,11 +136,34 @@ fn exit_quietly_on_closed_pipe() {
     }
 }
 
+/// A write to standard output that fails (a full disk, `> /dev/full`, a closed terminal: the
+/// closed pipe ends the process by SIGPIPE before this) ends the command with the error and
+/// exit status 2, as every other error does, instead of a panic (`println!` panics on it). A
+/// run's or sweep's files are written before its summary is printed, so nothing computed is
+/// lost. Every other panic keeps the default report (it is a bug).
+fn report_failed_stdout_writes() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if let Some(why) = message.strip_prefix("failed printing to stdout: ") {
+            eprintln!("error: cannot write to standard output: {why}");
+            std::process::exit(2);
+        }
+        default(info);
+    }));
+}
+
 /// Runs the command line (`std::env::args`) with the components `extensions` registers: every
 /// command loads configs through it, so they may name those components. Returns the process's
 /// exit status (0 success, 2 error, or the signal status after SIGINT/SIGTERM).
 pub fn main_with(extensions: Extensions) -> ExitCode {
     exit_quietly_on_closed_pipe();
+    report_failed_stdout_writes();
     let cli = Cli::parse();
     let ext = &extensions;
     if matches!(cli.command, Command::Run(_) | Command::Sweep(_)) {
@@ -320,6 +343,9 @@ fn run(mut args: RunArgs, ext: &Extensions) -> Result<()> {
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("out").join(&cfg.name));
+    // Before the run: a sweep's or an experiment's folder is refused now, not after minutes of
+    // simulation (and `write_run_outputs` checks again before writing).
+    incastsim::output::check_run_folder(&out)?;
     let started_unix_s = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -445,7 +471,9 @@ fn print_run_summary(
         "  goodput {:.1} Mbps over {:.4} s simulated; {} RTOs ({} flows); {} drops",
         r.goodput_mbps, r.sim_time_s, r.rto_count, r.flows_with_rto, r.drops_total
     );
-    if r.blocks > 0 {
+    if r.blocks > 0 && r.blocks_completed == 0 {
+        println!("  blocks 0/{}: no block completed", r.blocks);
+    } else if r.blocks > 0 {
         println!(
             "  blocks {}/{}; completion time mean {:.3} ms, p99 {:.3} ms",
             r.blocks_completed, r.blocks, r.bct_mean_ms, r.bct_p99_ms

@@ -350,3 +350,215 @@ fn a_large_runs_heap_goes_on_huge_pages_unless_told_not_to() {
     let small = run("huge-small", false, false);
     assert_eq!(manifest_flag(&small), always);
 }
+
+/// A small sweep of S1 into `out` (`n` senders values, one seed, `blocks` blocks each).
+fn sweep_cmd(out: &Path, senders: &str, blocks: u32) -> Command {
+    let mut c = bin();
+    c.arg("sweep")
+        .arg(config("incast-sweep.yaml"))
+        .args(["--set", "sweep.seeds=1", "--set"])
+        .arg(format!("workload.blocks={blocks}"))
+        .args(["--set"])
+        .arg(format!(
+            "sweep.grid={{senders: {senders}, tcp.rto_min: [200ms]}}"
+        ))
+        .args(["--jobs", "1", "--no-plots", "--out"])
+        .arg(out);
+    c
+}
+
+/// Issue 38, item 1: `run --out` aimed at a sweep's folder is refused before anything runs,
+/// naming the command and the file that shows it, and the sweep's files are left as they were.
+#[test]
+fn run_refuses_a_sweep_folder_and_leaves_it_intact() {
+    let dir = tempdir("run-into-sweep");
+    assert!(sweep_cmd(&dir, "[2, 4]", 1).status().unwrap().success());
+    let before = std::fs::read(dir.join("runs.csv")).unwrap();
+    let o = run_s1(&dir, &[]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("holds the results of `incastsim sweep`")
+            && err.contains("choose another --out"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(dir.join("runs.csv")).unwrap(), before);
+    assert!(!dir.join("flows.csv.tmp").exists() && !dir.join("blocks.csv").exists());
+    // The sweep still resumes as complete.
+    let again = sweep_cmd(&dir, "[2, 4]", 1).output().unwrap();
+    assert!(again.status.success());
+    assert_eq!(std::fs::read(dir.join("runs.csv")).unwrap(), before);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 38, item 1: a run aimed at a sweep in progress is refused, and the sweep finishes with
+/// all its runs.
+#[test]
+fn run_into_a_live_sweep_folder_leaves_the_sweep_intact() {
+    let dir = tempdir("run-into-live-sweep");
+    let mut sweep = sweep_cmd(&dir, "[16, 32, 48, 64]", 100).spawn().unwrap();
+    let t0 = std::time::Instant::now();
+    while !dir.join("sweep.lock").exists() && t0.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let o = run_s1(&dir, &[]);
+    assert!(!o.status.success(), "the run went into the sweep's folder");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`incastsim sweep`"));
+    // Refused while the sweep was still running (its four runs take about a second).
+    assert!(sweep.try_wait().unwrap().is_none(), "the sweep ended first");
+    assert!(sweep.wait().unwrap().success());
+    let runs = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 1 + 4, "{runs}");
+    let header_fields = runs.lines().next().unwrap().split(',').count();
+    assert!(runs.lines().all(|l| l.split(',').count() == header_fields));
+    let again = sweep_cmd(&dir, "[16, 32, 48, 64]", 100).output().unwrap();
+    assert!(String::from_utf8_lossy(&again.stderr).contains("4 of 4 runs already done"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 38, item 10: a reused run folder keeps no earlier run's pcap traces.
+#[test]
+fn reused_run_folder_drops_old_pcap_traces() {
+    let dir = tempdir("stale-pcap");
+    let traced = bin()
+        .arg("run")
+        .arg(config("incast-pcap.yaml"))
+        .arg("--out")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(traced.status.success());
+    assert!(dir.join("pcap/flow-0.pcap").exists());
+    assert!(run_s1(&dir, &[]).status.success());
+    assert!(
+        !dir.join("pcap").exists(),
+        "an earlier run's traces were kept"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 38, item 8: a failed write to standard output (here a full device) is an error with
+/// exit status 2, not a panic (101); a run's files are written before its summary.
+#[test]
+fn a_full_stdout_is_an_error_not_a_panic() {
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let dir = tempdir("full-stdout");
+    let cfg = config("incast-classic.yaml");
+    let cases: Vec<Vec<std::ffi::OsString>> = vec![
+        vec!["schemes".into()],
+        vec!["components".into()],
+        vec!["check".into(), cfg.clone().into()],
+        vec![
+            "run".into(),
+            cfg.into(),
+            "--set".into(),
+            "workload.blocks=2".into(),
+            "--out".into(),
+            dir.clone().into(),
+        ],
+    ];
+    for args in cases {
+        let o = bin().args(&args).stdout(full()).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(
+            err.contains("cannot write to standard output"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(dir.join("runs.csv").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 38, item 9: `incastsim slurm` writes `--partition` and `--time` into `#SBATCH` lines of
+/// shell scripts, so only plain Slurm words pass; more shards than runs, or more CPUs than a
+/// node has, are refused too. Nothing is written for a refused call.
+#[test]
+fn slurm_refuses_values_that_are_not_plain_slurm_words() {
+    let dir = tempdir("slurm-words");
+    let slurm = |extra: &[&str]| {
+        let mut c = bin();
+        c.arg("slurm")
+            .arg(config("incast-sweep.yaml"))
+            .args(["--set", "sweep.seeds=1"]) // 32 runs
+            .args(extra);
+        if !extra.contains(&"--shards") {
+            c.args(["--shards", "4"]);
+        }
+        c.arg("--out").arg(&dir);
+        c.output().unwrap()
+    };
+    for (extra, says) in [
+        (&["--partition", "debug\ntouch X"][..], "--partition"),
+        (&["--partition", "a b"][..], "--partition"),
+        (&["--time", "1:00;rm -rf x"][..], "--time"),
+        (&["--time", "$(id)"][..], "--time"),
+        (
+            &["--shards", "33"][..],
+            "more shards than the sweep's 32 runs",
+        ),
+        (&["--cpus-per-task", "100000"][..], "--cpus-per-task 100000"),
+    ] {
+        let o = slurm(extra);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(says), "{extra:?}: {err}");
+        assert!(!dir.join("slurm").exists(), "{extra:?} wrote scripts");
+    }
+    let o = slurm(&[
+        "--shards",
+        "4",
+        "--partition",
+        "gpu,debug",
+        "--time",
+        "2-00:00:00",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let script = std::fs::read_to_string(dir.join("slurm/shards.sbatch")).unwrap();
+    assert!(
+        script.contains("#SBATCH --partition=gpu,debug\n")
+            && script.contains("#SBATCH --time=2-00:00:00\n")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 38, item 20 (small ones), each case naming what it checks.
+#[test]
+fn small_messages_say_what_is_meant() {
+    let dir = tempdir("small-messages");
+    let cfg = config("incast-classic.yaml");
+    let run = |extra: &[&str]| {
+        let mut c = bin();
+        c.arg("run").arg(&cfg).args(extra).arg("--out").arg(&dir);
+        c.output().unwrap()
+    };
+    // No block completed: the summary says so instead of "mean NaN ms".
+    let o = run(&["--set", "run.max_sim_time=1ms"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("blocks 0/100: no block completed") && !out.contains("NaN"),
+        "{out}"
+    );
+    // --max-memory in SI bytes is reported in binary units that say so (MiB, not "MB").
+    let o = run(&["--max-memory", "100KB"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("limit of 97.7 KiB"), "{err}");
+    // An unknown paper lists the papers there are.
+    let o = bin()
+        .args(["reproduce", "nosuch"])
+        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no paper \"nosuch\"") && err.contains("kulkarni"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -210,14 +210,48 @@ pub struct ExtensionRecord {
     pub crate_version: String,
 }
 
-/// Writes the results of one or more runs of `cfg` into `dir`.
+/// Files that mark a folder as another command's: a sweep's (or a merge's) lock, index and
+/// resolved points, an experiment's resolved config.
+const FOREIGN_MARKERS: [(&str, &str); 5] = [
+    ("sweep.lock", "sweep"),
+    ("sweep.lock.json", "sweep"),
+    ("runs.index.csv", "sweep"),
+    ("points.resolved.yaml", "sweep"),
+    ("experiment.resolved.yaml", "experiment"),
+];
+
+/// Refuses `dir` if it holds another command's results (a sweep's, live or finished, or an
+/// experiment's), naming the command and the file that shows it. A missing folder, or one
+/// holding an earlier run's files, is fine.
+pub fn check_run_folder(dir: &Path) -> Result<(), OutputError> {
+    for (marker, command) in FOREIGN_MARKERS {
+        if dir.join(marker).exists() {
+            return Err(OutputError::ForeignFolder {
+                dir: dir.display().to_string(),
+                marker: marker.into(),
+                command: command.into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Writes the results of one or more runs of `cfg` into `dir` (refused if `dir` holds another
+/// command's results: [`check_run_folder`]). A reused run folder keeps nothing of the earlier
+/// run that this one does not write again (its pcap traces, time series, shared-buffer rows).
 pub fn write_run_outputs(
     dir: &Path,
     cfg: &Config,
     results: &[RunResult],
     manifest: &Manifest,
 ) -> Result<(), OutputError> {
+    check_run_folder(dir)?;
     std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let pcap_root = dir.join("pcap");
+    if pcap_root.is_dir() {
+        // An earlier run's traces must not sit beside this run's results.
+        std::fs::remove_dir_all(&pcap_root).map_err(io_err(&pcap_root))?;
+    }
     /// Files in `dir`; no timeseries.csv without series (and none left from an earlier run).
     struct Files<'a>(&'a Path);
     impl TableSink for Files<'_> {

@@ -15,6 +15,19 @@ pub enum OutputError {
         /// The operating system's error.
         source: std::io::Error,
     },
+    /// The folder holds the results of another command (a sweep, a merge, an experiment):
+    /// writing a run's files into it would mix the two and break the other's resume.
+    #[error(
+        "{dir} holds the results of `incastsim {command}` ({marker}): a run would mix its files into them; choose another --out folder"
+    )]
+    ForeignFolder {
+        /// The folder.
+        dir: String,
+        /// The file that shows whose folder it is.
+        marker: String,
+        /// The command that wrote it (`sweep`, `experiment`).
+        command: String,
+    },
     /// Serializing a record into CSV failed.
     #[error("cannot write {path}: {source}")]
     Csv {
