@@ -48,6 +48,47 @@ fn absolute(p: &Path) -> Result<PathBuf> {
     })
 }
 
+/// Most CPUs one array task may ask for (no node has more).
+const MAX_CPUS_PER_TASK: u32 = 4096;
+
+/// `--partition`: one or more partition names separated by commas (Slurm's `-p p1,p2`), each
+/// letters, digits, `_`, `-` or `.`; nothing a shell or `#SBATCH` line would read otherwise.
+fn check_partition(p: &str) -> Result<()> {
+    let word = |w: &str| {
+        !w.is_empty()
+            && w.len() <= 64
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    };
+    if !p.split(',').all(word) {
+        bail!(
+            "--partition {p:?}: partition names (letters, digits, '_', '-', '.'), separated by commas"
+        );
+    }
+    Ok(())
+}
+
+/// `--time`: one of Slurm's time formats (`minutes`, `minutes:seconds`,
+/// `hours:minutes:seconds`, `days-hours`, `days-hours:minutes`, `days-hours:minutes:seconds`)
+/// or `UNLIMITED`.
+fn check_time_limit(t: &str) -> Result<()> {
+    let digits = |s: &str| !s.is_empty() && s.len() <= 9 && s.chars().all(|c| c.is_ascii_digit());
+    let ok = t.eq_ignore_ascii_case("unlimited")
+        || t.eq_ignore_ascii_case("infinite")
+        || match t.split_once('-') {
+            Some((days, rest)) => {
+                digits(days) && rest.split(':').count() <= 3 && rest.split(':').all(digits)
+            }
+            None => t.split(':').count() <= 3 && t.split(':').all(digits),
+        };
+    if !ok {
+        bail!(
+            "--time {t:?}: a Slurm time limit: minutes, minutes:seconds, hours:minutes:seconds, days-hours[:minutes[:seconds]] or UNLIMITED (e.g. 02:00:00)"
+        );
+    }
+    Ok(())
+}
+
 pub fn slurm(args: SlurmArgs, ext: &incastsim::scenario::Extensions) -> Result<()> {
     if args.shards == 0 {
         bail!("--shards 0: at least 1 shard is needed");
@@ -55,8 +96,28 @@ pub fn slurm(args: SlurmArgs, ext: &incastsim::scenario::Extensions) -> Result<(
     if args.cpus_per_task == 0 {
         bail!("--cpus-per-task 0: at least 1 CPU is needed");
     }
+    if args.cpus_per_task > MAX_CPUS_PER_TASK {
+        bail!(
+            "--cpus-per-task {}: at most {MAX_CPUS_PER_TASK} (the CPUs of one node)",
+            args.cpus_per_task
+        );
+    }
+    // Both go verbatim into `#SBATCH` lines of a shell script: plain Slurm words only.
+    if let Some(p) = &args.partition {
+        check_partition(p)?;
+    }
+    if let Some(t) = &args.time {
+        check_time_limit(t)?;
+    }
     let sweep = Sweep::load_with(&args.config, &args.overrides, ext)
         .with_context(|| format!("invalid sweep config {}", args.config.display()))?;
+    let runs = sweep.runs_total();
+    if u64::from(args.shards) > runs {
+        bail!(
+            "--shards {}: more shards than the sweep's {runs} runs (a shard would have nothing to run); at most {runs}",
+            args.shards
+        );
+    }
     let name = sweep.points[0].config.name.clone();
     let out = absolute(&args.out.unwrap_or_else(|| PathBuf::from("out").join(&name)))?;
     let dir = out.join("slurm");
