@@ -10,7 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
 /// Splits "12.5 ms" into (12.5, "ms"). Accepts an optional space between number and unit.
-fn split_number(s: &str) -> Option<(f64, &str)> {
+fn split_number(s: &str) -> Option<(&str, &str)> {
     let s = s.trim();
     let end = s
         .char_indices()
@@ -18,22 +18,67 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
         .map(|(i, _)| i)
         .unwrap_or(s.len());
     let (num, unit) = s.split_at(end);
-    let num: f64 = num.replace('_', "").parse().ok()?;
-    Some((num, unit.trim()))
+    let digits = num.replace('_', "");
+    let ok = digits.chars().any(|c| c.is_ascii_digit()) && digits.matches('.').count() <= 1;
+    ok.then_some((num, unit.trim()))
 }
 
-/// Multiplies and checks the result is a whole, representable integer.
-fn scaled(value: f64, scale: u64) -> Option<u64> {
-    let x = value * scale as f64;
-    // `u64::MAX as f64` is 2^64, itself too large: `as u64` would saturate it silently.
-    if !x.is_finite() || x < 0.0 || x >= u64::MAX as f64 {
-        return None;
+/// Why a number with a unit did not become an integer.
+enum ScaleError {
+    /// It has a fraction of the smallest unit (`0.5ps`).
+    NotWhole,
+    /// It is larger than the largest the type holds.
+    TooLarge,
+}
+
+/// `num` (decimal digits with an optional fraction; `_` separators) times `scale`, computed
+/// exactly in integers: no value passes through a float, so every integer up to `u64::MAX`
+/// is exact, and a result that would not fit is an error of its own.
+fn scaled(num: &str, scale: u64) -> Result<u64, ScaleError> {
+    let digits = num.replace('_', "");
+    let (int, frac) = digits.split_once('.').unwrap_or((&digits, ""));
+    let frac = frac.trim_end_matches('0');
+    let parse = |d: &str| -> Result<u128, ScaleError> {
+        if d.is_empty() {
+            return Ok(0);
+        }
+        d.parse::<u128>().map_err(|_| ScaleError::TooLarge)
+    };
+    let whole = parse(int)?
+        .checked_mul(u128::from(scale))
+        .ok_or(ScaleError::TooLarge)?;
+    let mut part = 0u128;
+    if !frac.is_empty() {
+        let den = 10u128
+            .checked_pow(frac.len() as u32)
+            .ok_or(ScaleError::NotWhole)?;
+        let num = parse(frac)?
+            .checked_mul(u128::from(scale))
+            .ok_or(ScaleError::TooLarge)?;
+        if num % den != 0 {
+            return Err(ScaleError::NotWhole);
+        }
+        part = num / den;
     }
-    let r = x.round();
-    if (x - r).abs() > 1e-6 * x.max(1.0) {
-        return None;
+    let total = whole.checked_add(part).ok_or(ScaleError::TooLarge)?;
+    u64::try_from(total).map_err(|_| ScaleError::TooLarge)
+}
+
+/// The error of a number that did not scale: `what` ("duration"), the smallest unit, and the
+/// largest value written in `largest`.
+fn scale_error(s: &str, what: &str, e: ScaleError, unit: &str, largest: &str) -> String {
+    match e {
+        ScaleError::NotWhole => format!("invalid {what} {s:?}: not a whole number of {unit}"),
+        ScaleError::TooLarge => format!("invalid {what} {s:?}: too large (at most {largest})"),
     }
-    Some(r as u64)
+}
+
+/// A negative number is refused as such (not as a missing unit).
+fn refuse_negative(s: &str, what: &str) -> Result<(), String> {
+    if s.trim().starts_with('-') {
+        return Err(format!("invalid {what} {s:?}: must not be negative"));
+    }
+    Ok(())
 }
 
 /// What a duration looks like, for error messages.
@@ -48,6 +93,7 @@ pub const BUFFER_HELP: &str = "a buffer size: bytes (e.g. \"32KB\", \"256KiB\"),
 
 /// Parses `25us`, `200ms`, ... into integer picoseconds (exact: no float rounding error).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    refuse_negative(s, "duration")?;
     let bad = || format!("invalid duration {s:?}: expected {DURATION_HELP}");
     let (n, unit) = split_number(s).ok_or_else(bad)?;
     let scale = match unit {
@@ -58,13 +104,15 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "s" => PS_PER_S,
         _ => return Err(bad()),
     };
-    scaled(n, scale)
-        .map(Duration)
-        .ok_or_else(|| format!("invalid duration {s:?}: not a whole number of picoseconds"))
+    scaled(n, scale).map(Duration).map_err(|e| {
+        let largest = format!("{} s", u64::MAX / PS_PER_S);
+        scale_error(s, "duration", e, "picoseconds", &largest)
+    })
 }
 
 /// Parses `1Gbps`, `100Mbps`, ... into bit/s.
 pub fn parse_rate(s: &str) -> Result<BitsPerSec, String> {
+    refuse_negative(s, "rate")?;
     let bad = || format!("invalid rate {s:?}: expected {RATE_HELP}");
     let (n, unit) = split_number(s).ok_or_else(bad)?;
     let scale = match unit {
@@ -75,13 +123,15 @@ pub fn parse_rate(s: &str) -> Result<BitsPerSec, String> {
         "Tbps" => 1_000_000_000_000,
         _ => return Err(bad()),
     };
-    scaled(n, scale)
-        .map(BitsPerSec)
-        .ok_or_else(|| format!("invalid rate {s:?}: not a whole number of bits per second"))
+    scaled(n, scale).map(BitsPerSec).map_err(|e| {
+        let largest = format!("{} bps", u64::MAX);
+        scale_error(s, "rate", e, "bits per second", &largest)
+    })
 }
 
 /// Parses `32KB`, `256KiB`, `1448` into bytes (KB = 1000 B, KiB = 1024 B).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    refuse_negative(s, "size")?;
     let bad = || format!("invalid size {s:?}: expected {BYTES_HELP}");
     let (n, unit) = split_number(s).ok_or_else(bad)?;
     let scale = match unit {
@@ -94,7 +144,10 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "GiB" => 1 << 30,
         _ => return Err(bad()),
     };
-    scaled(n, scale).ok_or_else(|| format!("invalid size {s:?}: not a whole number of bytes"))
+    scaled(n, scale).map_err(|e| {
+        let largest = format!("{} B", u64::MAX);
+        scale_error(s, "size", e, "bytes", &largest)
+    })
 }
 
 /// Writes a size back in the largest exact unit; sizes under 10 KB stay in bytes ("1000B").
@@ -357,5 +410,52 @@ mod tests {
         assert_eq!(serde_json::to_string(&b).unwrap(), "\"100 packets\"");
         let e = serde_json::from_str::<Dur>("25").unwrap_err().to_string();
         assert!(e.contains("needs a unit"), "{e}");
+    }
+
+    /// Issue 38, items 13 and 15: every integer up to u64::MAX parses exactly (no float on the
+    /// way); a value too large for its type says so (not "not a whole number"); a negative
+    /// one says it is negative (not "expected a unit").
+    #[test]
+    fn numbers_with_units_parse_exactly_and_say_what_is_wrong() {
+        assert_eq!(
+            parse_bytes("123456789012345678B"),
+            Ok(123_456_789_012_345_678)
+        );
+        assert_eq!(parse_bytes("18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(parse_bytes("1_000.5KB"), Ok(1_000_500));
+        assert_eq!(
+            parse_rate("9007199254740993bps").unwrap().0,
+            9_007_199_254_740_993
+        );
+        assert_eq!(
+            parse_duration("9007199254740993ps").unwrap().0,
+            9_007_199_254_740_993
+        );
+        assert_eq!(parse_duration("0.1ns").unwrap(), Duration(100));
+        assert_eq!(parse_duration("1.250us").unwrap(), Duration(1_250_000));
+        let e = parse_duration("100000000s").unwrap_err();
+        assert_eq!(
+            e,
+            "invalid duration \"100000000s\": too large (at most 18446744 s)"
+        );
+        let e = parse_bytes("18446744073709551616B").unwrap_err();
+        assert!(
+            e.ends_with("too large (at most 18446744073709551615 B)"),
+            "{e}"
+        );
+        let e = parse_duration("0.5ps").unwrap_err();
+        assert!(e.ends_with("not a whole number of picoseconds"), "{e}");
+        for (e, what) in [
+            (parse_duration("-1ms").unwrap_err(), "duration"),
+            (parse_rate("-1Gbps").unwrap_err(), "rate"),
+            (parse_bytes("-5KB").unwrap_err(), "size"),
+        ] {
+            assert!(
+                e.starts_with(&format!("invalid {what}")) && e.ends_with("must not be negative"),
+                "{e}"
+            );
+        }
+        assert!(parse_duration("1.2.3ms").is_err());
+        assert!(parse_duration("ms").is_err());
     }
 }
