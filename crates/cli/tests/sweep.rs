@@ -473,6 +473,8 @@ fn plot_command_draws_from_a_sweep_folder() {
             "senders",
             "--y",
             "rto_count",
+            "--series",
+            "rto_min",
             "--log-y",
             "--name",
             "rtos",
@@ -481,6 +483,16 @@ fn plot_command_draws_from_a_sweep_folder() {
         .unwrap());
     assert!(String::from_utf8_lossy(&o.stdout).contains("rtos.png"));
     assert!(out.join("plots/rtos.svg").exists());
+    // Issue 38, item 12: without --series the other swept key would zig-zag one line through
+    // its values: refused, naming the key to draw as series.
+    let o = bin()
+        .arg("plot")
+        .arg(&out)
+        .args(["--x", "senders", "--y", "rto_count"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--series tcp.rto_min"));
     let o = bin()
         .arg("plot")
         .arg(&out)

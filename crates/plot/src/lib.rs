@@ -177,6 +177,25 @@ pub fn load_series(dir: &Path, req: &PlotRequest) -> Result<Vec<Series>, PlotErr
     for s in &mut series {
         s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
+    // Two points of one line at the same x: another swept key varies along it, and the line
+    // would zig-zag through its values. Name the keys to draw as series instead.
+    if series
+        .iter()
+        .any(|s| s.points.windows(2).any(|w| w[0].0 == w[1].0))
+    {
+        let others: Vec<&str> = header[..metric_col]
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| *i != x_col && !s_col.contains(i) && c.as_str() != "point")
+            .map(|(_, c)| c.as_str())
+            .collect();
+        return Err(input(format!(
+            "the sweep also varies {}: one line over {} would zig-zag through their values; draw one line per value with --series {}",
+            others.join(", "),
+            req.x,
+            others.join(",")
+        )));
+    }
     Ok(series)
 }
 
@@ -461,6 +480,17 @@ mod tests {
         assert_eq!(
             series[1].points,
             vec![(1.0, 905.0, 885.0, 925.0), (8.0, 800.0, 780.0, 820.0)]
+        );
+        // Issue 38, item 12: without a series the other swept key would make one line zig-zag
+        // through its values: refused, naming it.
+        let no_series = PlotRequest {
+            series: None,
+            ..req.clone()
+        };
+        let e = load_series(&dir, &no_series).unwrap_err().to_string();
+        assert!(
+            e.contains("the sweep also varies tcp.rto_min") && e.contains("--series tcp.rto_min"),
+            "{e}"
         );
         // A key with one common unit plots at its numbers; mixed units are refused.
         let by_rto = PlotRequest {
