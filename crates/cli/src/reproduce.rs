@@ -479,6 +479,31 @@ fn filtered_summary(src: &Path, dir: &Path, fixed: &[(String, String)]) -> Resul
 
 pub fn reproduce(args: ReproduceArgs, ext: &incastsim::scenario::Extensions) -> Result<()> {
     let (name, claims_path) = paper_name(&args.paper);
+    if !claims_path.exists() {
+        let dir = claims_path.parent().unwrap_or(Path::new("."));
+        let mut papers: Vec<String> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| {
+                let p = e.ok()?.path();
+                if p.extension()? != "yaml" {
+                    return None;
+                }
+                Some(p.file_stem()?.to_string_lossy().into_owned())
+            })
+            .collect();
+        papers.sort();
+        anyhow::bail!(
+            "no paper {:?} ({} does not exist): one of {}, or a claims file's path",
+            args.paper,
+            claims_path.display(),
+            if papers.is_empty() {
+                "none found (run from the repository root)".to_string()
+            } else {
+                papers.join(", ")
+            }
+        );
+    }
     let text = std::fs::read_to_string(&claims_path)
         .with_context(|| format!("reading {}", claims_path.display()))?;
     let claims: Claims = serde_saphyr::from_str(&text)

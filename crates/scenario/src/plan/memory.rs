@@ -62,7 +62,8 @@ impl std::fmt::Display for MemoryEstimate {
 
 /// `1.5 GB`, `340 MB`, `12 KB` (powers of 1024, as `free -h`).
 pub fn human_bytes(b: u64) -> String {
-    let units = ["B", "KB", "MB", "GB", "TB", "PB", "EB"];
+    // Powers of 1024, so the binary units' names (`--max-memory 100MB` is 95.4 MiB).
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
     let mut v = b as f64;
     let mut i = 0;
     while v >= 1024.0 && i + 1 < units.len() {
@@ -142,7 +143,7 @@ mod tests {
     #[test]
     fn human_sizes() {
         assert_eq!(human_bytes(512), "512 B");
-        assert_eq!(human_bytes(1536), "1.5 KB");
-        assert_eq!(human_bytes(3 << 30), "3.0 GB");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(3 << 30), "3.0 GiB");
     }
 }
