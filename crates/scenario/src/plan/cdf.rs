@@ -70,6 +70,18 @@ impl EmpiricalCdf {
 
     /// Reads and parses the file at `path` (at most 1 MB); the error names the path.
     pub fn load(path: &std::path::Path) -> Result<EmpiricalCdf, String> {
+        // Opening a FIFO (named pipe) waits for a writer, maybe forever: refused unopened.
+        #[cfg(unix)]
+        if let Ok(meta) = std::fs::metadata(path) {
+            use std::os::unix::fs::FileTypeExt;
+            let t = meta.file_type();
+            if t.is_fifo() || t.is_socket() {
+                return Err(format!(
+                    "{}: a named pipe or socket, not a file: a flow-size CDF is read from a file",
+                    path.display()
+                ));
+            }
+        }
         // A CDF has tens to hundreds of lines: 1 MB bounds a wrong path such as /dev/zero.
         let text = incastsim_config::read_bounded(path, 1 << 20, "a flow-size CDF")?;
         EmpiricalCdf::parse(&text).map_err(|e| format!("{}: {e}", path.display()))

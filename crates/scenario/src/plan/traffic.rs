@@ -140,8 +140,12 @@ impl Placement<'_> {
             ),
             "host" => Some(range(spec, self.host_count)?.collect()),
             "other" => {
+                let mut taken = vec![false; self.host_count as usize];
+                for &h in self.servers.iter().chain(self.clients.iter()) {
+                    taken[h as usize] = true;
+                }
                 let others: Vec<HostId> = (0..self.host_count)
-                    .filter(|h| !self.servers.contains(h) && !self.clients.contains(h))
+                    .filter(|&h| !taken[h as usize])
                     .collect();
                 Some(
                     range(spec, others.len() as u32)?
@@ -153,9 +157,11 @@ impl Placement<'_> {
         }
     }
 
-    /// The hosts of a list, in order, without repeats.
+    /// The hosts of a list, in order, without repeats (linear in the hosts: a list over a
+    /// million senders resolves at once).
     pub fn hosts(&self, list: &HostList, key: &str) -> Result<Vec<HostId>, ConfigError> {
         let mut out: Vec<HostId> = Vec::new();
+        let mut seen = vec![false; self.host_count as usize];
         for e in &list.0 {
             let hosts = self.entry(e).ok_or_else(|| {
                 invalid(
@@ -170,7 +176,7 @@ impl Placement<'_> {
                 )
             })?;
             for h in hosts {
-                if !out.contains(&h) {
+                if !std::mem::replace(&mut seen[h as usize], true) {
                     out.push(h);
                 }
             }
