@@ -1,7 +1,7 @@
 //! `incastsim experiment`: micro-experiments that run a switch port directly (no network).
 
 use anyhow::{Context, Result};
-use incastsim::experiment::{Experiment, ExperimentFile, run_enqueue_probability};
+use incastsim::experiment::{Experiment, ExperimentFile, run_enqueue_probability_until};
 use incastsim::output::write_enqueue_probability;
 use incastsim::plot::{PlotRequest, plot_sweep};
 use std::path::PathBuf;
@@ -26,8 +26,37 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
         .out
         .unwrap_or_else(|| PathBuf::from("out").join(&file.name));
     let Experiment::EnqueueProbability(e) = &file.experiment;
-    let rows = run_enqueue_probability(e, file.seed);
+    // Ctrl-C stops between trials; the rMin values finished by then are written.
+    crate::stop::install();
+    let started = std::time::Instant::now();
+    let mut last_line = started;
+    let rows = run_enqueue_probability_until(
+        e,
+        file.seed,
+        Some(&crate::stop::STOP),
+        &mut |done, total| {
+            if last_line.elapsed() >= std::time::Duration::from_secs(2) || done == total {
+                eprintln!(
+                    "experiment: {done}/{total} rMin values in {:.1} s",
+                    started.elapsed().as_secs_f64()
+                );
+                last_line = std::time::Instant::now();
+            }
+        },
+    );
+    let interrupted = crate::stop::STOP.load(std::sync::atomic::Ordering::Relaxed);
+    if rows.is_empty() {
+        anyhow::bail!("interrupted before any rMin value finished: nothing to write");
+    }
     write_enqueue_probability(&out, &file, &rows)?;
+    if interrupted {
+        eprintln!(
+            "interrupted: {} of {} rMin values finished and written to {}",
+            rows.len(),
+            e.r_min_values().len(),
+            out.display()
+        );
+    }
     let req = PlotRequest {
         x: "r_min".into(),
         y: "probability".into(),

@@ -493,3 +493,51 @@ fn large_host_lists_resolve_in_linear_time() {
     let o = check_within(&[cfg.as_os_str()], std::time::Duration::from_secs(30));
     assert!(o.status.success(), "{}", text(&o));
 }
+
+/// Issue 38, item 7: `incastsim experiment` is bounded (trials per rMin value up to 10^7; 2^32 - 1
+/// would have run for years) and stops promptly on Ctrl-C.
+#[cfg(unix)]
+#[test]
+fn experiment_is_bounded_and_stops_on_ctrl_c() {
+    let cfg = config("papers/tcprand-fig5.yaml");
+    let d = tempdir("experiment-bounds");
+    let o = bin()
+        .arg("experiment")
+        .arg(&cfg)
+        .args(["--set", "experiment.trials=4294967295", "--out"])
+        .arg(&d)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("experiment.trials = 4294967295: 1 to 10000000"),
+        "{}",
+        text(&o)
+    );
+    let child = bin()
+        .arg("experiment")
+        .arg(&cfg)
+        .args(["--set", "experiment.trials=10000000", "--out"])
+        .arg(&d)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let t0 = std::time::Instant::now();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(10),
+        "took {:?}",
+        t0.elapsed()
+    );
+    assert!(!o.status.success());
+    assert!(text(&o).contains("interrupted"), "{}", text(&o));
+}

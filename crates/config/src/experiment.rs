@@ -102,6 +102,10 @@ fn default_overhead() -> Bytes {
 fn default_buffer() -> Buffer {
     Buffer::Bytes(150_000)
 }
+/// Most trials per rMin value: about a minute per value here (the paper ran 1000), so a typo
+/// cannot start a run of years.
+pub const MAX_TRIALS: u32 = 10_000_000;
+
 // The paper's 1000 trials per rMin.
 fn default_trials() -> u32 {
     1000
@@ -180,8 +184,12 @@ impl ExperimentFile {
             }
             _ => {}
         }
-        if e.trials == 0 {
-            return Err(invalid("experiment.trials", 0, "at least 1"));
+        if e.trials == 0 || e.trials > MAX_TRIALS {
+            return Err(invalid(
+                "experiment.trials",
+                e.trials,
+                format!("1 to {MAX_TRIALS} trials per rMin value (the paper's: 1000)"),
+            ));
         }
         if e.max_arrivals < 10 {
             return Err(invalid(

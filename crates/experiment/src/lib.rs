@@ -67,9 +67,27 @@ pub struct EnqueueRow {
 /// Runs the experiment for every rMin value. Deterministic: trial t of rMin r draws from its
 /// own stream of the seed, so adding values or trials leaves the others unchanged.
 pub fn run_enqueue_probability(e: &EnqueueProbability, seed: u64) -> Vec<EnqueueRow> {
-    e.r_min_values()
-        .into_iter()
-        .map(|r_min| {
+    run_enqueue_probability_until(e, seed, None, &mut |_, _| {})
+}
+
+/// [`run_enqueue_probability`] that stops once `stop` is set (the rows of the rMin values
+/// finished by then, and none of the one in progress: a partial row would mix fewer trials
+/// in), calling `progress(done, total)` after each rMin value.
+pub fn run_enqueue_probability_until(
+    e: &EnqueueProbability,
+    seed: u64,
+    stop: Option<&std::sync::atomic::AtomicBool>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Vec<EnqueueRow> {
+    let stopped = || stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
+    let values = e.r_min_values();
+    let total = values.len();
+    let mut rows = Vec::with_capacity(total);
+    for (done, r_min) in values.into_iter().enumerate() {
+        if stopped() {
+            break;
+        }
+        let row = (|| {
             let mut row = EnqueueRow {
                 r_min,
                 ..EnqueueRow::default()
@@ -77,6 +95,9 @@ pub fn run_enqueue_probability(e: &EnqueueProbability, seed: u64) -> Vec<Enqueue
             let mut attempt = 0u64;
             // Up to 100 draws per wanted trial; rows with rejections say so.
             while row.trials < e.trials && attempt < 100 * e.trials as u64 {
+                if attempt % 1024 == 0 && stopped() {
+                    return None;
+                }
                 let mut rng = SimRng::new(derive_seed(
                     seed ^ r_min.wrapping_mul(0x9E37_79B9),
                     Stream::Queue,
@@ -99,9 +120,15 @@ pub fn run_enqueue_probability(e: &EnqueueProbability, seed: u64) -> Vec<Enqueue
             row.p_y2 = row.y2_enqueued as f64 / n;
             row.p_both = row.both_enqueued as f64 / n;
             row.p_neither = row.neither_enqueued as f64 / n;
-            row
-        })
-        .collect()
+            Some(row)
+        })();
+        match row {
+            Some(row) if !stopped() => rows.push(row),
+            _ => break,
+        }
+        progress(done + 1, total);
+    }
+    rows
 }
 
 /// One back-to-back input stream.
