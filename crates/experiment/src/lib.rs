@@ -95,7 +95,7 @@ pub fn run_enqueue_probability_until(
             let mut attempt = 0u64;
             // Up to 100 draws per wanted trial; rows with rejections say so.
             while row.trials < e.trials && attempt < 100 * e.trials as u64 {
-                if attempt % 1024 == 0 && stopped() {
+                if attempt.is_multiple_of(1024) && stopped() {
                     return None;
                 }
                 let mut rng = SimRng::new(derive_seed(
