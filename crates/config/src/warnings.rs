@@ -132,6 +132,28 @@ pub fn config_warnings(cfg: &Config) -> Vec<ConfigWarning> {
         }
     }
     queue_warnings(cfg, &mut w);
+    // An observation section that names nothing records nothing (issue 38, item 20).
+    if let Some(ts) = &cfg.time_series
+        && ts.ports.is_empty()
+        && ts.flows.is_empty()
+        && ts.on_change_port.is_none()
+    {
+        w.push(ConfigWarning::new(
+            "time_series",
+            "{ports: [], flows: []}",
+            "samples nothing: list ports (\"switch0->host16\"), flows or an on_change_port",
+        ));
+    }
+    if let Some(p) = &cfg.pcap
+        && p.ports.is_empty()
+        && p.flows.is_empty()
+    {
+        w.push(ConfigWarning::new(
+            "pcap",
+            "{ports: [], flows: []}",
+            "traces nothing: list flows or ports (\"switch0->host16\")",
+        ));
+    }
     for (key, d) in [
         ("run.max_sim_time", limit),
         ("topology.link_delay", l.link_delay.0),
@@ -302,5 +324,24 @@ workload: {kind: bulk, duration: 10ms}
             let key = o.split('=').next().unwrap();
             assert!(e.contains(key), "{o}: {e}");
         }
+    }
+
+    /// Issue 38, item 20: a `time_series` or `pcap` section that names nothing is warned about.
+    #[test]
+    fn an_observation_that_names_nothing_is_warned_about() {
+        let base =
+            "senders: 2\ntopology: {kind: star}\nworkload: {kind: synchronized_reads, sru: 64KB}\n";
+        let warned = |set: &str| {
+            let cfg = crate::Config::from_yaml(base, &[set.to_string()]).unwrap();
+            config_warnings(&cfg)
+                .iter()
+                .map(|w| w.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert!(warned("time_series={interval: 1ms}").contains("samples nothing"));
+        assert!(warned("pcap={snaplen: 128B}").contains("traces nothing"));
+        assert!(!warned("time_series={interval: 1ms, flows: [0]}").contains("samples nothing"));
+        assert!(!warned("pcap={flows: [0]}").contains("traces nothing"));
     }
 }
