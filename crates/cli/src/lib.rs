@@ -417,7 +417,7 @@ fn machine_memory() -> Option<u64> {
 }
 
 /// `--max-memory`: "8GB" (bytes) or "50%" (of the machine's memory; 4 GB if unknown).
-pub(crate) fn memory_limit(arg: &str) -> Result<u64> {
+pub fn memory_limit(arg: &str) -> Result<u64> {
     let bad = || {
         anyhow::anyhow!(
             "--max-memory {arg:?}: a size such as 8GB or a share of the machine's memory such as 50%"

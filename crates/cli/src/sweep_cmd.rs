@@ -318,6 +318,21 @@ pub fn sweep(args: SweepArgs, ext: &Extensions) -> Result<()> {
     Ok(())
 }
 
+/// manifest.json of a merged folder: what was merged, and whether every run of the sweep is in.
+#[derive(serde::Serialize)]
+struct MergeManifest {
+    incastsim_version: String,
+    git_revision: Option<String>,
+    merged_from: Vec<String>,
+    /// Runs in the merged files.
+    runs: u64,
+    /// Runs of the whole sweep (its points × seeds), if its sweep.yaml could be read.
+    runs_total: Option<u64>,
+    /// Every run of the sweep is in (false: some shard is missing or unfinished).
+    complete: bool,
+    finished_unix_s: u64,
+}
+
 pub fn merge(args: MergeArgs, ext: &Extensions) -> Result<()> {
     let runs = incastsim::sweep::merge(&args.dirs, &args.out)?;
     println!(
@@ -326,10 +341,37 @@ pub fn merge(args: MergeArgs, ext: &Extensions) -> Result<()> {
         args.out.display()
     );
     let spec = args.out.join("sweep.yaml");
-    if spec.exists() {
-        let sweep = Sweep::load_with(&spec, &[], ext)
-            .with_context(|| format!("reading {}", spec.display()))?;
+    let sweep = if spec.exists() {
+        Some(
+            Sweep::load_with(&spec, &[], ext)
+                .with_context(|| format!("reading {}", spec.display()))?,
+        )
+    } else {
+        None
+    };
+    let runs_total = sweep.as_ref().map(Sweep::runs_total);
+    let complete = runs_total.is_none_or(|t| runs >= t);
+    let manifest = MergeManifest {
+        incastsim_version: incastsim::VERSION.into(),
+        git_revision: incastsim::GIT_REVISION.map(Into::into),
+        merged_from: args.dirs.iter().map(|d| d.display().to_string()).collect(),
+        runs,
+        runs_total,
+        complete,
+        finished_unix_s: unix_now(),
+    };
+    write_json(&args.out.join("manifest.json"), &manifest)?;
+    if let Some(sweep) = &sweep {
         draw(&args.out, &sweep.plots)?;
+    }
+    if let Some(total) = runs_total
+        && !complete
+    {
+        anyhow::bail!(
+            "incomplete: {runs} of the sweep's {total} runs are in {} ({} missing: a shard not merged or not finished); manifest.json says complete: false. Merge again with every shard folder",
+            args.out.display(),
+            total - runs
+        );
     }
     Ok(())
 }

@@ -397,6 +397,26 @@ fn merged_shards_equal_one_machine() {
             .join("plots/goodput_mbps-vs-senders-by-rto_min.png")
             .exists()
     );
+    let manifest = std::fs::read_to_string(merged.join("manifest.json")).unwrap();
+    assert!(manifest.contains("\"complete\": true") && manifest.contains("\"runs_total\": 18"));
+    // Issue 38, item 11: two of three shards merge into a folder marked incomplete, and the
+    // merge says how many runs are missing (exit status 2).
+    let partial = d.join("partial");
+    let o = bin()
+        .arg("merge")
+        .args(&shard_dirs[..2])
+        .arg("--out")
+        .arg(&partial)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("of the sweep's 18 runs") && err.contains("missing"),
+        "{err}"
+    );
+    let manifest = std::fs::read_to_string(partial.join("manifest.json")).unwrap();
+    assert!(manifest.contains("\"complete\": false"), "{manifest}");
 }
 
 #[test]

@@ -69,7 +69,7 @@ fn load(config: &str, is_path: bool, overrides: &[String]) -> PyResult<Config> {
 /// Runs one scenario. Returns the CSV text of every table by file name and the resolved config
 /// as JSON; with `out`, also writes the run's folder as `incastsim run --out` does.
 #[pyfunction]
-#[pyo3(signature = (config, is_path, seed=None, overrides=Vec::new(), out=None))]
+#[pyo3(signature = (config, is_path, seed=None, overrides=Vec::new(), out=None, max_memory=String::from("50%")))]
 fn run(
     py: Python<'_>,
     config: String,
@@ -77,7 +77,10 @@ fn run(
     seed: Option<u64>,
     overrides: Vec<String>,
     out: Option<String>,
+    max_memory: String,
 ) -> PyResult<(Vec<(String, String)>, String)> {
+    let limit = incastsim_cli::memory_limit(&max_memory)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("{e:#}")))?;
     let mut cfg = load(&config, is_path, &overrides)?;
     if let Some(seed) = seed {
         cfg.seed = seed;
@@ -86,13 +89,30 @@ fn run(
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let wall = Instant::now();
-    // The CLI's path: plan, drive (honours run.max_wall_time), check invariants, results.
+    // The CLI's path: plan (refusing a run over the memory limit, as `incastsim run
+    // --max-memory` does), drive (honours run.max_wall_time), check invariants, results.
+    // Ctrl-C: the run is watched every few thousand events; at most every 50 ms the watcher
+    // takes the GIL to let Python see a pending SIGINT, which stops the run.
+    let stop = std::sync::atomic::AtomicBool::new(false);
     let (result, outcome) = py
         .detach(|| {
-            let plan =
-                incastsim::scenario::Plan::new(&cfg, cfg.seed).map_err(SimRunError::Config)?;
+            let options = incastsim::scenario::RunOptions::new().max_memory(limit);
+            let plan = incastsim::scenario::Plan::build(&cfg, cfg.seed, &options)
+                .map_err(SimRunError::Config)?;
             let mut sim = incastsim::scenario::Simulation::from_plan(plan);
-            let outcome = incastsim::scenario::drive(&mut sim, None, None);
+            let mut last_check = std::time::Duration::ZERO;
+            let mut watch = |_: &incastsim::scenario::RunProgress, elapsed: std::time::Duration| {
+                if elapsed >= last_check + std::time::Duration::from_millis(50) {
+                    last_check = elapsed;
+                    if Python::attach(|py| py.check_signals()).is_err() {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            };
+            let outcome = incastsim::scenario::drive(&mut sim, Some(&stop), Some(&mut watch));
+            if outcome == incastsim::scenario::Outcome::Interrupted {
+                return Err(SimRunError::Interrupted);
+            }
             sim.check_invariants().map_err(SimRunError::Invariant)?;
             Ok::<_, SimRunError>((sim.results(), outcome))
         })
@@ -103,7 +123,9 @@ fn run(
             SimRunError::Invariant(m) => RunError::new_err(format!(
                 "invariant violated (please report this with the config): {m}"
             )),
-            SimRunError::Interrupted => RunError::new_err("interrupted"),
+            SimRunError::Interrupted => {
+                pyo3::exceptions::PyKeyboardInterrupt::new_err("run interrupted (Ctrl-C)")
+            }
         })?;
     let wall_s = wall.elapsed().as_secs_f64();
     let results = std::slice::from_ref(&result);

@@ -153,3 +153,31 @@ def test_a_stopped_sweep_resumes(tmp_path):
     assert 2 <= kept < 18
     s = incastsim.sweep("configs/incast-sweep.yaml", jobs=2, out=tmp_path, set=SWEEP, progress=False)
     assert len(s.runs) == 18 and s.dir == tmp_path
+
+
+def test_a_run_over_the_memory_limit_is_refused_as_the_cli_refuses_it():
+    """Issue 38, item 3: Python's run builds through the same memory estimate as the CLI."""
+    with pytest.raises(incastsim.ConfigError) as e:
+        incastsim.run(
+            "configs/incast-classic.yaml",
+            set={"senders": 1000000, "workload.blocks": 1},
+            max_memory="8GB",
+        )
+    assert "this run needs about" in str(e.value) and "more than the limit" in str(e.value)
+    with pytest.raises(ValueError, match="--max-memory"):
+        incastsim.run("configs/incast-classic.yaml", max_memory="lots")
+
+
+def test_ctrl_c_stops_a_run_promptly():
+    """Issue 38, item 4: Ctrl-C stops a run within moments and raises KeyboardInterrupt."""
+    import signal
+
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        incastsim.run(
+            "configs/incast-classic.yaml", set={"senders": 64, "workload.blocks": 1000000}
+        )
+    timer.cancel()
+    assert time.monotonic() - t0 < 10

@@ -111,14 +111,23 @@ def run(
     seed: Optional[int] = None,
     set: Overrides = None,  # noqa: A002 - the CLI's --set
     out: Union[None, str, "os.PathLike[str]"] = None,
+    max_memory: str = "50%",
 ) -> RunResult:
     """Runs one scenario (`incastsim run`); the simulation runs with the GIL released.
 
     `seed` overrides the config's seed; `set` the CLI's `--set` overrides; with `out`, the run's
-    folder (CSVs, resolved config, manifest, pcap traces) is also written there."""
+    folder (CSVs, resolved config, manifest, pcap traces) is also written there. A run whose
+    memory estimate exceeds `max_memory` (a size such as "8GB", or a share of the machine's
+    memory such as "50%", the CLI's default) is refused with ConfigError before it is built.
+    Ctrl-C stops the run within about 50 ms and raises KeyboardInterrupt."""
     source, is_path = _source(config)
     tables, resolved = _native.run(
-        source, is_path, seed, _overrides(set), None if out is None else os.fspath(out)
+        source,
+        is_path,
+        seed,
+        _overrides(set),
+        None if out is None else os.fspath(out),
+        max_memory,
     )
     return RunResult(tables, resolved)
 
