@@ -569,3 +569,27 @@ sweep:
     );
     assert_eq!(flag(SWEEP, "huge-small"), always);
 }
+
+/// Issue 38, item 18: a damaged results file is refused naming the file and the way out, and
+/// following the advice (delete it, run again) completes the sweep with every result.
+#[test]
+fn a_damaged_results_file_names_the_way_out() {
+    let d = tempdir("damaged");
+    let cfg = write_config(&d, SWEEP);
+    let out = d.join("out");
+    ok(sweep(&cfg, &out, &[]));
+    let good = std::fs::read(out.join("runs.csv")).unwrap();
+    let mut bad = good.clone();
+    bad.extend_from_slice(b"0,9,1,1ms,broken\n");
+    std::fs::write(out.join("runs.csv"), &bad).unwrap();
+    let o = sweep(&cfg, &out, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("runs.csv") && err.contains("delete it and run the same sweep again"),
+        "{err}"
+    );
+    std::fs::remove_file(out.join("runs.csv")).unwrap();
+    ok(sweep(&cfg, &out, &[]));
+    assert_eq!(std::fs::read(out.join("runs.csv")).unwrap(), good);
+}

@@ -10,6 +10,15 @@ pub(crate) fn store_err(path: &Path, e: impl std::fmt::Display) -> SweepError {
     SweepError::Store(format!("{}: {e}", path.display()))
 }
 
+/// A results file that does not parse: the error names the file and the way out (deleting it
+/// loses only the runs it held, which a resume then runs again; its index says which).
+fn damaged(path: &Path, e: impl std::fmt::Display) -> SweepError {
+    SweepError::Store(format!(
+        "{}: {e}. The file is damaged: delete it and run the same sweep again (the runs it held are run again, the others kept), or use another --out folder",
+        path.display()
+    ))
+}
+
 /// Streams the rows of a results file with each row's byte offset, checking its header.
 pub fn for_each_row(
     path: &Path,
@@ -47,16 +56,16 @@ pub fn for_each_row(
             Ok(false) => return Ok(()),
             Ok(true) if rec.len() == header.len() => f(&rec, pos)?,
             Ok(true) => {
-                return Err(store_err(
+                return Err(damaged(
                     path,
                     format!(
-                        "a row has {} fields, the header {}",
+                        "a row at byte {pos} has {} fields, the header {}",
                         rec.len(),
                         header.len()
                     ),
                 ));
             }
-            Err(e) => return Err(store_err(path, e)),
+            Err(e) => return Err(damaged(path, e)),
         }
     }
 }
