@@ -289,7 +289,12 @@ pub fn sweep(args: SweepArgs, ext: &Extensions) -> Result<()> {
         heap_huge_pages: incastsim::host::heap_on_huge_pages(),
         warnings,
     };
-    write_json(&out.join("manifest.json"), &manifest)?;
+    // A rerun that computed nothing keeps the manifest of the runs that did (their timing), and
+    // so writes nothing into a finished folder, which may be on a read-only mount.
+    let manifest_path = out.join("manifest.json");
+    if report.runs_computed > 0 || report.runs_redone > 0 || !manifest_path.exists() {
+        write_json(&manifest_path, &manifest)?;
+    }
     println!(
         "{name}: {} points x {} seeds; {} runs computed, {} already done, in {:.1} s ({:.2} runs/s, {jobs} jobs)",
         report.points,

@@ -593,3 +593,16 @@ fn a_damaged_results_file_names_the_way_out() {
     ok(sweep(&cfg, &out, &[]));
     assert_eq!(std::fs::read(out.join("runs.csv")).unwrap(), good);
 }
+
+/// Issue 38, item 19: rerunning a finished sweep computes nothing and keeps the manifest of the
+/// runs that did the work (its timing was replaced by 0 s).
+#[test]
+fn rerunning_a_finished_sweep_keeps_its_manifest() {
+    let d = tempdir("rerun-manifest");
+    let cfg = write_config(&d, SWEEP);
+    let out = d.join("out");
+    ok(sweep(&cfg, &out, &[]));
+    let before = std::fs::read(out.join("manifest.json")).unwrap();
+    ok(sweep(&cfg, &out, &[]));
+    assert_eq!(std::fs::read(out.join("manifest.json")).unwrap(), before);
+}
