@@ -25,7 +25,10 @@ impl ExtensionChoice {
             }),
             serde_json::Value::Object(mut params) => match params.remove("name") {
                 Some(serde_json::Value::String(name)) => Ok(ExtensionChoice { name, params }),
-                _ => Err(format!(
+                Some(other) => Err(format!(
+                    "`name` is {other}: it takes one {what}'s name, a string (e.g. {{name: <{what}>, ...}})"
+                )),
+                None => Err(format!(
                     "missing `name`: write {{name: <{what}>, <parameter>: <value>, ...}}"
                 )),
             },

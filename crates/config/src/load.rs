@@ -288,4 +288,39 @@ workload: {kind: synchronized_reads, sru: 64KB, blocks: 2}
         assert!(e.len() < 400, "{} characters echoed", e.len());
         assert!(!e.contains(&"x".repeat(81)), "{e}");
     }
+
+    /// Issue 38, item 16: an error inside an extension-style map names what is wrong in it, not
+    /// "one of <schemes>" for the whole map.
+    #[test]
+    fn errors_inside_a_scheme_map_say_what_is_wrong_in_it() {
+        let base =
+            "senders: 2\ntopology: {kind: star}\nworkload: {kind: synchronized_reads, sru: 64KB}\n";
+        let err = |set: &str| {
+            Config::from_yaml(base, &[set.to_string()])
+                .unwrap_err()
+                .to_string()
+        };
+        for (set, says) in [
+            (
+                "scheme={name: prob_retx, p: .nan}",
+                "not valid YAML: the number `.nan` is not allowed",
+            ),
+            (
+                "scheme={name: tda, name: maa}",
+                "not valid YAML: the key `name` is given twice",
+            ),
+            (
+                "scheme={name: [tda]}",
+                "`name` is [\"tda\"]: it takes one scheme's name",
+            ),
+            (
+                "tcp.congestion_control={name: [x]}",
+                "it takes one congestion controller's name",
+            ),
+        ] {
+            let e = err(set);
+            assert!(e.contains(says), "{set}: {e}");
+            assert!(!e.contains("one of none, rto_static"), "{set}: {e}");
+        }
+    }
 }

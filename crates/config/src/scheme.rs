@@ -143,7 +143,12 @@ impl<'de> Deserialize<'de> for SchemeConfig {
         };
         let name = match map.remove("name") {
             Some(serde_json::Value::String(n)) => n,
-            _ => {
+            Some(other) => {
+                return Err(de::Error::custom(format!(
+                    "`name` is {other}: it takes one scheme's name, a string (e.g. {{name: tda}})"
+                )));
+            }
+            None => {
                 let names: Vec<&str> = SCHEMES.iter().map(|(n, _)| *n).collect();
                 return Err(de::Error::custom(format!(
                     "missing `name`; expected one of {}",

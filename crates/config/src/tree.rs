@@ -89,7 +89,39 @@ pub fn apply_override(tree: &mut serde_json::Value, arg: &str) -> Result<(), Con
     let (path, raw) = arg
         .split_once('=')
         .ok_or_else(|| err("expected key.path=value".into()))?;
+    // A value written as a YAML mapping or list must parse as one: falling back to a string
+    // would blame the whole map on its first key (`scheme={name: prob_retx, p: .nan}` read as
+    // an unknown scheme named "{name: ...}").
+    let t = raw.trim();
+    if (t.starts_with('{') || t.starts_with('['))
+        && let Err(e) = serde_saphyr::from_str::<serde_json::Value>(raw)
+    {
+        return Err(err(format!(
+            "not valid YAML: {}",
+            yaml_reason(&e.to_string())
+        )));
+    }
     set_path(tree, path, parse_value(raw)).map_err(err)
+}
+
+/// The YAML parser's reason in plain words, without its position report and settings' names.
+fn yaml_reason(message: &str) -> String {
+    let first = message.lines().next().unwrap_or(message);
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    // "line 1 column 22: ..." → "...".
+    let reason = match first.split_once(": ") {
+        Some((at, rest)) if at.starts_with("line ") => rest,
+        _ => first,
+    };
+    if let Some(rest) = reason.strip_prefix("non-finite float ") {
+        let value = rest.split_whitespace().next().unwrap_or("");
+        return format!("the number {value} is not allowed (NaN and infinity mean nothing here)");
+    }
+    if let Some(rest) = reason.strip_prefix("duplicate mapping key: ") {
+        let key = rest.split(',').next().unwrap_or(rest).trim();
+        return format!("the key `{key}` is given twice");
+    }
+    reason.to_string()
 }
 
 /// Parses YAML text into a tree (a mapping at the top).
