@@ -36,7 +36,7 @@ pub enum ConfigError {
         allowed: String,
     },
     /// A `--set` argument is malformed or names no key.
-    #[error("--set {arg:?}: {message}")]
+    #[error("--set {:?}: {message}", shorten(.arg))]
     Override {
         /// The argument as given.
         arg: String,
@@ -66,12 +66,47 @@ pub fn shorten(text: &str) -> String {
 /// A parser's message in the user's words: its option names and internals left out, and any
 /// quoted value longer than [`MAX_ECHO_CHARS`] shortened.
 pub fn plain_words(message: &str) -> String {
+    let message = message.strip_prefix("error: ").unwrap_or(message);
     let mut m = message
         .replace(", set DuplicateKeyPolicy in Options if acceptable", "")
         .replace(
             "duplicate mapping key",
             "a key appears twice in the same section",
         );
+    // The parser's resource limits, in words (serde-saphyr: "budget breached: Depth { depth: 65 }").
+    if let Some(i) = m.find("budget breached: ") {
+        let what = m[i + "budget breached: ".len()..]
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .next()
+            .unwrap_or("")
+            .to_lowercase();
+        let limit: String = m[i..]
+            .chars()
+            .skip_while(|c| !c.is_ascii_digit())
+            .take_while(char::is_ascii_digit)
+            .collect();
+        m = format!(
+            "{}the YAML is beyond what a config may hold ({what}: at most {limit})",
+            &m[..i]
+        );
+    }
+    // Serde's untagged enums: name the accepted forms, not the internal type.
+    for (internal, words) in [
+        (
+            "data did not match any variant of untagged enum OneOrManyDur",
+            "expected a duration or a list of durations",
+        ),
+        (
+            "data did not match any variant of untagged enum OneOrMany",
+            "expected one value or a list of values",
+        ),
+    ] {
+        m = m.replace(internal, words);
+    }
+    if let Some(i) = m.find("data did not match any variant of untagged enum") {
+        m.truncate(i);
+        m.push_str("not one of the forms this key accepts");
+    }
     if let Some(i) = m.find("from_str_multiple") {
         m.truncate(i);
         m = m.trim_end_matches([' ', ':', ',', '(']).to_string();

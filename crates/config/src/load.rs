@@ -323,4 +323,37 @@ workload: {kind: synchronized_reads, sru: 64KB, blocks: 2}
             assert!(!e.contains("one of none, rto_static"), "{set}: {e}");
         }
     }
+
+    /// Issue 38, item 17: the parser's limits and serde's internal type names are put in
+    /// words, and a huge value is echoed once, shortened.
+    #[test]
+    fn parser_internals_are_put_in_words() {
+        let base =
+            "senders: 2\ntopology: {kind: star}\nworkload: {kind: synchronized_reads, sru: 64KB}\n";
+        let deep = format!("{}{}", "[".repeat(70), "]".repeat(70));
+        let e = Config::from_yaml(base, &[format!("name={deep}")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("beyond what a config may hold (depth: at most"),
+            "{e}"
+        );
+        let e = Config::from_yaml(&format!("{base}name: {deep}\n"), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("beyond what a config may hold"), "{e}");
+        assert!(
+            !e.contains("budget breached") && !e.contains("Depth {"),
+            "{e}"
+        );
+        let traffic = "senders: 2\ntopology: {kind: star}\nworkload: {kind: traffic, duration: 1ms}\n\
+                       traffic:\n  - {kind: long_lived, from: {a: 1}, to: receiver}\n";
+        let e = Config::from_yaml(traffic, &[]).unwrap_err().to_string();
+        assert!(e.ends_with("expected one value or a list of values"), "{e}");
+        let big = "x".repeat(200_000);
+        let e = Config::from_yaml(base, &[format!("tcp.rto_min={big}")])
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 1000, "{} characters echoed", e.len());
+    }
 }

@@ -121,7 +121,7 @@ fn yaml_reason(message: &str) -> String {
         let key = rest.split(',').next().unwrap_or(rest).trim();
         return format!("the key `{key}` is given twice");
     }
-    reason.to_string()
+    crate::error::plain_words(reason)
 }
 
 /// Parses YAML text into a tree (a mapping at the top).
