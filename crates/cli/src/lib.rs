@@ -191,10 +191,24 @@ pub fn main_with(extensions: Extensions) -> ExitCode {
     match result {
         Ok(()) => stop::exit_status().map_or(ExitCode::SUCCESS, ExitCode::from),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_text(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error with its causes, each once: a cause whose text the message already holds (an
+/// error that prints its source, as `cannot write X: <os error>`) is not repeated.
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !text.contains(&c) {
+            text.push_str(": ");
+            text.push_str(&c);
+        }
+    }
+    text
 }
 
 fn load(config: &std::path::Path, overrides: &[String], ext: &Extensions) -> Result<Config> {

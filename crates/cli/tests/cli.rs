@@ -562,3 +562,24 @@ fn small_messages_say_what_is_meant() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 38, item 20: an OS error is printed once (it came back twice through the error's
+/// chain), and a missing config's path once.
+#[test]
+fn os_errors_are_printed_once() {
+    let o = bin()
+        .arg("run")
+        .arg(config("incast-classic.yaml"))
+        .args(["--set", "workload.blocks=1", "--out", "/proc/nonexistent/x"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+    let o = bin()
+        .args(["check", "no-such-config.yaml"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("no-such-config.yaml").count(), 2, "{err}"); // "invalid config X: cannot read X: ..."
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+}

@@ -115,8 +115,13 @@ impl Config {
         catalog: &dyn Catalog,
     ) -> Result<Config, ConfigError> {
         let text = read_bounded(path, MAX_CONFIG_BYTES, "a config").map_err(|message| {
+            // read_bounded's message starts with the path, which the error names already.
+            let shown = path.display().to_string();
+            let message = message
+                .strip_prefix(&format!("{shown}: "))
+                .map_or(message.clone(), str::to_string);
             ConfigError::Io {
-                path: path.display().to_string(),
+                path: shown,
                 message,
             }
         })?;
