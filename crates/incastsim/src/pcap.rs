@@ -264,6 +264,20 @@ fn too_big(p: &Packet) -> String {
     )
 }
 
+/// The pcap writer's error as an output error: its I/O error says only "Error reading bytes"
+/// (even when writing, e.g. on a full disk), so the operating system's error, its source, is
+/// what is reported.
+fn pcap_error(path: &Path, e: pcap_file::PcapError) -> OutputError {
+    let source = match e {
+        pcap_file::PcapError::IoError(source) => source,
+        other => std::io::Error::other(other.to_string()),
+    };
+    OutputError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
 /// Writes one pcap file per capture point of `result` into `dir` (created if needed); returns
 /// the files written. Nothing is written for a run without `pcap:`.
 pub fn write_pcaps(dir: &Path, result: &RunResult) -> Result<Vec<PathBuf>, OutputError> {
@@ -274,6 +288,7 @@ pub fn write_pcaps(dir: &Path, result: &RunResult) -> Result<Vec<PathBuf>, Outpu
         path: path.display().to_string(),
         source: std::io::Error::other(message),
     };
+    let pcap_err = pcap_error;
     std::fs::create_dir_all(dir).map_err(|e| err(dir, e.to_string()))?;
     let header = PcapHeader {
         snaplen: capture.snaplen.clamp(1, PCAP_MAX_SNAPLEN as u32),
@@ -291,8 +306,7 @@ pub fn write_pcaps(dir: &Path, result: &RunResult) -> Result<Vec<PathBuf>, Outpu
     for path in &paths {
         let file = File::create(path).map_err(|e| err(path, e.to_string()))?;
         writers.push(
-            PcapWriter::with_header(BufWriter::new(file), header)
-                .map_err(|e| err(path, e.to_string()))?,
+            PcapWriter::with_header(BufWriter::new(file), header).map_err(|e| pcap_err(path, e))?,
         );
     }
     let mut frames = FrameBuilder {
@@ -306,7 +320,7 @@ pub fn write_pcaps(dir: &Path, result: &RunResult) -> Result<Vec<PathBuf>, Outpu
         let ts = std::time::Duration::from_nanos(c.time.as_ps() / 1000);
         writers[i]
             .write_packet(&PcapPacket::new(ts, full_len, frame))
-            .map_err(|e| err(&paths[i], e.to_string()))?;
+            .map_err(|e| pcap_err(&paths[i], e))?;
     }
     for (w, path) in writers.into_iter().zip(&paths) {
         use std::io::Write;
@@ -315,4 +329,26 @@ pub fn write_pcaps(dir: &Path, result: &RunResult) -> Result<Vec<PathBuf>, Outpu
             .map_err(|e| err(path, e.to_string()))?;
     }
     Ok(paths)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 38, item 20: a full disk while writing a trace reports the OS error, not the pcap
+    /// library's "Error reading bytes: Error reading bytes".
+    #[test]
+    fn a_write_error_names_the_os_error() {
+        let full = std::io::Error::from_raw_os_error(28); // ENOSPC
+        let e = pcap_error(
+            Path::new("pcap/flow-0.pcap"),
+            pcap_file::PcapError::IoError(full),
+        );
+        let text = e.to_string();
+        assert!(
+            text.starts_with("cannot write pcap/flow-0.pcap: No space left on device"),
+            "{text}"
+        );
+        assert!(!text.contains("Error reading bytes"), "{text}");
+    }
 }
