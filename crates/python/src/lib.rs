@@ -171,6 +171,26 @@ fn run(
 #[pyfunction]
 #[pyo3(signature = (config, is_path, overrides=Vec::new()))]
 fn check(config: String, is_path: bool, overrides: Vec<String>) -> PyResult<String> {
+    // An experiment config (`experiment:`) is checked as `incastsim check` checks it.
+    let text = if is_path {
+        std::fs::read_to_string(&config).ok()
+    } else {
+        Some(config.clone())
+    };
+    let is_experiment = text
+        .and_then(|t| incastsim::config::parse_tree(&t).ok())
+        .is_some_and(|tree| tree.get("experiment").is_some());
+    if is_experiment {
+        use incastsim::config::experiment::ExperimentFile;
+        let file = if is_path {
+            ExperimentFile::load(Path::new(&config), &overrides)
+        } else {
+            ExperimentFile::from_yaml(&config, &overrides)
+        };
+        return file.map(|f| f.to_yaml()).map_err(|e| {
+            ConfigError::new_err(format!("{}: {e}", config_label(&config, is_path, "config")))
+        });
+    }
     Ok(load(&config, is_path, &overrides)?.to_yaml())
 }
 

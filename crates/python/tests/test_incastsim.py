@@ -181,3 +181,11 @@ def test_ctrl_c_stops_a_run_promptly():
         )
     timer.cancel()
     assert time.monotonic() - t0 < 10
+
+
+def test_check_accepts_an_experiment_config_as_the_cli_does():
+    """Issue 38, item 20: incastsim.check checks an experiment config as `incastsim check` does."""
+    resolved = incastsim.check("configs/papers/tcprand-fig5.yaml")
+    assert "experiment:" in resolved and "enqueue_probability" in resolved
+    with pytest.raises(incastsim.ConfigError, match="experiment.trials"):
+        incastsim.check("configs/papers/tcprand-fig5.yaml", set={"experiment.trials": 0})
