@@ -138,9 +138,12 @@ col() { echo "$header" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
 [ "$(echo "$row" | cut -d, -f"$(col congestion_control)")" = fixed_window ] || { echo "recipe-test: runs.csv congestion_control is not fixed_window"; exit 1; }
 [ "$(echo "$row" | cut -d, -f"$(col scheme)")" = fixed_rto ] || { echo "recipe-test: runs.csv scheme is not fixed_rto"; exit 1; }
 grep -q '^ *rto: 3ms' "$out/config.resolved.yaml" || { echo "recipe-test: the resolved config lacks scheme.rto"; exit 1; }
-"$bin" schemes | grep -q fixed_rto || { echo "recipe-test: 'incastsim schemes' does not list fixed_rto"; exit 1; }
+# Outputs are captured, then searched: `cmd | grep -q` under pipefail fails when grep exits at its
+# first match and the command, still writing, gets SIGPIPE.
+schemes=$("$bin" schemes)
+grep -q fixed_rto <<<"$schemes" || { echo "recipe-test: 'incastsim schemes' does not list fixed_rto"; exit 1; }
 if err=$("$bin" check configs/incast-classic.yaml --set tcp.congestion_control=nosuch 2>&1); then
   echo "recipe-test: an unknown controller was accepted"; exit 1
 fi
-echo "$err" | grep -q fixed_window || { echo "recipe-test: the unknown-controller error does not list fixed_window: $err"; exit 1; }
+grep -q fixed_window <<<"$err" || { echo "recipe-test: the unknown-controller error does not list fixed_window: $err"; exit 1; }
 echo "recipe-test: a controller and a scheme added through the recipes' files only: passed"
