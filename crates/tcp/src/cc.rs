@@ -9,13 +9,55 @@ use crate::cc_state::{CcState, CubicState, Window};
 use serde::{Deserialize, Serialize};
 
 mod builtin;
+mod sample;
 pub use builtin::{BuiltinController, Cc, ControllerParams};
 use incastsim_core::{Duration, Time};
+pub(crate) use sample::DeliveryRate;
+pub use sample::{AckSample, CcControl, cc_hooks};
 
 /// Hooks a congestion controller implements. Defaults follow RFC 5681.
+///
+/// The window hooks (`on_ack`, the reductions) are what a loss- or ECN-based controller
+/// needs. A delay- or rate-based one (Vegas, BBR, Swift, TIMELY, DCQCN, HPCC) also asks, by
+/// [`cc_hooks`](Self::cc_hooks), for [`on_ack_sample`](Self::on_ack_sample): every ACK with its
+/// RTT sample, flight size and delivery rate, during recovery too; from it and from its own
+/// timer ([`on_cc_timer`](Self::on_cc_timer)) it may set the window and, through
+/// [`CcControl`], a pacing rate and the timer's next deadline.
 pub trait CongestionControl {
-    /// `acked` new bytes were cumulatively acknowledged outside loss recovery.
-    fn on_ack(&mut self, w: &mut Window, now: Time, acked: u64, rtt: Option<Duration>);
+    /// `acked` new bytes were cumulatively acknowledged outside loss recovery, and the ACK
+    /// carried no ECN-Echo (with `tcp.ecn` on). `srtt` is the smoothed RTT (RFC 6298 SRTT)
+    /// after this ACK's sample, not the sample itself: a controller that needs each sample
+    /// asks for [`on_ack_sample`](Self::on_ack_sample).
+    fn on_ack(&mut self, w: &mut Window, now: Time, acked: u64, srtt: Option<Duration>);
+
+    /// Which optional hooks this controller wants ([`cc_hooks`] bits), read once when the
+    /// sender is built: the sender neither builds a sample nor keeps send records for a
+    /// controller that does not ask. Default: none.
+    fn cc_hooks(&self) -> u8 {
+        0
+    }
+
+    /// Every ACK (with [`cc_hooks::ACK_SAMPLE`]), after TCP has processed it, whatever
+    /// `tcp.ecn` is and during loss recovery too. The controller may change the window
+    /// (`w.cwnd`, `w.ssthresh`) and `ctl` (pacing rate, timer); the sender then sends what
+    /// the new window allows. Called after [`on_ack`](Self::on_ack) and the reductions, so a
+    /// controller that does everything here leaves those as no-ops.
+    fn on_ack_sample(&mut self, w: &mut Window, sample: &AckSample, ctl: &mut CcControl) {
+        let _ = (w, sample, ctl);
+    }
+
+    /// The connection is about to send its first segment (only for a controller with a
+    /// [`cc_hooks`](Self::cc_hooks) bit set): a rate-based controller sets its initial pacing
+    /// rate or timer here (DCQCN and HPCC start at line rate).
+    fn on_cc_start(&mut self, w: &mut Window, now: Time, ctl: &mut CcControl) {
+        let _ = (w, now, ctl);
+    }
+
+    /// The controller's own timer ([`CcControl::timer`]) is due at `now` (it is cleared
+    /// before the call: set it again for a periodic timer). The sender sends afterwards.
+    fn on_cc_timer(&mut self, w: &mut Window, now: Time, ctl: &mut CcControl) {
+        let _ = (w, now, ctl);
+    }
 
     /// ssthresh after a loss detected by duplicate ACKs.
     /// RFC 5681 §3.2 eq. (4): ssthresh = max(FlightSize / 2, 2*SMSS).
@@ -35,8 +77,10 @@ pub trait CongestionControl {
     /// Fast recovery ended (full ACK).
     fn on_recovery_exit(&mut self, _w: &mut Window, _now: Time) {}
 
-    /// Every ACK of new data with its ECN-Echo bit (DCTCP's marking estimator). `ack` is the
-    /// new cumulative ACK and `snd_nxt` the next sequence to send.
+    /// Every ACK with its ECN-Echo bit, called only when `tcp.ecn` is on (DCTCP's marking
+    /// estimator; [`on_ack_sample`](Self::on_ack_sample) sees every ACK whatever `tcp.ecn`
+    /// is). `acked` is the bytes newly acknowledged (0 for a duplicate), `ack` the new
+    /// cumulative ACK and `snd_nxt` the next sequence to send.
     fn on_ack_ecn(&mut self, _acked: u64, _ece: bool, _ack: u64, _snd_nxt: u64) {}
 
     /// ssthresh when reacting to ECN-Echo (at most once per window); cwnd is set to it.
@@ -371,11 +415,17 @@ impl CongestionControl for Dctcp {
 pub trait DynController: CongestionControl + std::fmt::Debug {
     /// A boxed copy (so that [`Cc`] stays `Clone`).
     fn box_clone(&self) -> Box<dyn DynController>;
+    /// The controller as `Any`, so that its own crate can read its state back
+    /// (`downcast_ref::<MyController>()`), in tests and results.
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 impl<T: CongestionControl + Clone + std::fmt::Debug + 'static> DynController for T {
     fn box_clone(&self) -> Box<dyn DynController> {
         Box::new(self.clone())
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 

@@ -24,8 +24,9 @@ pub mod summary;
 pub mod timeout_class;
 
 pub use cc::{
-    BuiltinController, Cc, CongestionControl, ControllerParams, Cubic, CubicConfig, Dctcp,
-    DctcpConfig, DynController, ExtensionCc, NewReno, RenoFriendlyAlpha,
+    AckSample, BuiltinController, Cc, CcControl, CongestionControl, ControllerParams, Cubic,
+    CubicConfig, Dctcp, DctcpConfig, DynController, ExtensionCc, NewReno, RenoFriendlyAlpha,
+    cc_hooks,
 };
 pub use cc_state::{CcState, CubicState, RecoveryState, Window};
 pub use policy::{AckInfo, ReceiverPolicy, SenderAction, SenderPolicy, SenderView, StandardTcp};
@@ -40,6 +41,8 @@ pub use sender::{
 pub use summary::{ReceiverSummary, SenderSummary};
 pub use timeout_class::{TimeoutClass, TimeoutClassStats};
 
+#[cfg(test)]
+mod cc_hook_tests;
 #[cfg(test)]
 mod rack_traces;
 #[cfg(test)]

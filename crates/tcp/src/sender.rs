@@ -12,6 +12,7 @@
 //! `rto` (RTT samples and the retransmission timer), `emit` (sizing and sending segments),
 //! `scheme` (the scheme hooks' view and actions) and `stats` (counters).
 
+mod controller;
 #[cfg(test)]
 mod ecn_tests;
 mod emit;
@@ -165,6 +166,10 @@ pub struct TcpSender<P: SenderPolicy = StandardTcp> {
     /// PRR's sndcnt of the last ACK and the DeliveredData of the ACK being processed.
     prr_sndcnt: u64,
     prr_ack_delivered: u64,
+    /// The controller's [`crate::cc::cc_hooks`] bits, read once (0 for every built-in).
+    cc_hooks: u8,
+    /// The ACK samples, pacing and timer of a controller that asks for them.
+    cc_extras: Option<Box<controller::CcExtras>>,
     /// The scheme's sender-side state.
     pub policy: P,
 }
@@ -175,6 +180,7 @@ impl<P: SenderPolicy> TcpSender<P> {
     pub fn new(flow: FlowId, cfg: SenderConfig, cc: Cc, policy: P) -> Self {
         assert!(cfg.smss > 0 && cfg.initial_cwnd_segments > 0 && cfg.dupack_threshold > 0);
         let smss = policy.initial_smss(cfg.smss).max(1) as u64;
+        let cc_hooks = cc.cc_hooks();
         TcpSender {
             cfg,
             flow,
@@ -228,6 +234,8 @@ impl<P: SenderPolicy> TcpSender<P> {
             prr_dupacks: 0,
             prr_sndcnt: 0,
             prr_ack_delivered: 0,
+            cc_hooks,
+            cc_extras: (cc_hooks != 0).then(|| Box::new(controller::CcExtras::new(cc_hooks))),
             policy,
         }
     }
@@ -332,13 +340,17 @@ impl<P: SenderPolicy> TcpSender<P> {
     /// RTO deadline. When it expires the caller calls [`TcpSender::on_timer`].
     #[inline]
     pub fn timer_deadline(&self) -> Option<Time> {
-        if !self.extended {
+        if !self.extended && self.cc_hooks == 0 {
             return self.rto_deadline;
         }
         let mut d = self.rto_deadline;
-        for t in [self.rack_deadline, self.tlp_deadline]
-            .into_iter()
-            .flatten()
+        for t in [
+            self.rack_deadline,
+            self.tlp_deadline,
+            self.controller_deadline(),
+        ]
+        .into_iter()
+        .flatten()
         {
             d = Some(d.map_or(t, |d| d.min(t)));
         }
@@ -457,6 +469,9 @@ impl<P: SenderPolicy> TcpSender<P> {
 
     /// The application hands `bytes` more bytes to the connection.
     pub fn write(&mut self, now: Time, bytes: u64, out: &mut Vec<Segment>) {
+        if self.cc_hooks != 0 {
+            self.controller_start(now);
+        }
         let idle = self.snd_una == self.snd_max;
         if self.cfg.slow_start_after_idle && idle && now.since(self.last_send) >= self.rtt.rto() {
             // RFC 5681 §4.1: restart window RW = min(IW, cwnd).
@@ -511,6 +526,11 @@ impl<P: SenderPolicy> TcpSender<P> {
             self.extended_before_ack(now, ack, newly_sacked);
         }
         let acked = ack.ack.saturating_sub(self.snd_una);
+        // Bytes of this cumulative ACK that were SACKed before (delivered already).
+        let acked_sacked = match &self.scoreboard {
+            Some(sb) if self.cc_hooks != 0 && acked > 0 => sb.covered(self.snd_una, ack.ack),
+            _ => 0,
+        };
         let ece = self.cfg.ecn && ack.ece;
         if self.cfg.ecn {
             // DCTCP's estimator sees every ACK before any reaction to it, so the reduction on
@@ -540,6 +560,9 @@ impl<P: SenderPolicy> TcpSender<P> {
                 self.on_ecn_echo(now);
                 self.send_window(now, out);
             }
+        }
+        if self.cc_hooks != 0 {
+            self.controller_ack(now, ack.ece, acked, acked_sacked, newly_sacked, out);
         }
         if self.hooks & hooks::ON_ACK != 0 {
             let view = self.view(now);
@@ -581,6 +604,9 @@ impl<P: SenderPolicy> TcpSender<P> {
         let acked = ack.ack - self.snd_una;
         if let Some(r) = self.rtt_sample(now, ack) {
             self.rtt.sample(r);
+            if self.cc_hooks != 0 {
+                self.controller_rtt(r);
+            }
             if let Some(rack) = &mut self.rack {
                 rack.on_rtt_sample(r); // RFC 8985 §6.2 step 1
             }
@@ -660,6 +686,9 @@ impl<P: SenderPolicy> TcpSender<P> {
         }
         if self.rto_deadline.is_some_and(|d| d <= now) {
             self.retransmission_timeout(now, out);
+        }
+        if self.cc_hooks != 0 {
+            self.controller_timers(now, out);
         }
         self.check_sequence_invariants();
     }

@@ -5,6 +5,8 @@
 //! - [`MyReno`]: NewReno (RFC 5681 §3.1, RFC 6582) written again through the public
 //!   [`CongestionControl`] trait, with the multiplicative decrease `beta` as a parameter
 //!   (0.5 = RFC 5681 eq. (4); with it, results equal the built-in `newreno`'s).
+//! - [`Vegas`] (`vegas.rs`): TCP Vegas, a delay-based controller reading every ACK's own RTT
+//!   sample (`tcp.congestion_control: {name: vegas, alpha: 2, beta: 4}`), without `tcp.ecn`.
 //! - [`RtoJitterScheme`]: "RTO jitter", adding U(0, max_extra) to every retransmission timeout
 //!   (`crates/schemes/examples/rto_jitter.rs`, now selectable from YAML).
 //! - [`MyThreshold`] (module [`queue`]): a switch-port queue discipline that drops or marks
@@ -31,12 +33,15 @@ pub mod queue;
 pub use queue::{MyThreshold, MyThresholdParams};
 mod traffic;
 pub use traffic::{IncastBursts, IncastBurstsParams};
+pub mod vegas;
+pub use vegas::{Vegas, VegasParams};
 
 /// This crate's components, registered under their names (the provider recorded in manifests
 /// is this crate, by `extensions!`).
 pub fn extensions() -> Extensions {
     incastsim::extensions!()
         .congestion_control::<MyReno>("my_reno")
+        .congestion_control::<Vegas>("vegas")
         .scheme::<RtoJitterScheme>("rto_jitter")
         .queue_discipline::<MyThreshold>("my_threshold")
         .traffic_generator::<IncastBursts>("incast_bursts")

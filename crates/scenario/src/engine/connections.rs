@@ -63,7 +63,8 @@ pub struct Connections {
     /// the `FREEABLE` and `CLOSING` bits.
     in_flight: Vec<u32>,
     factory: ConnectionFactory,
-    /// Per flow: its receiving host and TCP profile (to build it).
+    /// Per flow: its sending and receiving hosts and TCP profile (to build it).
+    src: Vec<HostId>,
     dst: Vec<HostId>,
     profile: Vec<u32>,
 }
@@ -74,6 +75,7 @@ impl Connections {
     pub fn new(
         factory: ConnectionFactory,
         origin: &[FlowOrigin],
+        src: Vec<HostId>,
         dst: Vec<HostId>,
         profile: Vec<u32>,
         lazy: impl Fn(usize) -> bool,
@@ -85,6 +87,7 @@ impl Connections {
             summaries: Vec::new(),
             in_flight: vec![0; n],
             factory,
+            src,
             dst,
             profile,
         };
@@ -104,11 +107,11 @@ impl Connections {
             self.live.len() < FINISHED as usize,
             "live index reaches the flag bit"
         );
-        let (dst, profile) = (self.dst[f], self.profile[f]);
+        let (src, dst, profile) = (self.src[f], self.dst[f], self.profile[f]);
         let flow = f as u32;
         self.slot[f] = self.live.len() as u32;
         self.live.push(Connection {
-            sender: self.factory.sender(flow, dst, profile),
+            sender: self.factory.sender(flow, src, dst, profile),
             receiver: self.factory.receiver(flow, dst, profile),
             rto_timer: LazyTimer::default(),
             delack_timer: LazyTimer::default(),
@@ -196,7 +199,7 @@ impl Connections {
         match self.slot[f] {
             NOT_STARTED => self
                 .factory
-                .sender(f as u32, self.dst[f], self.profile[f])
+                .sender(f as u32, self.src[f], self.dst[f], self.profile[f])
                 .summary(),
             s if s & FINISHED != 0 => self.summaries[(s & !FINISHED) as usize].sender,
             s => self.live[s as usize].sender.summary(),

@@ -76,6 +76,7 @@ impl Transport {
         let conns = Connections::new(
             std::mem::take(&mut plan.connections),
             &origin,
+            plan.flows.iter().map(|f| f.src).collect(),
             plan.flows.iter().map(|f| f.dst).collect(),
             plan.flows.iter().map(|f| f.profile).collect(),
             |f| matches!(origin[f], FlowOrigin::Generated { .. }) && !oracle && !sampled[f],

@@ -2,23 +2,40 @@
 //! `tcp.congestion_control: {name: <registered name>, <param>: ...}` and built per connection.
 
 use super::*;
+use incastsim_core::BitsPerSec;
 
 /// What a congestion controller gets when a connection is built.
 #[derive(Clone, Copy, Debug)]
 pub struct ControllerContext {
     /// The flow (connection) index.
     pub flow: u32,
-    /// The sender's maximum segment size, bytes.
+    /// The sender's maximum segment size, bytes of payload (the flow's `tcp.mss`, or what its
+    /// scheme starts with).
     pub smss: u32,
+    /// Header bytes each segment carries on the wire besides its payload (`tcp.header` and a
+    /// scheme's extra header): a full segment is `smss + header_bytes` on the wire.
+    pub header_bytes: u32,
+    /// The rate of the sending host's link (its NIC port): a rate-based controller's line rate.
+    pub link_rate: BitsPerSec,
     run_seed: u64,
 }
 
 impl ControllerContext {
-    /// The context of flow `flow` in the run seeded with `run_seed`.
-    pub fn new(run_seed: u64, flow: u32, smss: u32) -> ControllerContext {
+    /// The context of flow `flow` in the run seeded with `run_seed`, sending segments of
+    /// `smss` payload bytes and `header_bytes` of headers from a host whose link runs at
+    /// `link_rate`.
+    pub fn new(
+        run_seed: u64,
+        flow: u32,
+        smss: u32,
+        header_bytes: u32,
+        link_rate: BitsPerSec,
+    ) -> ControllerContext {
         ControllerContext {
             flow,
             smss,
+            header_bytes,
+            link_rate,
             run_seed,
         }
     }

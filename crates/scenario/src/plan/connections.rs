@@ -12,7 +12,7 @@ use super::TcpProfile;
 use crate::config::SchemeConfig;
 use crate::extend::{ControllerContext, PreparedScheme, SchemeContext};
 use crate::plan::schemes::ReceiverFactory;
-use incastsim_core::{FlowId, HostId};
+use incastsim_core::{BitsPerSec, FlowId, HostId};
 use incastsim_schemes::{ReceiverScheme, SenderScheme};
 use incastsim_tcp::{TcpReceiver, TcpSender};
 use std::sync::Arc;
@@ -24,6 +24,8 @@ pub struct ConnectionFactory {
     extension: Option<Arc<dyn PreparedScheme>>,
     receivers: ReceiverFactory,
     profiles: Vec<TcpProfile>,
+    /// Per host: its link's rate (the controllers' `link_rate`).
+    host_link_rate: Vec<BitsPerSec>,
 }
 
 /// Builds nothing useful: what a plan holds once the engine has taken its factory.
@@ -53,16 +55,42 @@ impl ConnectionFactory {
             ),
             extension,
             profiles,
+            host_link_rate: Vec::new(),
         }
     }
 
-    /// Flow `flow`'s sender (to host `dst`, with TCP profile `profile`), before it sends.
-    pub fn sender(&self, flow: u32, dst: HostId, profile: u32) -> TcpSender<SenderScheme> {
+    /// Each host's link rate, by host index (what a controller's context gives as
+    /// `link_rate`).
+    pub fn with_host_link_rates(mut self, rates: Vec<BitsPerSec>) -> ConnectionFactory {
+        self.host_link_rate = rates;
+        self
+    }
+
+    /// Flow `flow`'s sender (from host `src` to host `dst`, with TCP profile `profile`),
+    /// before it sends.
+    pub fn sender(
+        &self,
+        flow: u32,
+        src: HostId,
+        dst: HostId,
+        profile: u32,
+    ) -> TcpSender<SenderScheme> {
         let p = &self.profiles[profile as usize];
         let ctx = SchemeContext::new(self.seed, flow, dst, p.ideal.mss as u32);
         let scheme =
             crate::plan::schemes::sender_scheme(&self.scheme, self.extension.as_deref(), &ctx);
-        let cc = ControllerContext::new(self.seed, flow, p.sender.smss);
+        let link_rate = self
+            .host_link_rate
+            .get(src as usize)
+            .copied()
+            .unwrap_or(BitsPerSec(0));
+        let cc = ControllerContext::new(
+            self.seed,
+            flow,
+            p.sender.smss,
+            p.wire_header_bytes as u32,
+            link_rate,
+        );
         let mut s = TcpSender::new(
             flow as FlowId,
             p.sender,
@@ -71,6 +99,7 @@ impl ConnectionFactory {
         );
         s.set_peer_window(p.receiver.window_bytes as u64);
         s.set_packet_cwnd(p.packet_cwnd);
+        s.set_header_bytes(p.wire_header_bytes as u32);
         s
     }
 

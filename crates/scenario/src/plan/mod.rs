@@ -185,6 +185,13 @@ impl Plan {
             scheme_extension,
             profiles.clone(),
             capacity_bps,
+        )
+        .with_host_link_rates(
+            fabric
+                .host_port
+                .iter()
+                .map(|&p| fabric.ports[p as usize].serialization().rate())
+                .collect(),
         );
         let send_overhead = apps::send_overhead(seed, &flows, &profiles);
         let workload = apps::workload(cfg, seed, workload_flows, &built);
@@ -194,7 +201,7 @@ impl Plan {
         // Every flow has the same scheme: its first flow's sender says what it needs.
         let (scheme_timer_period, active_senders_oracle) =
             flows.first().map_or((None, false), |f| {
-                let s = connections.sender(0, f.dst, f.profile);
+                let s = connections.sender(0, f.src, f.dst, f.profile);
                 (s.policy.timer_period(), s.policy.wants_active_senders())
             });
         let probes = cfg

@@ -5,7 +5,10 @@
 //! [`BuiltinController::new_controller`]. A controller from outside incastsim is the one
 //! [`Cc::Extension`] variant: one indirect call per hook.
 
-use super::{CongestionControl, Cubic, CubicConfig, Dctcp, DctcpConfig, ExtensionCc, NewReno};
+use super::{
+    AckSample, CcControl, CongestionControl, Cubic, CubicConfig, Dctcp, DctcpConfig, ExtensionCc,
+    NewReno,
+};
 use crate::cc_state::{CcState, Window};
 use incastsim_core::{Duration, Time};
 
@@ -138,6 +141,34 @@ macro_rules! builtin_controllers {
                 match self {
                     $(Cc::$variant(c) => c.ssthresh_on_ecn(w, now, flight_size),)+
                     Cc::Extension(e) => e.controller.ssthresh_on_ecn(w, now, flight_size),
+                }
+            }
+            #[inline]
+            fn cc_hooks(&self) -> u8 {
+                match self {
+                    $(Cc::$variant(c) => c.cc_hooks(),)+
+                    Cc::Extension(e) => e.controller.cc_hooks(),
+                }
+            }
+            #[inline]
+            fn on_ack_sample(&mut self, w: &mut Window, sample: &AckSample, ctl: &mut CcControl) {
+                match self {
+                    $(Cc::$variant(c) => c.on_ack_sample(w, sample, ctl),)+
+                    Cc::Extension(e) => e.controller.on_ack_sample(w, sample, ctl),
+                }
+            }
+            #[inline]
+            fn on_cc_start(&mut self, w: &mut Window, now: Time, ctl: &mut CcControl) {
+                match self {
+                    $(Cc::$variant(c) => c.on_cc_start(w, now, ctl),)+
+                    Cc::Extension(e) => e.controller.on_cc_start(w, now, ctl),
+                }
+            }
+            #[inline]
+            fn on_cc_timer(&mut self, w: &mut Window, now: Time, ctl: &mut CcControl) {
+                match self {
+                    $(Cc::$variant(c) => c.on_cc_timer(w, now, ctl),)+
+                    Cc::Extension(e) => e.controller.on_cc_timer(w, now, ctl),
                 }
             }
             #[inline]

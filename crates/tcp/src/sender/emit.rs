@@ -95,6 +95,9 @@ impl<P: SenderPolicy> TcpSender<P> {
             } else if self.snd_nxt + len as u64 > self.snd_una + window + sacked {
                 break;
             }
+            if self.paced_out(now) {
+                break;
+            }
             let cause = if self.snd_nxt < self.snd_max {
                 SendCause::GoBackN
             } else {
@@ -125,7 +128,7 @@ impl<P: SenderPolicy> TcpSender<P> {
                 }
             }
             .clamp(1, max);
-            if self.snd_nxt + len as u64 > edge {
+            if self.snd_nxt + len as u64 > edge || self.paced_out(now) {
                 break;
             }
             let seq = self.snd_nxt;
@@ -172,6 +175,9 @@ impl<P: SenderPolicy> TcpSender<P> {
     ) {
         debug_assert!(len > 0 && seq + len as u64 <= self.app_limit);
         let retransmission = seq < self.snd_max;
+        if self.cc_hooks != 0 {
+            self.controller_on_send(now, seq, len);
+        }
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;
         match cause {

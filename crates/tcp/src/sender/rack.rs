@@ -134,6 +134,9 @@ impl<P: SenderPolicy> TcpSender<P> {
     pub(super) fn rack_send(&mut self, now: Time, out: &mut Vec<Segment>) {
         let smss = self.w.smss;
         loop {
+            if self.paced_out(now) {
+                return;
+            }
             let Some(rack) = &self.rack else { return };
             if self.w.cwnd < rack.pipe() + smss {
                 return;

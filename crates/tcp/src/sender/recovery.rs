@@ -168,6 +168,9 @@ impl<P: SenderPolicy> TcpSender<P> {
         }
         let (smss, dupthresh) = (self.w.smss, self.cfg.dupack_threshold);
         loop {
+            if self.paced_out(now) {
+                return;
+            }
             let Some(sb) = &self.scoreboard else { return };
             let pipe = sb.pipe(self.snd_una, self.snd_max, self.high_rxt, dupthresh, smss);
             if self.w.cwnd < pipe + smss {
