@@ -92,3 +92,102 @@ fn results_equal_those_of_keeping_every_connection() {
         (b.rto_count, b.drops_total, b.packets_sent, b.fct_mean_ms)
     );
 }
+
+/// NewReno that also asks for every ACK's sample and counts them: a controller's own value.
+#[derive(Clone, Debug, Default)]
+struct CountingReno {
+    reno: incastsim_tcp::NewReno,
+    samples: u64,
+}
+
+impl incastsim_tcp::CongestionControl for CountingReno {
+    fn on_ack(
+        &mut self,
+        w: &mut incastsim_tcp::Window,
+        now: Time,
+        acked: u64,
+        srtt: Option<Duration>,
+    ) {
+        self.reno.on_ack(w, now, acked, srtt);
+    }
+    fn on_timeout(&mut self, w: &mut incastsim_tcp::Window, now: Time, flight: u64, first: bool) {
+        self.reno.on_timeout(w, now, flight, first);
+    }
+    fn on_recovery_exit(&mut self, w: &mut incastsim_tcp::Window, now: Time) {
+        self.reno.on_recovery_exit(w, now);
+    }
+    fn cc_hooks(&self) -> u8 {
+        incastsim_tcp::cc_hooks::ACK_SAMPLE | incastsim_tcp::cc_hooks::DELIVERY_RATE
+    }
+    fn on_ack_sample(
+        &mut self,
+        _: &mut incastsim_tcp::Window,
+        _: &incastsim_tcp::AckSample,
+        _: &mut incastsim_tcp::CcControl,
+    ) {
+        self.samples += 1;
+    }
+    fn value_names(&self) -> &'static [&'static str] {
+        &["ack_samples"]
+    }
+    fn values(&self, out: &mut [f64]) {
+        out[0] = self.samples as f64;
+    }
+    fn state(&self, w: &incastsim_tcp::Window) -> incastsim_tcp::CcState {
+        incastsim_tcp::CcState::of_window(w)
+    }
+}
+
+/// `counting_reno` has no parameters.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoParams {}
+
+impl incastsim_scenario::extend::ControllerExtension for CountingReno {
+    type Params = NoParams;
+    const DESCRIPTION: &'static str = "NewReno counting its ACK samples";
+    fn new(_: &NoParams, _: &incastsim_scenario::extend::ControllerContext) -> CountingReno {
+        CountingReno::default()
+    }
+}
+
+/// A controller asking for every ACK's sample and the delivery rate, acting as NewReno, gives
+/// NewReno's results, and its own value is in every flow's row, finished (and freed) flows'
+/// final snapshots included.
+#[test]
+fn a_controller_s_own_values_survive_its_flows_end() {
+    let ext = incastsim_scenario::Extensions::builtin()
+        .congestion_control::<CountingReno>("counting_reno");
+    let text = std::fs::read_to_string(config_path("websearch-fattree.yaml")).unwrap();
+    let sets = |cc: &str| -> Vec<String> {
+        [
+            "topology.k=4",
+            "senders=15",
+            "topology.link_rate=10Gbps",
+            "workload.duration=20ms",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([format!("tcp.congestion_control={cc}")])
+        .collect()
+    };
+    let options = incastsim_scenario::RunOptions::new().extensions(&ext);
+    let counting = Config::from_yaml_with(&text, &sets("counting_reno"), &ext).unwrap();
+    let newreno = Config::from_yaml_with(&text, &sets("newreno"), &ext).unwrap();
+    let a = incastsim_scenario::run_with(&counting, 1, &options).unwrap();
+    let b = incastsim_scenario::run_with(&newreno, 1, &options).unwrap();
+    assert_eq!(a.flows.len(), b.flows.len());
+    for (x, y) in a.flows.iter().zip(&b.flows) {
+        let samples = x.probes.get("ack_samples").expect("the column");
+        let incastsim_scenario::probe::ProbeValue::Float(n) = samples else {
+            panic!("{samples:?}")
+        };
+        assert!(*n >= 1.0, "flow {}: {n} samples", x.flow);
+        assert_eq!((x.fct_ms, x.segments_sent), (y.fct_ms, y.segments_sent));
+        assert!(y.probes.is_empty());
+    }
+    assert_eq!(
+        a.run.drops_total, b.run.drops_total,
+        "the same run as NewReno"
+    );
+}

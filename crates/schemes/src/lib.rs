@@ -170,6 +170,12 @@ impl SenderPolicy for SenderScheme {
         each_sender!(self, p => p.on_timer(view))
     }
     #[inline]
+    fn value_names(&self) -> &'static [&'static str] {
+        each_sender!(self, p => p.value_names())
+    }
+    fn values(&self, out: &mut [f64]) {
+        each_sender!(self, p => p.values(out))
+    }
     fn wants_active_senders(&self) -> bool {
         each_sender!(self, p => p.wants_active_senders())
     }

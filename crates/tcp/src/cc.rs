@@ -89,6 +89,20 @@ pub trait CongestionControl {
         self.ssthresh_on_loss(w, now, flight_size)
     }
 
+    /// Names of values of its own this controller reports (`base_rtt_us`): fixed for the
+    /// controller's type, they become columns of flows.csv (declared before a run, so sweeps
+    /// keep them) and metrics of the flows' time series. Default: none.
+    fn value_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Its values now, one per name of [`value_names`](Self::value_names), in that order
+    /// (`out` has that length). Read when the time series samples the flow and when the flow
+    /// finishes (its final snapshot), never per ACK.
+    fn values(&self, out: &mut [f64]) {
+        let _ = out;
+    }
+
     /// The controller's state: `w` (the window the sender holds for it) and what only this
     /// controller has (CUBIC's curve, DCTCP's α). For schemes (TCPRand reads W_max) and outputs;
     /// built when asked, not per ACK.

@@ -210,6 +210,16 @@ pub trait SenderPolicy {
     }
     /// The number of senders of the application task that are active now.
     fn set_active_senders(&mut self, _n: u32) {}
+    /// Names of values of its own the scheme reports per connection (columns of flows.csv
+    /// and metrics of the flows' time series, as a controller's
+    /// [`crate::CongestionControl::value_names`]). Default: none.
+    fn value_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Its values now, one per name of [`SenderPolicy::value_names`], in that order.
+    fn values(&self, out: &mut [f64]) {
+        let _ = out;
+    }
 }
 
 /// The receiver-side hooks of a scheme (advertised window, extra duplicate ACKs, ACK flags, data

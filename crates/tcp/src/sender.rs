@@ -454,6 +454,23 @@ impl<P: SenderPolicy> TcpSender<P> {
         );
     }
 
+    /// The values the controller and the scheme report of their own
+    /// ([`CongestionControl::value_names`], [`SenderPolicy::value_names`]), by name: the
+    /// controller's first. Empty (no allocation) when they report none.
+    pub fn component_values(&self) -> Vec<(&'static str, f64)> {
+        let (cc, scheme) = (self.cc.value_names(), self.policy.value_names());
+        if cc.is_empty() && scheme.is_empty() {
+            return Vec::new();
+        }
+        let mut values = vec![0.0; cc.len().max(scheme.len())];
+        let mut named = Vec::with_capacity(cc.len() + scheme.len());
+        self.cc.values(&mut values[..cc.len()]);
+        named.extend(cc.iter().copied().zip(values.iter().copied()));
+        self.policy.values(&mut values[..scheme.len()]);
+        named.extend(scheme.iter().copied().zip(values.iter().copied()));
+        named
+    }
+
     /// The scheme's periodic timer fired (the caller runs it only for schemes that have one).
     pub fn on_scheme_timer(&mut self, now: Time, out: &mut Vec<Segment>) {
         let view = self.view(now);

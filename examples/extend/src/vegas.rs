@@ -156,6 +156,14 @@ impl CongestionControl for Vegas {
         self.round_samples = 0;
     }
 
+    fn value_names(&self) -> &'static [&'static str] {
+        &["base_rtt_us", "vegas_diff_packets"]
+    }
+
+    fn values(&self, out: &mut [f64]) {
+        out.copy_from_slice(&[self.base_rtt_us(), self.last_diff]);
+    }
+
     fn state(&self, w: &Window) -> CcState {
         CcState::of_window(w)
     }

@@ -109,3 +109,68 @@ fn vegas_sweeps_over_its_own_parameters() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The controller's own values (`base_rtt_us`, `vegas_diff_packets`) reach flows.csv (a final
+/// snapshot per flow, finished ones included), timeseries.csv (sampled flows) and a sweep's
+/// flows.csv, whose header declared them before its first run.
+#[test]
+fn vegas_values_reach_flows_timeseries_and_sweeps() {
+    let dir = scratch("vegas", "values");
+    let out = dir.join("run");
+    cli(&[
+        "run",
+        config("bulk-dumbbell.yaml").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "senders=2",
+        "--set",
+        "workload.duration=0.02s",
+        "--set",
+        "tcp.congestion_control=vegas",
+        "--set",
+        "time_series={interval: 1ms, flows: [0]}",
+    ]);
+    let mut flows = csv::Reader::from_path(out.join("flows.csv")).unwrap();
+    let h = flows.headers().unwrap().clone();
+    let base = h.iter().position(|c| c == "base_rtt_us").expect("a column");
+    assert!(h.iter().any(|c| c == "vegas_diff_packets"), "{h:?}");
+    for row in flows.records().map(Result::unwrap) {
+        // The path's RTT: 4 hops of 10 µs propagation plus serialization, at least 40 µs.
+        let v: f64 = row[base].parse().unwrap();
+        assert!((40.0..60.0).contains(&v), "base RTT {v} µs");
+    }
+    let series = std::fs::read_to_string(out.join("timeseries.csv")).unwrap();
+    let samples = series
+        .lines()
+        .filter(|l| l.contains(",base_rtt_us,"))
+        .count();
+    assert!(samples >= 19, "{samples} samples of base_rtt_us");
+
+    // A sweep keeps the columns.
+    let text = std::fs::read_to_string(config("bulk-dumbbell.yaml")).unwrap()
+        + "\nsweep: {seeds: 2, grid: {senders: [2, 3]}}\n";
+    let yaml = dir.join("vegas.yaml");
+    std::fs::write(&yaml, text).unwrap();
+    let swept = dir.join("sweep");
+    cli(&[
+        "sweep",
+        yaml.to_str().unwrap(),
+        "--out",
+        swept.to_str().unwrap(),
+        "--jobs",
+        "2",
+        "--set",
+        "workload.duration=0.01s",
+        "--set",
+        "tcp.congestion_control=vegas",
+    ]);
+    let flows = std::fs::read_to_string(swept.join("flows.csv")).unwrap();
+    let header = flows.lines().next().unwrap();
+    assert!(
+        header.contains("base_rtt_us,vegas_diff_packets"),
+        "{header}"
+    );
+    assert_eq!(flows.lines().count(), 1 + 2 * (2 + 3), "{flows}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -35,12 +35,15 @@ pub struct Connection {
 }
 
 /// What a finished flow's results read of its connection.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FlowSummary {
     /// The sender's counters and final state.
     pub sender: SenderSummary,
     /// The receiver's counters and final state.
     pub receiver: ReceiverSummary,
+    /// The final values its controller and scheme report of their own
+    /// (`TcpSender::component_values`; empty, without allocation, for the built-ins).
+    pub values: Box<[(&'static str, f64)]>,
 }
 
 /// `slot` of a flow that has not started (a lazily built one).
@@ -206,6 +209,26 @@ impl Connections {
         }
     }
 
+    /// The names of the values the flows' controllers and schemes report of their own
+    /// (`ConnectionFactory::value_names`).
+    pub fn value_names(&self) -> Vec<&'static str> {
+        self.factory.value_names()
+    }
+
+    /// The values flow f's controller and scheme report of their own (see
+    /// `TcpSender::component_values`): now if in progress, final if finished, initial if not
+    /// started.
+    pub fn component_values(&self, f: usize) -> Vec<(&'static str, f64)> {
+        match self.slot[f] {
+            NOT_STARTED => self
+                .factory
+                .sender(f as u32, self.src[f], self.dst[f], self.profile[f])
+                .component_values(),
+            s if s & FINISHED != 0 => self.summaries[(s & !FINISHED) as usize].values.to_vec(),
+            s => self.live[s as usize].sender.component_values(),
+        }
+    }
+
     /// Flow f's receiver counters and state (as [`Connections::sender_summary`]).
     pub fn receiver_summary(&self, f: usize) -> ReceiverSummary {
         match self.slot[f] {
@@ -288,6 +311,7 @@ impl Connections {
         self.summaries.push(FlowSummary {
             sender: c.sender.summary(),
             receiver: c.receiver.summary(),
+            values: c.sender.component_values().into_boxed_slice(),
         });
     }
 }

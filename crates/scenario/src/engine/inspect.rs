@@ -180,4 +180,7 @@ impl crate::probe::FinishedRun for Simulation {
     fn packets_dropped(&self) -> u64 {
         Simulation::packets_dropped(self)
     }
+    fn component_values(&self, f: usize) -> Vec<(&'static str, f64)> {
+        self.transport.conns.component_values(f)
+    }
 }

@@ -108,6 +108,10 @@ impl Sampler {
             if let Some(alpha) = cc.dctcp_alpha {
                 self.record(t, &object, "dctcp_alpha", alpha);
             }
+            // The controller's and the scheme's own values, by their names.
+            for (name, value) in s.component_values() {
+                self.record(t, &object, name, value);
+            }
         }
         events.schedule(now + self.interval, Event::Sample.into());
     }

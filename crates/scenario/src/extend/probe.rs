@@ -97,13 +97,20 @@ impl Extensions {
         prepare(&self.probes, ExtensionPoint::Probe, key, choice)
     }
 
-    /// The columns the probes of `cfg` (`probes:`) add to `runs.csv` and `flows.csv`, each
-    /// once, in the order the probes are listed ([`ProbeExtension::columns`]).
+    /// The columns the components and probes of `cfg` add to `runs.csv` and `flows.csv`: first
+    /// the controllers' and the scheme's own values (`CongestionControl::value_names`,
+    /// `SenderPolicy::value_names`) in flows.csv, then each probe's columns, once, in the order
+    /// the probes are listed ([`ProbeExtension::columns`]).
     pub fn probe_columns(
         &self,
         cfg: &crate::Config,
     ) -> Result<crate::probe::ProbeColumnNames, ConfigError> {
         let mut names = crate::probe::ProbeColumnNames::default();
+        // The controllers' and schemes' own values come first (`results/flows.rs`).
+        names.flow = crate::plan::value_columns(cfg, self)?
+            .into_iter()
+            .map(String::from)
+            .collect();
         for (i, choice) in cfg.probes.iter().enumerate() {
             names.extend(
                 &self

@@ -17,6 +17,40 @@ use incastsim_schemes::{ReceiverScheme, SenderScheme};
 use incastsim_tcp::{TcpReceiver, TcpSender};
 use std::sync::Arc;
 
+/// The TCP profiles of `cfg` (the top-level `tcp`, then each `flow_overrides` group) and the
+/// factory of a run seeded `seed` that builds connections with them.
+pub fn factory(
+    cfg: &crate::Config,
+    seed: u64,
+    extensions: &crate::extend::Extensions,
+) -> Result<(Vec<TcpProfile>, ConnectionFactory), crate::config::ConfigError> {
+    let scheme_header = cfg.scheme.header_bytes();
+    let profiles: Vec<TcpProfile> = cfg
+        .tcp_sections()
+        .map(|(key, t)| TcpProfile::new(t, scheme_header, &key.to_string(), extensions))
+        .collect::<Result<_, _>>()?;
+    let scheme_extension = crate::plan::schemes::prepare_extension(&cfg.scheme, extensions)?;
+    let capacity_bps = cfg.topology.links().link_rate.0.as_f64();
+    let factory = ConnectionFactory::new(
+        seed,
+        &cfg.scheme,
+        scheme_extension,
+        profiles.clone(),
+        capacity_bps,
+    );
+    Ok((profiles, factory))
+}
+
+/// The flows.csv columns of `cfg`'s controllers' and scheme's own values
+/// ([`ConnectionFactory::value_names`]), known before any run (a sweep writes its headers
+/// with them).
+pub fn value_columns(
+    cfg: &crate::Config,
+    extensions: &crate::extend::Extensions,
+) -> Result<Vec<&'static str>, crate::config::ConfigError> {
+    Ok(factory(cfg, 0, extensions)?.1.value_names())
+}
+
 /// Builds flow f's sender and receiver (see the module doc).
 pub struct ConnectionFactory {
     seed: u64,
@@ -57,6 +91,22 @@ impl ConnectionFactory {
             profiles,
             host_link_rate: Vec::new(),
         }
+    }
+
+    /// The names of the values the connections' controllers and schemes report of their own
+    /// (`TcpSender::component_values`), over every TCP profile, each once, in the order they
+    /// first appear: flows.csv's columns for them (a flow whose components lack one leaves it
+    /// empty).
+    pub fn value_names(&self) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = Vec::new();
+        for profile in 0..self.profiles.len() as u32 {
+            for (name, _) in self.sender(0, 0, 1, profile).component_values() {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        names
     }
 
     /// Each host's link rate, by host index (what a controller's context gives as

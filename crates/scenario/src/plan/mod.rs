@@ -19,7 +19,7 @@ pub mod traffic;
 
 pub use apps::{CapturePlan, ObservePlan, SendOverheadPlan, SyncReadsPlan, UdpPlan, WorkloadPlan};
 pub use checks::{check_buildable, from_yaml_checked, load_checked};
-pub use connections::ConnectionFactory;
+pub use connections::{ConnectionFactory, value_columns};
 pub use tcp::{ControllerFactory, TcpProfile};
 
 use crate::config::{Config, ConfigError, QueueConfig, RoutingConfig};
@@ -172,21 +172,8 @@ impl Plan {
         let workload_flows = cfg.workload.flow_count(cfg.senders) as usize;
         let flows = plan_flows(cfg, &built, workload_flows, &generated);
 
-        let scheme_header = cfg.scheme.header_bytes();
-        let profiles: Vec<TcpProfile> = cfg
-            .tcp_sections()
-            .map(|(key, t)| TcpProfile::new(t, scheme_header, &key.to_string(), extensions))
-            .collect::<Result<_, _>>()?;
-        let scheme_extension = crate::plan::schemes::prepare_extension(&cfg.scheme, extensions)?;
-        let capacity_bps = cfg.topology.links().link_rate.0.as_f64();
-        let connections = ConnectionFactory::new(
-            seed,
-            &cfg.scheme,
-            scheme_extension,
-            profiles.clone(),
-            capacity_bps,
-        )
-        .with_host_link_rates(
+        let (profiles, connections) = connections::factory(cfg, seed, extensions)?;
+        let connections = connections.with_host_link_rates(
             fabric
                 .host_port
                 .iter()

@@ -39,4 +39,7 @@ pub trait FinishedRun {
     fn ports(&self) -> &[OutputPort];
     /// Packets dropped anywhere (every reason).
     fn packets_dropped(&self) -> u64;
+    /// The values flow f's controller and scheme report of their own, by name (every flow: a
+    /// finished one's final snapshot).
+    fn component_values(&self, f: usize) -> Vec<(&'static str, f64)>;
 }

@@ -178,8 +178,15 @@ fn fairness(sim: &Simulation, goodput_mbps: &[f64]) -> f64 {
 pub(crate) fn flow_records(sim: &Simulation, e: &RunEnd, fs: &FlowStats) -> Vec<FlowRecord> {
     let cfg = &sim.cfg;
     let t = &sim.transport;
+    // The controllers' and schemes' own values: the same columns on every row.
+    let value_names = t.conns.value_names();
     (0..t.flows.len())
         .map(|f| {
+            let values = if value_names.is_empty() {
+                Vec::new()
+            } else {
+                component_columns(&value_names, &t.conns.component_values(f))
+            };
             let s = t.conns.sender_summary(f);
             let (st, cc) = (&s.stats, s.cc);
             let gen_flow = generated(sim, f).map(|(_, g)| g);
@@ -218,8 +225,23 @@ pub(crate) fn flow_records(sim: &Simulation, e: &RunEnd, fs: &FlowStats) -> Vec<
                 srtt_us: s.srtt.map_or(f64::NAN, |d| d.as_us_f64()),
                 dctcp_alpha_mean: cc.dctcp_alpha_mean,
                 dctcp_alpha_final: cc.dctcp_alpha,
+                probes: crate::probe::columns::ProbeColumns(values),
                 ..FlowRecord::default()
             }
+        })
+        .collect()
+}
+
+/// One flow's component values as columns `names` (empty where its components report none).
+fn component_columns(
+    names: &[&'static str],
+    values: &[(&'static str, f64)],
+) -> Vec<(String, crate::probe::ProbeValue)> {
+    names
+        .iter()
+        .map(|&n| {
+            let v = values.iter().find(|(k, _)| *k == n).map(|&(_, v)| v);
+            (n.to_string(), v.into())
         })
         .collect()
 }

@@ -157,6 +157,18 @@ macro_rules! builtin_controllers {
                     Cc::Extension(e) => e.controller.on_ack_sample(w, sample, ctl),
                 }
             }
+            fn value_names(&self) -> &'static [&'static str] {
+                match self {
+                    $(Cc::$variant(c) => c.value_names(),)+
+                    Cc::Extension(e) => e.controller.value_names(),
+                }
+            }
+            fn values(&self, out: &mut [f64]) {
+                match self {
+                    $(Cc::$variant(c) => c.values(out),)+
+                    Cc::Extension(e) => e.controller.values(out),
+                }
+            }
             #[inline]
             fn on_cc_start(&mut self, w: &mut Window, now: Time, ctl: &mut CcControl) {
                 match self {
