@@ -105,12 +105,14 @@ impl Extensions {
         &self,
         cfg: &crate::Config,
     ) -> Result<crate::probe::ProbeColumnNames, ConfigError> {
-        let mut names = crate::probe::ProbeColumnNames::default();
         // The controllers' and schemes' own values come first (`results/flows.rs`).
-        names.flow = crate::plan::value_columns(cfg, self)?
-            .into_iter()
-            .map(String::from)
-            .collect();
+        let mut names = crate::probe::ProbeColumnNames {
+            flow: crate::plan::value_columns(cfg, self)?
+                .into_iter()
+                .map(String::from)
+                .collect(),
+            ..Default::default()
+        };
         for (i, choice) in cfg.probes.iter().enumerate() {
             names.extend(
                 &self
