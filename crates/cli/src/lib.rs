@@ -21,6 +21,7 @@ mod sweep_cmd;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
+use incastsim::config::program;
 use incastsim::extend::{ComponentInfo, ExtensionPoint};
 use incastsim::output::{Manifest, write_run_outputs};
 use incastsim::scenario::results::metrics::RunRecord;
@@ -164,7 +165,7 @@ fn report_failed_stdout_writes() {
 pub fn main_with(extensions: Extensions) -> ExitCode {
     exit_quietly_on_closed_pipe();
     report_failed_stdout_writes();
-    let cli = Cli::parse();
+    let cli = parse_as_this_program(&extensions);
     let ext = &extensions;
     if matches!(cli.command, Command::Run(_) | Command::Sweep(_)) {
         stop::install();
@@ -195,6 +196,50 @@ pub fn main_with(extensions: Extensions) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Parses the command line as the program it is: a downstream binary (`main_with` with its own
+/// components) is named by its executable in `--help`, usage lines, `--version` and the
+/// messages that say what to type next (`incastsim_config::program`), since `incastsim` itself
+/// would not know its components.
+fn parse_as_this_program(extensions: &Extensions) -> Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let name = std::env::args_os()
+        .next()
+        .and_then(|arg0| {
+            std::path::Path::new(&arg0)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+        })
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "incastsim".into());
+    let mut command = Cli::command();
+    if name != "incastsim" {
+        program::set_name(&name);
+        // Set once per process, and clap keeps its names for the process's life.
+        let name: &'static str = Box::leak(name.into_boxed_str());
+        let provider = extensions.provider();
+        let incastsim = format!("incastsim {}", env!("CARGO_PKG_VERSION"));
+        let version = if provider.version.is_empty() {
+            format!("({incastsim})")
+        } else {
+            format!("{} ({incastsim})", provider.version)
+        };
+        command = command
+            .name(name)
+            .bin_name(name)
+            .version(Box::leak(version.into_boxed_str()) as &'static str)
+            .about(
+                Box::leak(
+                    format!(
+                        "incastsim, a packet-level simulator for data-center incast, with the components of {}",
+                        provider.crate_name
+                    )
+                    .into_boxed_str(),
+                ) as &'static str,
+            );
+    }
+    Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit())
 }
 
 /// An error with its causes, each once: a cause whose text the message already holds (an
@@ -242,7 +287,10 @@ fn check(args: CheckArgs, ext: &Extensions) -> Result<()> {
         let file = ExperimentFile::load(&args.config, &args.overrides)
             .with_context(|| format!("invalid config {}", args.config.display()))?;
         print!("{}", file.to_yaml());
-        println!("# an experiment config: run it with `incastsim experiment`");
+        println!(
+            "# an experiment config: run it with `{} experiment`",
+            program::name()
+        );
         return Ok(());
     }
     match load_checked(&args.config, &args.overrides, ext) {

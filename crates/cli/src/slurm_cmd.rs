@@ -132,7 +132,8 @@ pub fn slurm(args: SlurmArgs, ext: &incastsim::scenario::Extensions) -> Result<(
     std::fs::write(
         &spec,
         format!(
-            "# The sweep the Slurm jobs run (written by incastsim slurm from {}).\n{}",
+            "# The sweep the Slurm jobs run (written by {} slurm from {}).\n{}",
+            incastsim::config::program::name(),
             args.config.display(),
             sweep.input_yaml()
         ),

@@ -45,7 +45,8 @@ pub enum ConfigError {
     },
     /// A sweep config given to a single-run command.
     #[error(
-        "this config has a `sweep:` section: run it with `incastsim sweep`, or run its base point with --set sweep=null"
+        "this config has a `sweep:` section: run it with `{} sweep`, or run its base point with --set sweep=null",
+        crate::program::name()
     )]
     HasSweep,
 }

@@ -22,6 +22,7 @@ pub mod experiment;
 pub mod extension;
 mod load;
 pub mod profiles;
+pub mod program;
 mod queue;
 pub mod scheme;
 pub mod tcp;

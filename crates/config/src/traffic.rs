@@ -103,7 +103,19 @@ tagged_builtins! {
 
 impl<'de> Deserialize<'de> for TrafficConfig {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let value = serde_json::Value::deserialize(d)?;
+        let mut value = serde_json::Value::deserialize(d)?;
+        // `name:` selects the generator as at every other extension point; `kind:`, the older
+        // spelling, is still accepted (and is what the resolved config prints for built-ins).
+        if let serde_json::Value::Object(m) = &mut value
+            && let Some(name) = m.remove("name")
+        {
+            if let Some(kind) = m.get("kind") {
+                return Err(serde::de::Error::custom(format!(
+                    "both kind ({kind}) and name ({name}): write one of them (name: <generator>)"
+                )));
+            }
+            m.insert("kind".into(), name);
+        }
         let extension = match value.get("kind") {
             Some(serde_json::Value::String(kind)) if !BUILTIN_KINDS.contains(&kind.as_str()) => {
                 Some(kind.clone())
@@ -125,8 +137,9 @@ impl Serialize for TrafficConfig {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             TrafficConfig::Extension(e) => {
+                // A registered generator prints as every registered component: `name:`.
                 let mut map = serde_json::Map::new();
-                map.insert("kind".into(), e.name.clone().into());
+                map.insert("name".into(), e.name.clone().into());
                 map.extend(e.params.clone());
                 map.serialize(s)
             }

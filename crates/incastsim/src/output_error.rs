@@ -18,7 +18,8 @@ pub enum OutputError {
     /// The folder holds the results of another command (a sweep, a merge, an experiment):
     /// writing a run's files into it would mix the two and break the other's resume.
     #[error(
-        "{dir} holds the results of `incastsim {command}` ({marker}): a run would mix its files into them; choose another --out folder"
+        "{dir} holds the results of `{} {command}` ({marker}): a run would mix its files into them; choose another --out folder",
+        crate::scenario::config::program::name()
     )]
     ForeignFolder {
         /// The folder.

@@ -54,9 +54,10 @@ pub enum RunError {
 /// `RunOptions::default()` is the plain run of [`run_once`]. Build it with the methods:
 ///
 /// ```
-/// # use incastsim_scenario::{Extensions, RunOptions};
+/// # use incastsim_scenario::RunOptions;
 /// # use std::sync::atomic::AtomicBool;
-/// let (extensions, stop) = (Extensions::builtin(), AtomicBool::new(false));
+/// // Your components (`.congestion_control::<MyCc>("my_cc")`, ...); none here.
+/// let (extensions, stop) = (incastsim_scenario::extensions!(), AtomicBool::new(false));
 /// let options = RunOptions::new()
 ///     .extensions(&extensions) // components registered by other crates
 ///     .max_memory(4 << 30) // refuse a run estimated above 4 GiB

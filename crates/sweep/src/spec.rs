@@ -267,7 +267,15 @@ fn take_section(tree: &mut Value) -> Result<SweepSection, SweepError> {
     let section = tree
         .as_object_mut()
         .and_then(|m| m.shift_remove("sweep"))
-        .ok_or_else(|| spec_err("sweep", "this config has no `sweep:` section (use `incastsim run`, or add `sweep: {seeds: K}`)"))?;
+        .ok_or_else(|| {
+            spec_err(
+                "sweep",
+                format!(
+                    "this config has no `sweep:` section (use `{} run`, or add `sweep: {{seeds: K}}`)",
+                    incastsim_scenario::config::program::name()
+                ),
+            )
+        })?;
     let section: SweepSection = serde_path_to_error::deserialize(section).map_err(|e| {
         let p = e.path().to_string();
         spec_err(

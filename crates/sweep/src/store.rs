@@ -583,7 +583,7 @@ pub fn write_final(sources: &[PathBuf], out: &Path, lock: &Lock) -> Result<u64, 
         if !problems.is_empty() {
             let shown: Vec<&str> = problems.iter().take(5).map(String::as_str).collect();
             return Err(SweepError::Store(format!(
-                "{} has {} incomplete or altered run(s): {}{}. Run `incastsim sweep` on it again (same config and --shard) to redo them",
+                "{} has {} incomplete or altered run(s): {}{}. Run `{} sweep` on it again (same config and --shard) to redo them",
                 src.display(),
                 problems.len(),
                 shown.join("; "),
@@ -591,7 +591,8 @@ pub fn write_final(sources: &[PathBuf], out: &Path, lock: &Lock) -> Result<u64, 
                     "; ..."
                 } else {
                     ""
-                }
+                },
+                incastsim_scenario::config::program::name()
             )));
         }
         complete.extend(ok);
@@ -638,7 +639,10 @@ struct PointDescription<'a> {
 /// Writes `sweep.yaml` (the config as given, sweep section included: rerun it to reproduce the
 /// sweep) and `points.resolved.yaml` (every point's fully resolved config).
 pub fn write_descriptions(dir: &Path, sweep: &crate::spec::Sweep) -> Result<(), SweepError> {
-    let header = "# The sweep as run (after --set overrides). `incastsim sweep` on this file reproduces it.\n";
+    let header = format!(
+        "# The sweep as run (after --set overrides). `{} sweep` on this file reproduces it.\n",
+        incastsim_scenario::config::program::name()
+    );
     let path = dir.join("sweep.yaml");
     std::fs::write(&path, format!("{header}{}", sweep.input_yaml()))
         .map_err(|e| store_err(&path, e))?;

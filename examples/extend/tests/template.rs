@@ -191,11 +191,11 @@ fn bad_parameters_are_refused_as_the_builtins_are() {
 /// An unknown name lists the built-ins and what is registered.
 #[test]
 fn unknown_names_list_what_is_registered() {
-    let e = error(&["tcp.congestion_control=vegas"]);
+    let e = error(&["tcp.congestion_control=westwood"]);
     let (key, value, allowed) = shape(&e);
-    assert_eq!((key, value), ("tcp.congestion_control", "vegas"));
+    assert_eq!((key, value), ("tcp.congestion_control", "westwood"));
     assert!(
-        allowed.contains("newreno") && allowed.contains("my_reno"),
+        allowed.contains("newreno") && allowed.contains("my_reno") && allowed.contains("vegas"),
         "{e}"
     );
     let e = error(&["scheme=jitter"]);
@@ -250,4 +250,38 @@ fn a_config_built_in_code_takes_the_extensions() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("tcp.congestion_control.beta = 1.5"), "{e}");
+}
+
+/// The template's binary is its own program: `--help`, `--version` and the messages that say
+/// what to type next name it, not `incastsim` (which would not know its components).
+#[test]
+fn the_binary_names_itself() {
+    let help = String::from_utf8(cli(&["--help"]).stdout).unwrap();
+    assert!(
+        help.contains("Usage: incastsim-extend-template <COMMAND>")
+            && help.contains("with the components of incastsim-extend-template"),
+        "{help}"
+    );
+    let version = String::from_utf8(cli(&["--version"]).stdout).unwrap();
+    assert!(
+        version.starts_with("incastsim-extend-template 0.1.0 (incastsim "),
+        "{version}"
+    );
+    let sweep = config("incast-classic.yaml").to_str().unwrap().to_string();
+    let dir = scratch("template", "name");
+    let text = std::fs::read_to_string(&sweep).unwrap() + "\nsweep: {seeds: 2}\n";
+    let yaml = dir.join("sweep.yaml");
+    std::fs::write(&yaml, text).unwrap();
+    let out = common::try_cli(&[
+        "run",
+        yaml.to_str().unwrap(),
+        "--out",
+        dir.join("o").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("run it with `incastsim-extend-template sweep`"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -82,7 +82,7 @@ fn its_flows_are_the_hand_computed_ones() {
     // its crate.
     let resolved = std::fs::read_to_string(out.join("config.resolved.yaml")).unwrap();
     assert!(
-        resolved.contains("kind: incast_bursts") && resolved.contains("to: receiver"),
+        resolved.contains("name: incast_bursts") && resolved.contains("to: receiver"),
         "{resolved}"
     );
     let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
@@ -189,4 +189,30 @@ fn components_lists_it() {
     );
     assert!(text.contains("default period: 1ms"), "{text}");
     assert!(text.contains("built in: long_lived, poisson"), "{text}");
+}
+
+/// `name:` selects a generator as at every other extension point; `kind:`, the older spelling,
+/// still works and reads the same; both at once is refused.
+#[test]
+fn name_and_kind_select_the_same_generator() {
+    let ext = extensions();
+    let load = |entry: &str| {
+        let text = BURSTS.replace(
+            "  - {kind: incast_bursts, period: 2ms, size: 20KB, start: 1ms}",
+            &format!("  - {entry}"),
+        );
+        incastsim::scenario::Config::from_yaml_with(&text, &[], &ext)
+    };
+    let by_kind = load("{kind: incast_bursts, period: 2ms, size: 20KB, start: 1ms}").unwrap();
+    let by_name = load("{name: incast_bursts, period: 2ms, size: 20KB, start: 1ms}").unwrap();
+    assert_eq!(by_kind, by_name);
+    // A built-in by `name:` too.
+    load("{name: poisson, load: 0.1, sizes: {kind: fixed, size: 10KB}}").unwrap();
+    let both = load("{kind: poisson, name: incast_bursts}")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        both.contains("both kind") && both.contains("traffic"),
+        "{both}"
+    );
 }

@@ -219,6 +219,12 @@ impl Extensions {
         }
     }
 
+    /// The crate the components registered last are provided by (a downstream binary's own
+    /// crate with [`extensions!`](crate::extensions); [`Provider::UNNAMED`] otherwise).
+    pub fn provider(&self) -> Provider {
+        self.provider
+    }
+
     /// Components registered after this call are provided by `provider`.
     pub fn provided_by(mut self, provider: Provider) -> Extensions {
         self.provider = provider;
