@@ -35,6 +35,11 @@ use crate::segment::Segment;
 use crate::timeout_class::{TimeoutClassStats, TimeoutClassifier};
 use incastsim_core::{Duration, FlowId, Time};
 
+/// A bit of `TcpSender::hooks` beside the scheme's (`policy::hooks`), set when the controller
+/// asks for optional hooks: the new-data fast path (`send_new_data`) is not for this sender,
+/// and the ACK path calls the controller's sample hook (tested with the scheme's `ON_ACK`).
+const NOT_FAST: u16 = 1 << 15;
+
 /// How RTT samples are taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RttSampling {
@@ -154,8 +159,9 @@ pub struct TcpSender<P: SenderPolicy = StandardTcp> {
     tlp_is_retrans: bool,
     /// After an RTO until snd_una passes `recover` (RACK only: RTO recovery of RFC 8985).
     rto_recovery: bool,
-    /// Any of RACK, TLP or PRR is on: the one flag the common path tests (their work is out of
-    /// line, so the default path pays one branch per site).
+    /// Any of RACK, TLP or PRR is on, or the controller asks for optional hooks: the one flag
+    /// the common path tests (their work is out of line, so the default path pays one branch
+    /// per site).
     extended: bool,
     /// RFC 6937 state: prr_delivered, prr_out, RecoverFS; and, without SACK, the duplicate
     /// ACKs since the last advance of snd_una (each counts one SMSS delivered).
@@ -218,7 +224,9 @@ impl<P: SenderPolicy> TcpSender<P> {
             ecn_recover: 0,
             cwr_pending: false,
             stats: SenderStats::default(),
-            hooks: policy.hooks(),
+            // A controller's hooks keep the sender off the new-data fast path (pacing is tested
+            // on the general one), at no cost to the fast path's test.
+            hooks: policy.hooks() | if cc_hooks != 0 { NOT_FAST } else { 0 },
             packet_cwnd: false,
             seg_ends: std::collections::VecDeque::new(),
             rack: cfg.rack.then(Rack::default),
@@ -227,7 +235,7 @@ impl<P: SenderPolicy> TcpSender<P> {
             tlp_end_seq: None,
             tlp_is_retrans: false,
             rto_recovery: false,
-            extended: cfg.rack || cfg.tlp || cfg.prr,
+            extended: cfg.rack || cfg.tlp || cfg.prr || cc_hooks != 0,
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
@@ -340,7 +348,7 @@ impl<P: SenderPolicy> TcpSender<P> {
     /// RTO deadline. When it expires the caller calls [`TcpSender::on_timer`].
     #[inline]
     pub fn timer_deadline(&self) -> Option<Time> {
-        if !self.extended && self.cc_hooks == 0 {
+        if !self.extended {
             return self.rto_deadline;
         }
         let mut d = self.rto_deadline;
@@ -543,11 +551,6 @@ impl<P: SenderPolicy> TcpSender<P> {
             self.extended_before_ack(now, ack, newly_sacked);
         }
         let acked = ack.ack.saturating_sub(self.snd_una);
-        // Bytes of this cumulative ACK that were SACKed before (delivered already).
-        let acked_sacked = match &self.scoreboard {
-            Some(sb) if self.cc_hooks != 0 && acked > 0 => sb.covered(self.snd_una, ack.ack),
-            _ => 0,
-        };
         let ece = self.cfg.ecn && ack.ece;
         if self.cfg.ecn {
             // DCTCP's estimator sees every ACK before any reaction to it, so the reduction on
@@ -578,8 +581,24 @@ impl<P: SenderPolicy> TcpSender<P> {
                 self.send_window(now, out);
             }
         }
+        if self.hooks & (hooks::ON_ACK | NOT_FAST) != 0 {
+            self.after_ack_hooks(now, ack, acked, newly_sacked, out);
+        }
+    }
+
+    /// The hooks that hear of an ACK after TCP processed it: the controller's sample (if it
+    /// asks: `NOT_FAST` is set exactly then), then the scheme's `on_ack`.
+    #[inline(never)]
+    fn after_ack_hooks(
+        &mut self,
+        now: Time,
+        ack: &AckInfo,
+        acked: u64,
+        newly_sacked: u64,
+        out: &mut Vec<Segment>,
+    ) {
         if self.cc_hooks != 0 {
-            self.controller_ack(now, ack.ece, acked, acked_sacked, newly_sacked, out);
+            self.controller_ack(now, ack.ece, acked, newly_sacked, out);
         }
         if self.hooks & hooks::ON_ACK != 0 {
             let view = self.view(now);
@@ -621,9 +640,6 @@ impl<P: SenderPolicy> TcpSender<P> {
         let acked = ack.ack - self.snd_una;
         if let Some(r) = self.rtt_sample(now, ack) {
             self.rtt.sample(r);
-            if self.cc_hooks != 0 {
-                self.controller_rtt(r);
-            }
             if let Some(rack) = &mut self.rack {
                 rack.on_rtt_sample(r); // RFC 8985 §6.2 step 1
             }
@@ -704,7 +720,7 @@ impl<P: SenderPolicy> TcpSender<P> {
         if self.rto_deadline.is_some_and(|d| d <= now) {
             self.retransmission_timeout(now, out);
         }
-        if self.cc_hooks != 0 {
+        if self.extended && self.cc_hooks != 0 {
             self.controller_timers(now, out);
         }
         self.check_sequence_invariants();

@@ -26,11 +26,14 @@ pub(super) struct CcExtras {
     rate: Option<DeliveryRate>,
     /// Bytes delivered so far, without the estimator.
     delivered: u64,
-    /// This ACK's RTT sample, and the smallest so far.
-    rtt: Option<Duration>,
+    /// The RTT estimator's sample count and sum before the ACK being processed (a sample it
+    /// took is the difference), and the smallest sample so far.
+    rtt_samples_before: (u64, u128),
     min_rtt: Option<Duration>,
     /// `CongestionControl::on_cc_start` was called.
     started: bool,
+    /// Bytes of the ACK being processed that were SACKed before it.
+    acked_sacked: u64,
 }
 
 impl CcExtras {
@@ -44,9 +47,10 @@ impl CcExtras {
             header_bytes: 0,
             rate: (hooks & cc_hooks::DELIVERY_RATE != 0).then(DeliveryRate::default),
             delivered: 0,
-            rtt: None,
+            rtt_samples_before: (0, 0),
             min_rtt: None,
             started: false,
+            acked_sacked: 0,
         }
     }
 }
@@ -78,19 +82,10 @@ impl<P: SenderPolicy> TcpSender<P> {
         self.controller_applied(before);
     }
 
-    /// This ACK's RTT sample (kept for the ACK's [`AckSample`]).
-    #[inline]
-    pub(super) fn controller_rtt(&mut self, rtt: Duration) {
-        if let Some(x) = &mut self.cc_extras {
-            x.rtt = Some(rtt);
-            x.min_rtt = Some(x.min_rtt.map_or(rtt, |m| m.min(rtt)));
-        }
-    }
-
-    /// After TCP processed an ACK that acknowledged `acked` bytes cumulatively (of which
-    /// `acked_sacked` had been SACKed before) and SACKed `newly_sacked`: the delivery-rate
-    /// sample, then the controller's [`CongestionControl::on_ack_sample`], then whatever the
-    /// changed window or pacing allows.
+    /// After TCP processed an ACK that acknowledged `acked` bytes cumulatively and SACKed
+    /// `newly_sacked`: the delivery-rate sample, then the controller's
+    /// [`CongestionControl::on_ack_sample`], then whatever the changed window or pacing
+    /// allows.
     #[cold]
     #[inline(never)]
     pub(super) fn controller_ack(
@@ -98,15 +93,22 @@ impl<P: SenderPolicy> TcpSender<P> {
         now: Time,
         ece: bool,
         acked: u64,
-        acked_sacked: u64,
         newly_sacked: u64,
         out: &mut Vec<Segment>,
     ) {
         let flight_size = self.snd_nxt - self.snd_una;
         let in_recovery = self.in_recovery || self.rto_recovery;
         let srtt = self.rtt.srtt();
+        let (samples, sum) = (self.rtt.samples(), self.rtt.sample_sum_ps());
         let Some(x) = &mut self.cc_extras else { return };
-        let newly_delivered = acked - acked_sacked + newly_sacked;
+        // The estimator took at most one sample from this ACK: the sums' difference.
+        let rtt = (samples > x.rtt_samples_before.0)
+            .then(|| Duration((sum - x.rtt_samples_before.1) as u64));
+        if let Some(r) = rtt {
+            x.min_rtt = Some(x.min_rtt.map_or(r, |m| m.min(r)));
+        }
+        let newly_delivered = acked - x.acked_sacked.min(acked) + newly_sacked;
+        x.acked_sacked = 0;
         let delivery_rate_bps = match &mut x.rate {
             Some(r) => r.on_ack(now, newly_delivered, self.snd_una),
             None => None,
@@ -114,7 +116,7 @@ impl<P: SenderPolicy> TcpSender<P> {
         x.delivered += newly_delivered;
         let sample = AckSample {
             now,
-            rtt: x.rtt.take(),
+            rtt,
             srtt,
             min_rtt: x.min_rtt,
             acked_bytes: acked,
@@ -157,12 +159,24 @@ impl<P: SenderPolicy> TcpSender<P> {
         true
     }
 
-    /// Bookkeeping of every segment sent, before the sequence space moves: its send record
-    /// and the pacing budget.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn controller_on_send(&mut self, now: Time, seq: u64, len: u32) {
-        let flight_empty = self.snd_nxt == self.snd_una;
+    /// Before TCP processes an ACK up to `ack` (from `extended_before_ack`): the bytes below
+    /// it that were SACKed before, delivered already (the ACK's sample must not count them
+    /// again).
+    pub(super) fn controller_before_ack(&mut self, ack: u64) {
+        let acked_sacked = match &self.scoreboard {
+            Some(sb) if ack > self.snd_una => sb.covered(self.snd_una, ack),
+            _ => 0,
+        };
+        let (samples, sum) = (self.rtt.samples(), self.rtt.sample_sum_ps());
+        if let Some(x) = &mut self.cc_extras {
+            x.acked_sacked = acked_sacked;
+            x.rtt_samples_before = (samples, sum);
+        }
+    }
+
+    /// Bookkeeping of every segment sent (from `extended_on_send`): its send record
+    /// (`flight_empty`: nothing was in flight before it) and the pacing budget.
+    pub(super) fn controller_on_send(&mut self, now: Time, seq: u64, len: u32, flight_empty: bool) {
         let Some(x) = &mut self.cc_extras else { return };
         if let Some(r) = &mut x.rate {
             r.on_send(now, seq, len, flight_empty);

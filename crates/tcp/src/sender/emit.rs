@@ -53,7 +53,10 @@ impl<P: SenderPolicy> TcpSender<P> {
         if self.in_recovery && self.scoreboard.is_some() {
             return self.sack_send(now, out);
         }
-        if self.extended && (self.in_recovery || self.rto_recovery) {
+        if self.extended
+            && (self.in_recovery || self.rto_recovery)
+            && (self.cfg.prr || self.rack.is_some())
+        {
             // PRR without SACK: `prr_send_new` sent sndcnt, nothing more. RACK after an RTO:
             // resend what is marked lost, clocked by the pipe.
             if self.rto_recovery {
@@ -63,7 +66,7 @@ impl<P: SenderPolicy> TcpSender<P> {
         }
         if self.snd_nxt >= self.snd_max
             && !self.packet_cwnd
-            && self.hooks & hooks::PAYLOAD == 0
+            && self.hooks & (hooks::PAYLOAD | super::NOT_FAST) == 0
             && self.scoreboard.as_ref().is_none_or(|sb| sb.is_empty())
         {
             return self.send_new_data(now, out);
@@ -128,7 +131,7 @@ impl<P: SenderPolicy> TcpSender<P> {
                 }
             }
             .clamp(1, max);
-            if self.snd_nxt + len as u64 > edge || self.paced_out(now) {
+            if self.snd_nxt + len as u64 > edge {
                 break;
             }
             let seq = self.snd_nxt;
@@ -175,9 +178,6 @@ impl<P: SenderPolicy> TcpSender<P> {
     ) {
         debug_assert!(len > 0 && seq + len as u64 <= self.app_limit);
         let retransmission = seq < self.snd_max;
-        if self.cc_hooks != 0 {
-            self.controller_on_send(now, seq, len);
-        }
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;
         match cause {

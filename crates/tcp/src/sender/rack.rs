@@ -30,6 +30,9 @@ impl<P: SenderPolicy> TcpSender<P> {
     #[inline(never)]
     pub(super) fn extended_before_ack(&mut self, now: Time, ack: &AckInfo, newly_sacked: u64) {
         let was_recovering = self.in_recovery;
+        if self.cc_hooks != 0 {
+            self.controller_before_ack(ack.ack);
+        }
         if self.cfg.prr {
             self.prr_note_delivered(ack, newly_sacked);
         }
@@ -70,6 +73,18 @@ impl<P: SenderPolicy> TcpSender<P> {
         }
         if self.cfg.tlp && !retransmission && cause != SendCause::LossProbe {
             self.tlp_arm(now);
+        }
+        if self.cc_hooks != 0 {
+            // snd_nxt before this send: these causes moved it from `seq` (`emit_segment`).
+            let snd_nxt_before = if matches!(
+                cause,
+                SendCause::New | SendCause::LimitedTransmit | SendCause::GoBackN
+            ) {
+                seq
+            } else {
+                self.snd_nxt
+            };
+            self.controller_on_send(now, seq, len, snd_nxt_before == self.snd_una);
         }
     }
 
