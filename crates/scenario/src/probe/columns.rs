@@ -148,6 +148,7 @@ pub const RESERVED_FILES: &[&str] = &[
     "drop_runs.csv",
     "shared_buffers.csv",
     "blocks.csv",
+    "senders.csv",
 ];
 
 impl ProbeColumnNames {
