@@ -143,3 +143,76 @@ impl GeneratedFlows {
         self.draining
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::ConfigError;
+    use crate::engine::{Outcome, Simulation};
+    use crate::extend::{
+        FinishedFlow, GeneratedFlow, ReactionContext, RefusedFlow, TrafficContext,
+        TrafficGeneratorExtension, TrafficReactor,
+    };
+    use crate::{Config, Extensions, Plan, RunOptions};
+    use incastsim_core::{Duration, Time};
+    use std::sync::Mutex;
+
+    #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+    struct NoParams {}
+
+    /// Every finished flow asks for two more: a runaway generator.
+    struct Doubling;
+    static REFUSED: Mutex<Vec<RefusedFlow>> = Mutex::new(Vec::new());
+
+    impl TrafficReactor for Doubling {
+        fn on_flow_finish(&mut self, done: &FinishedFlow, ctx: &mut ReactionContext) {
+            for _ in 0..2 {
+                if let Err(e) = ctx.sized_flow(done.src, done.dst, 1000, Duration::from_us(1)) {
+                    REFUSED.lock().unwrap().push(e);
+                }
+            }
+        }
+    }
+
+    impl TrafficGeneratorExtension for Doubling {
+        type Params = NoParams;
+        const DESCRIPTION: &'static str = "two flows for each that finishes";
+        fn generate(
+            _: &Self::Params,
+            ctx: &mut TrafficContext,
+        ) -> Result<Vec<GeneratedFlow>, ConfigError> {
+            let (src, dst) = (ctx.senders()[0], ctx.receivers()[0]);
+            Ok(vec![ctx.sized_flow(src, dst, Time::ZERO, 1000)])
+        }
+        fn reactor(
+            _: &Self::Params,
+            _: &mut TrafficContext,
+        ) -> Result<Option<Box<dyn TrafficReactor>>, ConfigError> {
+            Ok(Some(Box::new(Doubling)))
+        }
+    }
+
+    /// Over the run's cap on generated flows, the flow is refused and the run ends as
+    /// `max_flows`, holding exactly the cap.
+    #[test]
+    fn a_runaway_generator_ends_the_run_at_the_flow_cap() {
+        let ext = Extensions::new().traffic_generator::<Doubling>("doubling");
+        let yaml = "
+senders: 1
+topology: {kind: star, link_rate: 1Gbps, link_delay: 5us}
+workload: {kind: traffic, duration: 1ms}
+traffic: [{kind: doubling}]
+";
+        let cfg = Config::from_yaml_with(yaml, &[], &ext).unwrap();
+        let plan = Plan::build(&cfg, 1, &RunOptions::new().extensions(&ext)).unwrap();
+        let mut sim = Simulation::from_plan(plan);
+        sim.generated.max_flows = 20;
+        assert_eq!(sim.run(), Outcome::FlowLimit);
+        assert_eq!(Outcome::FlowLimit.as_str(), "max_flows");
+        assert_eq!(sim.generated.spec.len(), 20);
+        assert_eq!(sim.transport.flows.len(), 20);
+        assert!(REFUSED.lock().unwrap().contains(&RefusedFlow::FlowLimit));
+        let r = sim.results();
+        assert_eq!(r.flows.len(), 20);
+        assert!(!r.run.completed);
+    }
+}
