@@ -151,7 +151,8 @@ impl Transport {
         }
         self.scheme_timer_pending.push(false);
         self.flow_active.push(false);
-        self.conns.add(ends.dst, profile_index, !self.active_oracle);
+        self.conns
+            .add(ends.src, ends.dst, profile_index, !self.active_oracle);
         f
     }
 
