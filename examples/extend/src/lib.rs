@@ -16,7 +16,7 @@
 //!   (`traffic: [{kind: incast_bursts, period: 2ms, size: 20KB}]`).
 //! - [`BarrierWaves`] (`waves.rs`): a reactive traffic generator, incast waves behind a
 //!   barrier, each started when the last flow of the previous one finishes
-//!   (`traffic: [{kind: barrier_waves, waves: 4, size: 20KB, gap: 100us}]`).
+//!   (`traffic: [{name: barrier_waves, waves: 4, size: 20KB, gap: 100us}]`).
 //! - [`MeanQueueingDelayProbe`] (`mean_queueing_delay`, in `probe.rs`): a probe adding each
 //!   flow's mean queueing delay to `flows.csv`.
 //! - [`QueueHistogramProbe`] (`queue_histogram`, in `histogram.rs`): a probe with a table of its

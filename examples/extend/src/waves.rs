@@ -1,4 +1,4 @@
-//! [`BarrierWaves`]: a reactive traffic generator, `traffic: [{kind: barrier_waves, waves: 4,
+//! [`BarrierWaves`]: a reactive traffic generator, `traffic: [{name: barrier_waves, waves: 4,
 //! size: 20KB, gap: 100us}]`: each host of `sources` sends `size` bytes to `to` at once (an
 //! incast wave), and wave k + 1 starts `gap` after the last flow of wave k has finished, as a
 //! barrier-synchronized job (bulk-synchronous steps, a partition-aggregate round) does. Its

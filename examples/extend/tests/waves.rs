@@ -19,7 +19,7 @@ topology: {kind: star, link_rate: 1Gbps, link_delay: 25us, switch_buffer: 100KB}
 tcp: {mss: 1460B, header: 40B, initial_cwnd: 2, rto_min: 10ms, delayed_ack: {enabled: false}}
 workload: {kind: traffic, duration: 1ms}
 traffic:
-  - {kind: barrier_waves, waves: 3, size: 20KB, gap: 100us}
+  - {name: barrier_waves, waves: 3, size: 20KB, gap: 100us}
 "#;
 
 fn write_config(dir: &Path, text: &str) -> PathBuf {
