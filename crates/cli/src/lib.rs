@@ -528,6 +528,9 @@ fn print_run_summary(
             "  interrupted: what was computed is written, marked incomplete (completed = false)"
         ),
         Outcome::Stalled => println!("  stalled: no events left before the workload finished"),
+        Outcome::FlowLimit => println!(
+            "  stopped: a reactive traffic generator asked for more flows than a run may hold"
+        ),
     }
     println!(
         "  goodput {:.1} Mbps over {:.4} s simulated; {} RTOs ({} flows); {} drops",

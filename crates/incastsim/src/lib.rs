@@ -72,14 +72,14 @@
 //!
 //! ```
 //! use incastsim::core::{Packet, PacketKind, Time};
-//! use incastsim::scenario::probe::{FinishedRun, Probe, ProbeFactory, ProbeReport};
+//! use incastsim::scenario::probe::{FinishedRun, PortView, Probe, ProbeFactory, ProbeReport};
 //! use incastsim::scenario::{RunOptions, from_yaml_checked, run_with};
 //! use std::sync::Arc;
 //!
 //! /// Data packets' total queueing delay, as a runs.csv column.
 //! struct QueueingDelay(u64);
 //! impl Probe for QueueingDelay {
-//!     fn on_dequeue(&mut self, _: Time, _: u32, p: &Packet, admitted: Time, tx_start: Time) {
+//!     fn on_dequeue(&mut self, _: Time, _: &PortView, p: &Packet, admitted: Time, tx_start: Time) {
 //!         if p.kind == PacketKind::Data {
 //!             self.0 += tx_start.since(admitted).as_ps();
 //!         }

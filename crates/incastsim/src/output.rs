@@ -335,6 +335,13 @@ pub fn write_probe_tables(dir: &Path, results: &[RunResult]) -> Result<(), Outpu
                 "a probe's table needs a plain file name ending in .csv",
             )));
         }
+        // Not one of the run's own files (written before: a table would replace it).
+        if incastsim_scenario::probe::RESERVED_FILES.contains(&file) {
+            return Err(io_err(&path)(std::io::Error::other(format!(
+                "a probe's table may not take the name of one of the run's files ({})",
+                incastsim_scenario::probe::RESERVED_FILES.join(", ")
+            ))));
+        }
         let csv_err = |source| OutputError::Csv {
             path: path.display().to_string(),
             source,

@@ -5,7 +5,7 @@ mod common;
 
 use incastsim_core::{Packet, PacketKind, Time};
 use incastsim_scenario::probe::{
-    CcState, DropReason, FinishedRun, Probe, ProbeFactory, ProbeReport, ProbeValue,
+    CcState, DropReason, FinishedRun, PortView, Probe, ProbeFactory, ProbeReport, ProbeValue,
 };
 use incastsim_scenario::{Config, Plan, RunResult, Simulation, from_yaml_checked};
 use std::sync::Arc;
@@ -19,7 +19,14 @@ struct MeanQueueDelay {
 }
 
 impl Probe for MeanQueueDelay {
-    fn on_dequeue(&mut self, _now: Time, _port: u32, p: &Packet, admitted: Time, tx_start: Time) {
+    fn on_dequeue(
+        &mut self,
+        _now: Time,
+        _port: &PortView,
+        p: &Packet,
+        admitted: Time,
+        tx_start: Time,
+    ) {
         if p.kind == PacketKind::Data {
             let f = p.flow as usize;
             self.sum_ps[f] += tx_start.since(admitted).as_ps();
@@ -53,16 +60,16 @@ struct Counter {
 }
 
 impl Probe for Counter {
-    fn on_enqueue(&mut self, _: Time, _: u32, _: &Packet) {
+    fn on_enqueue(&mut self, _: Time, _: &PortView, _: &Packet) {
         self.enq += 1;
     }
-    fn on_mark(&mut self, _: Time, _: u32, _: &Packet) {
+    fn on_mark(&mut self, _: Time, _: &PortView, _: &Packet) {
         self.marks += 1;
     }
-    fn on_drop(&mut self, _: Time, _: u32, _: &Packet, _: DropReason) {
+    fn on_drop(&mut self, _: Time, _: &PortView, _: &Packet, _: DropReason) {
         self.drops += 1;
     }
-    fn on_dequeue(&mut self, _: Time, _: u32, _: &Packet, _: Time, _: Time) {
+    fn on_dequeue(&mut self, _: Time, _: &PortView, _: &Packet, _: Time, _: Time) {
         self.deq += 1;
     }
     fn on_deliver(&mut self, _: Time, _: u32, _: &Packet) {

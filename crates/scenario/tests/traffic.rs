@@ -331,7 +331,9 @@ fn permutation_flows(
         servers: &[],
         clients: &[],
     };
-    generate(&cfg, seed, &place, &|_, _| Some(1e9), &[]).map_err(|e| e.to_string())
+    generate(&cfg, seed, &place, &|_, _| Some(1e9), &[])
+        .map(|drawn| drawn.flows)
+        .map_err(|e| e.to_string())
 }
 
 /// Each host sends at most one flow and receives at most one, never to itself; `n` flows, of

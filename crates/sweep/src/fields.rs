@@ -25,6 +25,16 @@ pub fn csv_fields<T: Serialize>(t: &T) -> Vec<(Cow<'static, str>, String)> {
     fields
 }
 
+/// A probe's table value as a CSV field: the text a single run's table gets
+/// (`incastsim::output::write_probe_tables`), so a sweep's table and a run's agree.
+pub fn probe_field(v: &incastsim_scenario::probe::ProbeValue) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(serde_json::Value::Null) | Err(_) => String::new(),
+        Ok(other) => other.to_string(),
+    }
+}
+
 /// A row's fields as [`csv_fields`] gives them, in a buffer that keeps its strings from row to
 /// row: a writer of many rows fills one instead of allocating a string per field (a k = 32
 /// fat-tree's ports.csv and drop_runs.csv are ~100,000 rows of ~30 fields).

@@ -234,7 +234,12 @@ impl Sweep {
         let warnings = sweep_warnings(&section, &points);
         let mut probe_columns = ProbeColumnNames::default();
         for p in &points {
-            probe_columns.extend(&extensions.probe_columns(&p.config)?);
+            probe_columns
+                .merge(&extensions.probe_columns(&p.config)?)
+                .map_err(|message| SweepError::Spec {
+                    key: "probes".into(),
+                    message: format!("{message} (between sweep points)"),
+                })?;
         }
         Ok(Sweep {
             probe_columns,

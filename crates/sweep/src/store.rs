@@ -14,6 +14,14 @@
 //! `sweep.lock.json` records the config fingerprint; a different config in the same folder is
 //! refused instead of mixing results.
 //!
+//! A probe's own tables (`ProbeReport::table`, declared with its columns in
+//! `ProbeExtension::columns`) are one file each in the folder, in long format: `point`,
+//! `replicate`, then the table's columns. A run appends its table rows first (before its flow
+//! rows), so a run whose run row is complete has all its table rows; on resume the rows of
+//! runs not complete are dropped, and at the end each table is sorted by (point, replicate)
+//! keeping each run's rows in the order the probe gave them. The index does not checksum
+//! table rows: an edited table file is not noticed.
+//!
 //! `runs.index.csv` holds, per finished run, how many flow rows it wrote and a checksum of its
 //! run row and of its flow rows. A run counts as done only when its index row, its run row and
 //! all its flow rows are present and agree, so a deleted, emptied or edited `flows.csv` or
@@ -26,7 +34,7 @@ use crate::spec::{Censored, Point, SweepError};
 use crate::summary::write_summary;
 pub use crate::summary::{SUMMARY_COLUMNS, metric_columns};
 use csv::StringRecord;
-use incastsim_scenario::probe::ProbeColumnNames;
+use incastsim_scenario::probe::{ProbeColumnNames, ProbeTableColumns};
 use incastsim_scenario::{FlowRecord, RunRecord, RunResult};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -82,8 +90,8 @@ struct RunContent {
 
 /// (point, replicate) of a run.
 type RunId = (u32, u32);
-/// A row's sort key from its fields.
-type RowKey = Box<dyn Fn(&StringRecord) -> Option<(u32, u32, u64)>>;
+/// A row's sort key from its fields and the index of the file it is in.
+type RowKey = Box<dyn FnMut(&StringRecord, usize) -> Option<(u32, u32, u64)>>;
 
 /// Reads a folder's runs.csv, flows.csv and runs.index.csv and returns the runs whose files
 /// agree with their index row, and a description of each run that does not.
@@ -271,6 +279,26 @@ fn flow_column(fh: &[String]) -> usize {
         .expect("flows have a flow column")
 }
 
+/// The header of a probe table's file: `point`, `replicate`, then its columns.
+fn table_header(t: &ProbeTableColumns) -> Vec<String> {
+    let mut h = vec!["point".to_string(), "replicate".to_string()];
+    h.extend(t.columns.iter().cloned());
+    h
+}
+
+/// The sort key of a probe table's rows: (point, replicate, the row's position among that
+/// run's rows in its file), so sorting keeps each run's rows in the probe's order and a run
+/// found in two files (merged shards) is kept once.
+fn table_key() -> RowKey {
+    let mut seen: std::collections::HashMap<(u32, u32, usize), u64> = Default::default();
+    Box::new(move |r, source| {
+        let (p, rep) = (r.get(0)?.parse().ok()?, r.get(1)?.parse().ok()?);
+        let n = seen.entry((p, rep, source)).or_default();
+        *n += 1;
+        Some((p, rep, *n - 1))
+    })
+}
+
 /// Cuts a half-written last line (a crash mid-write) off a results file.
 fn repair(path: &Path) -> Result<(), SweepError> {
     use std::io::{Read, Seek, SeekFrom};
@@ -319,13 +347,13 @@ fn sort_rows(
     sources: &[PathBuf],
     dest: &Path,
     header: &[String],
-    key: impl Fn(&StringRecord) -> Option<(u32, u32, u64)>,
+    mut key: impl FnMut(&StringRecord, usize) -> Option<(u32, u32, u64)>,
     keep: impl Fn(&(u32, u32, u64)) -> bool,
 ) -> Result<u64, SweepError> {
     let mut refs = Vec::new();
     for (i, src) in sources.iter().enumerate() {
         for_each_row(src, header, |rec, offset| {
-            let k = key(rec).ok_or_else(|| store_err(src, format!("malformed row {rec:?}")))?;
+            let k = key(rec, i).ok_or_else(|| store_err(src, format!("malformed row {rec:?}")))?;
             if keep(&k) {
                 refs.push(RowRef {
                     key: k,
@@ -421,6 +449,8 @@ pub struct Store {
     runs: csv::Writer<File>,
     flows: csv::Writer<File>,
     index: csv::Writer<File>,
+    /// Per declared probe table: its columns and its file, appended to.
+    tables: Vec<(ProbeTableColumns, csv::Writer<File>)>,
     completed: HashSet<(u32, u32)>,
     /// Runs found incomplete or altered on opening, to be re-run (one line each).
     pub rerun: Vec<String>,
@@ -458,11 +488,25 @@ impl Store {
         }
         // Keep rows only of complete runs (a crash or an edit may have left some of others).
         let fc = flow_column(&fh);
-        let files: [(&Path, Vec<String>, RowKey); 3] = [
-            (&runs_path, rh.clone(), Box::new(run_key)),
-            (&flows_path, fh.clone(), Box::new(move |r| flow_key(r, fc))),
-            (&index_path, index_header(), Box::new(run_key)),
+        let table_paths: Vec<PathBuf> = lock
+            .probe_columns
+            .tables
+            .iter()
+            .map(|t| dir.join(&t.file))
+            .collect();
+        let mut files: Vec<(&Path, Vec<String>, RowKey)> = vec![
+            (&runs_path, rh.clone(), Box::new(|r, _| run_key(r))),
+            (
+                &flows_path,
+                fh.clone(),
+                Box::new(move |r, _| flow_key(r, fc)),
+            ),
+            (&index_path, index_header(), Box::new(|r, _| run_key(r))),
         ];
+        for (t, path) in lock.probe_columns.tables.iter().zip(&table_paths) {
+            repair(path)?;
+            files.push((path, table_header(t), table_key()));
+        }
         for (path, header, key) in files {
             if path.exists() {
                 sort_rows(&[path.to_path_buf()], path, &header, key, |k| {
@@ -479,10 +523,15 @@ impl Store {
                 .map_err(|e| store_err(p, e))?;
             Ok(csv::WriterBuilder::new().has_headers(false).from_writer(f))
         };
+        let mut tables = Vec::new();
+        for (t, path) in lock.probe_columns.tables.iter().zip(&table_paths) {
+            tables.push((t.clone(), append(path)?));
+        }
         Ok(Store {
             runs: append(&runs_path)?,
             flows: append(&flows_path)?,
             index: append(&index_path)?,
+            tables,
             completed,
             rerun,
             dir: dir.to_path_buf(),
@@ -516,6 +565,7 @@ impl Store {
         // The built-in columns, then the probe columns the header names (fixed before any run).
         let flow_width = own_fields(&FlowRecord::default(), &self.keys).len();
         let run_width = own_fields(&RunRecord::default(), &self.keys).len();
+        self.append_tables(point, replicate, result)?;
         let flows_path = self.dir.join(FLOWS_FILE);
         let mut flows_hash = 0u64;
         for f in &result.flows {
@@ -560,6 +610,46 @@ impl Store {
         self.completed.insert((point.index, replicate));
         Ok(())
     }
+
+    /// Appends the run's probe tables to their files (each row after `point` and `replicate`),
+    /// refusing a table the probes did not declare or whose columns differ from the
+    /// declaration (the file's header is fixed before the first run).
+    fn append_tables(
+        &mut self,
+        point: &Point,
+        replicate: u32,
+        result: &RunResult,
+    ) -> Result<(), SweepError> {
+        for t in &result.probe_tables {
+            let Some((declared, w)) = self.tables.iter_mut().find(|(d, _)| d.file == t.file) else {
+                let declared: Vec<&str> =
+                    self.tables.iter().map(|(d, _)| d.file.as_str()).collect();
+                return Err(SweepError::Store(format!(
+                    "a probe wrote table {}, which its ProbeExtension::columns does not declare \
+                     (declared: {declared:?}); a sweep fixes its files before the first run",
+                    t.file
+                )));
+            };
+            if declared.columns != t.header {
+                return Err(SweepError::Store(format!(
+                    "a probe wrote table {} with columns {:?}, but declared {:?} in its \
+                     ProbeExtension::columns",
+                    t.file, t.header, declared.columns
+                )));
+            }
+            let path = self.dir.join(&t.file);
+            for row in &t.rows {
+                let mut fields = vec![point.index.to_string(), replicate.to_string()];
+                fields.extend(row.iter().map(crate::fields::probe_field));
+                w.write_record(&fields).map_err(|e| store_err(&path, e))?;
+            }
+        }
+        for (t, w) in &mut self.tables {
+            w.flush()
+                .map_err(|e| store_err(&self.dir.join(&t.file), e))?;
+        }
+        Ok(())
+    }
 }
 
 /// Rewrites runs.csv and flows.csv of `dir` in (point, replicate[, flow]) order and writes
@@ -567,6 +657,9 @@ impl Store {
 pub fn finalize(dir: &Path, lock: &Lock) -> Result<u64, SweepError> {
     for f in [RUNS_FILE, FLOWS_FILE, INDEX_FILE] {
         repair(&dir.join(f))?;
+    }
+    for t in &lock.probe_columns.tables {
+        repair(&dir.join(&t.file))?;
     }
     write_final(&[dir.to_path_buf()], dir, lock)
 }
@@ -599,15 +692,19 @@ pub fn write_final(sources: &[PathBuf], out: &Path, lock: &Lock) -> Result<u64, 
     }
     let runs_out = out.join(RUNS_FILE);
     let run_files: Vec<PathBuf> = sources.iter().map(|d| d.join(RUNS_FILE)).collect();
-    let n = sort_rows(&run_files, &runs_out, &rh, run_key, |k| {
-        complete.contains(&(k.0, k.1))
-    })?;
+    let n = sort_rows(
+        &run_files,
+        &runs_out,
+        &rh,
+        |r, _| run_key(r),
+        |k| complete.contains(&(k.0, k.1)),
+    )?;
     let index_files: Vec<PathBuf> = sources.iter().map(|d| d.join(INDEX_FILE)).collect();
     sort_rows(
         &index_files,
         &out.join(INDEX_FILE),
         &index_header(),
-        run_key,
+        |r, _| run_key(r),
         |k| complete.contains(&(k.0, k.1)),
     )?;
     let flow_files: Vec<PathBuf> = sources.iter().map(|d| d.join(FLOWS_FILE)).collect();
@@ -616,9 +713,19 @@ pub fn write_final(sources: &[PathBuf], out: &Path, lock: &Lock) -> Result<u64, 
         &flow_files,
         &out.join(FLOWS_FILE),
         &fh,
-        |r| flow_key(r, fc),
+        |r, _| flow_key(r, fc),
         |k| complete.contains(&(k.0, k.1)),
     )?;
+    for t in &lock.probe_columns.tables {
+        let files: Vec<PathBuf> = sources.iter().map(|d| d.join(&t.file)).collect();
+        sort_rows(
+            &files,
+            &out.join(&t.file),
+            &table_header(t),
+            table_key(),
+            |k| complete.contains(&(k.0, k.1)),
+        )?;
+    }
     write_summary(
         &out.join(SUMMARY_FILE),
         &lock.keys,

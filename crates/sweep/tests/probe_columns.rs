@@ -5,19 +5,46 @@
 use incastsim_core::{Packet, PacketKind, Time};
 use incastsim_scenario::Extensions;
 use incastsim_scenario::extend::ProbeExtension;
-use incastsim_scenario::probe::{FinishedRun, Probe, ProbeColumnNames, ProbeReport, ProbeSetup};
+use incastsim_scenario::probe::{
+    FinishedRun, PortView, Probe, ProbeColumnNames, ProbeReport, ProbeSetup,
+};
 use incastsim_sweep::{Shard, Silent, Sweep, merge, run_sweep};
 use std::path::{Path, PathBuf};
 
-/// Counts each flow's data packets leaving ports (a flow column) and their sum (a run column).
+/// Counts each flow's data packets leaving ports (a flow column) and their sum (a run column),
+/// and, per port (by its name), the data packets it admitted and the most packets it held (a
+/// table of its own, from the hooks' `PortView`s).
 struct Hops {
     per_flow: Vec<u64>,
+    /// Per port id: its name, rate, data packets admitted and largest occupancy (packets).
+    per_port: Vec<Option<(String, u64, u64, u32)>>,
     /// Adds a column it does not declare (to check the sweep refuses it).
     undeclared: bool,
+    /// Writes a table it does not declare.
+    undeclared_table: bool,
 }
 
+/// The probe's table and its columns.
+const TABLE: &str = "port_hops.csv";
+const TABLE_COLUMNS: [&str; 4] = ["port", "rate_bps", "data_packets", "max_queue_packets"];
+
 impl Probe for Hops {
-    fn on_dequeue(&mut self, _: Time, _: u32, p: &Packet, _: Time, _: Time) {
+    fn on_enqueue(&mut self, _: Time, port: &PortView, p: &Packet) {
+        if p.kind != PacketKind::Data {
+            return;
+        }
+        let i = port.index as usize;
+        if self.per_port.len() <= i {
+            self.per_port.resize(i + 1, None);
+        }
+        let e = self.per_port[i]
+            .get_or_insert_with(|| (port.name.to_string(), port.rate.as_f64() as u64, 0, 0));
+        e.2 += 1;
+        // After an admission the occupancy includes the packet.
+        assert!(port.occupancy.packets >= 1 && port.occupancy.bytes >= p.wire_bytes() as u64);
+        e.3 = e.3.max(port.occupancy.packets);
+    }
+    fn on_dequeue(&mut self, _: Time, _: &PortView, p: &Packet, _: Time, _: Time) {
         if p.kind == PacketKind::Data {
             self.per_flow[p.flow as usize] += 1;
         }
@@ -31,6 +58,25 @@ impl Probe for Hops {
         if self.undeclared {
             report.run_column("surprise", 1u64);
         }
+        let rows = self
+            .per_port
+            .iter()
+            .flatten()
+            .map(|(name, rate, n, max)| {
+                vec![
+                    name.as_str().into(),
+                    (*rate).into(),
+                    (*n).into(),
+                    (*max).into(),
+                ]
+            })
+            .collect();
+        let file = if self.undeclared_table {
+            "surprise.csv"
+        } else {
+            TABLE
+        };
+        report.table(file, TABLE_COLUMNS.map(String::from).to_vec(), rows);
     }
 }
 
@@ -39,6 +85,8 @@ impl Probe for Hops {
 struct HopsParams {
     #[serde(default)]
     undeclared: bool,
+    #[serde(default)]
+    undeclared_table: bool,
 }
 
 struct HopsExt;
@@ -50,14 +98,18 @@ impl ProbeExtension for HopsExt {
     fn new(p: &HopsParams, setup: &ProbeSetup) -> Hops {
         Hops {
             per_flow: vec![0; setup.flows],
+            per_port: Vec::new(),
             undeclared: p.undeclared,
+            undeclared_table: p.undeclared_table,
         }
     }
     fn columns(_: &HopsParams) -> ProbeColumnNames {
         ProbeColumnNames {
             run: vec!["data_hops_total".into()],
             flow: vec!["data_hops".into()],
+            ..ProbeColumnNames::default()
         }
+        .table(TABLE, TABLE_COLUMNS)
     }
 }
 
@@ -138,6 +190,26 @@ fn a_sweep_writes_its_probes_columns_resumes_and_merges() {
     assert!(rows.iter().all(|(_, c)| *c == "2"), "{rows:?}");
     // The lock names the probe columns.
     assert!(read(&whole, "sweep.lock.json").contains("data_hops_total"));
+    // The probe's own table: long format, point and replicate first, every run's rows, sorted
+    // by run; its ports are named as ports.csv names them.
+    let table = read(&whole, TABLE);
+    assert_eq!(
+        table.lines().next().unwrap(),
+        "point,replicate,port,rate_bps,data_packets,max_queue_packets"
+    );
+    let runs_in_table: Vec<(String, String)> = column(&table, "point")
+        .into_iter()
+        .zip(column(&table, "replicate"))
+        .collect();
+    let mut sorted = runs_in_table.clone();
+    sorted.sort();
+    assert_eq!(runs_in_table, sorted);
+    sorted.dedup();
+    assert_eq!(sorted.len(), 4, "every run has rows");
+    let ports = column(&table, "port");
+    assert!(ports.iter().any(|p| p == "switch0->host2"), "{ports:?}");
+    assert!(ports.iter().any(|p| p == "host0->switch0"), "{ports:?}");
+    assert!(column(&table, "rate_bps").iter().all(|r| r == "1000000000"));
 
     // Resume: everything is found stored; a run with its rows removed is run again.
     let again = run_sweep(&sweep, &whole, 1, None, &Silent).unwrap();
@@ -149,6 +221,11 @@ fn a_sweep_writes_its_probes_columns_resumes_and_merges() {
     assert_eq!(redo.runs_computed, 1);
     assert_eq!(read(&whole, "runs.csv"), runs);
     assert_eq!(read(&whole, "flows.csv"), flows);
+    assert_eq!(
+        read(&whole, TABLE),
+        table,
+        "the re-run's table rows replace its old ones"
+    );
 
     // Two shards merged give the files of one machine.
     let shards: Vec<PathBuf> = (1..=2)
@@ -161,7 +238,13 @@ fn a_sweep_writes_its_probes_columns_resumes_and_merges() {
         .collect();
     let merged = scratch("merged");
     assert_eq!(merge(&shards, &merged).unwrap(), 4);
-    for f in ["runs.csv", "flows.csv", "summary.csv", "runs.index.csv"] {
+    for f in [
+        "runs.csv",
+        "flows.csv",
+        "summary.csv",
+        "runs.index.csv",
+        TABLE,
+    ] {
         assert_eq!(read(&merged, f), read(&whole, f), "{f}");
     }
 
@@ -189,5 +272,18 @@ fn a_column_the_probe_does_not_declare_is_refused() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("surprise") && e.contains("columns"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_table_the_probe_does_not_declare_is_refused() {
+    let ext = extensions();
+    let yaml = SWEEP.replace("{name: hops}", "{name: hops, undeclared_table: true}");
+    let sweep = Sweep::from_yaml_with(&yaml, &[], &ext).unwrap();
+    let dir = scratch("undeclared-table");
+    let e = run_sweep(&sweep, &dir, 1, None, &Silent)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("surprise.csv") && e.contains("declare"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

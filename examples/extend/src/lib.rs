@@ -14,8 +14,13 @@
 //!   (`topology.switch_queue: {name: my_threshold, threshold: 20 packets, action: drop}`).
 //! - [`IncastBursts`] (`traffic.rs`): a traffic generator, a periodic all-to-one burst
 //!   (`traffic: [{kind: incast_bursts, period: 2ms, size: 20KB}]`).
+//! - [`BarrierWaves`] (`waves.rs`): a reactive traffic generator, incast waves behind a
+//!   barrier, each started when the last flow of the previous one finishes
+//!   (`traffic: [{name: barrier_waves, waves: 4, size: 20KB, gap: 100us}]`).
 //! - [`MeanQueueingDelayProbe`] (`mean_queueing_delay`, in `probe.rs`): a probe adding each
 //!   flow's mean queueing delay to `flows.csv`.
+//! - [`QueueHistogramProbe`] (`queue_histogram`, in `histogram.rs`): a probe with a table of its
+//!   own, admissions per port (by name) and queue length, which sweeps write too.
 
 use incastsim::Extensions;
 use incastsim::config::invalid;
@@ -29,12 +34,16 @@ use serde::{Deserialize, Serialize};
 
 pub mod probe;
 pub use probe::{MeanQueueingDelay, MeanQueueingDelayParams, MeanQueueingDelayProbe};
+pub mod histogram;
+pub use histogram::{QueueHistogram, QueueHistogramParams, QueueHistogramProbe};
 pub mod queue;
 pub use queue::{MyThreshold, MyThresholdParams};
 mod traffic;
 pub use traffic::{IncastBursts, IncastBurstsParams};
 pub mod vegas;
 pub use vegas::{Vegas, VegasParams};
+mod waves;
+pub use waves::{BarrierWaves, BarrierWavesParams};
 
 /// This crate's components, registered under their names (the provider recorded in manifests
 /// is this crate, by `extensions!`).
@@ -45,7 +54,9 @@ pub fn extensions() -> Extensions {
         .scheme::<RtoJitterScheme>("rto_jitter")
         .queue_discipline::<MyThreshold>("my_threshold")
         .traffic_generator::<IncastBursts>("incast_bursts")
+        .traffic_generator::<BarrierWaves>("barrier_waves")
         .probe::<MeanQueueingDelayProbe>("mean_queueing_delay")
+        .probe::<QueueHistogramProbe>("queue_histogram")
 }
 
 /// `my_reno`'s parameters: `tcp.congestion_control: {name: my_reno, beta: 0.7}`.

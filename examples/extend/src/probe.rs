@@ -9,7 +9,7 @@
 use incastsim::core::{Packet, PacketKind, Time};
 use incastsim::extend::ProbeExtension;
 use incastsim::scenario::probe::{
-    FinishedRun, Probe, ProbeColumnNames, ProbeReport, ProbeSetup, ProbeValue,
+    FinishedRun, PortView, Probe, ProbeColumnNames, ProbeReport, ProbeSetup, ProbeValue,
 };
 use serde::{Deserialize, Serialize};
 
@@ -32,9 +32,14 @@ pub struct MeanQueueingDelay {
 }
 
 impl Probe for MeanQueueingDelay {
-    fn on_dequeue(&mut self, _now: Time, _port: u32, p: &Packet, admitted: Time, tx_start: Time) {
+    fn on_dequeue(&mut self, _: Time, _: &PortView, p: &Packet, admitted: Time, tx_start: Time) {
         if p.kind == PacketKind::Data {
             let f = p.flow as usize;
+            // A reactive traffic generator adds flows while the run goes: grow on demand.
+            if f >= self.sum_ps.len() {
+                self.sum_ps.resize(f + 1, 0);
+                self.hops.resize(f + 1, 0);
+            }
             self.sum_ps[f] += tx_start.since(admitted).as_ps();
             self.hops[f] += 1;
         }
@@ -67,8 +72,8 @@ impl ProbeExtension for MeanQueueingDelayProbe {
     /// Declared so that sweeps write the column too (their headers are fixed before any run).
     fn columns(_params: &MeanQueueingDelayParams) -> ProbeColumnNames {
         ProbeColumnNames {
-            run: Vec::new(),
             flow: vec![COLUMN.to_string()],
+            ..ProbeColumnNames::default()
         }
     }
 }

@@ -88,3 +88,139 @@ fn mean_queueing_delay_is_a_column_of_a_sweep() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `file` (a CSV) as maps from column to value, one per row.
+fn rows(file: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut r = csv::Reader::from_path(file).unwrap();
+    let headers = r.headers().unwrap().clone();
+    r.records()
+        .map(|row| {
+            headers
+                .iter()
+                .map(str::to_string)
+                .zip(row.unwrap().iter().map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+/// The incast of four senders, with the queue-length histogram.
+fn histogram_config(extra: &str) -> String {
+    TWO_SERVERS
+        .replace("senders: 2", "senders: 4")
+        .replace("sru: 2000B", "sru: 20000B")
+        .replace(
+            "probes: [{name: mean_queueing_delay}]",
+            "probes: [{name: queue_histogram}]",
+        )
+        + extra
+}
+
+/// In a run, the histogram's ports are ports.csv's (by name, from the hooks' `PortView`): per
+/// port its admissions add up to `packets_enqueued` and its longest queue is
+/// `max_queue_packets`.
+#[test]
+fn the_queue_histogram_agrees_with_ports_csv() {
+    let dir = scratch("probe", "histogram-run");
+    let yaml = dir.join("hist.yaml");
+    std::fs::write(&yaml, histogram_config("")).unwrap();
+    let out = dir.join("out");
+    cli(&[
+        "run",
+        yaml.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let hist = rows(&out.join("queue_histogram.csv"));
+    let ports = rows(&out.join("ports.csv"));
+    let mut seen = 0;
+    for p in &ports {
+        let name = format!("{}->{}", p["from_node"], p["to_node"]);
+        let mine: Vec<_> = hist.iter().filter(|h| h["port"] == name).collect();
+        let enqueued: u64 = p["packets_enqueued"].parse().unwrap();
+        let admissions: u64 = mine
+            .iter()
+            .map(|h| h["admissions"].parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(admissions, enqueued, "{name}");
+        if enqueued > 0 {
+            seen += 1;
+            let longest = mine
+                .iter()
+                .map(|h| h["queue_packets"].parse::<u32>().unwrap())
+                .max();
+            assert_eq!(
+                longest.unwrap().to_string(),
+                p["max_queue_packets"],
+                "{name}"
+            );
+            assert!(mine.iter().all(|h| h["rate_bps"] == "1000000000"));
+        }
+    }
+    assert_eq!(
+        seen,
+        hist.iter()
+            .map(|h| &h["port"])
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+    );
+    assert!(seen >= 5, "four NICs and the switch's port to the client");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A sweep writes the probe's own table: one file, `point` and `replicate` first, every run's
+/// rows sorted by run; resuming a finished sweep leaves it as it was.
+#[test]
+fn the_queue_histogram_table_survives_a_sweep() {
+    let dir = scratch("probe", "histogram-sweep");
+    let yaml = dir.join("hist-sweep.yaml");
+    let text = histogram_config("sweep: {seeds: 2, grid: {senders: [2, 4]}}\n");
+    std::fs::write(&yaml, text).unwrap();
+    let out = dir.join("out");
+    let args = [
+        "sweep",
+        yaml.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    cli(&args);
+    let file = out.join("queue_histogram.csv");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        text.lines().next().unwrap(),
+        "point,replicate,port,rate_bps,queue_packets,admissions"
+    );
+    let hist = rows(&file);
+    let runs: Vec<(String, String)> = hist
+        .iter()
+        .map(|h| (h["point"].clone(), h["replicate"].clone()))
+        .collect();
+    let mut sorted = runs.clone();
+    sorted.sort();
+    assert_eq!(runs, sorted, "sorted by run");
+    sorted.dedup();
+    assert_eq!(sorted.len(), 4, "rows of every run: {sorted:?}");
+    // Each run's admissions at the switch's port to the client: every data packet of the
+    // block (20 000 B in 1000 B segments from each sender), more with retransmissions.
+    for (point, senders) in [("0", 2u64), ("1", 4)] {
+        for rep in ["0", "1"] {
+            let to_client: u64 = hist
+                .iter()
+                .filter(|h| h["point"] == point && h["replicate"] == rep)
+                .filter(|h| {
+                    h["port"].starts_with("switch")
+                        && h["port"].ends_with(&format!("host{senders}"))
+                })
+                .map(|h| h["admissions"].parse::<u64>().unwrap())
+                .sum();
+            assert!(
+                to_client >= 20 * senders,
+                "point {point} rep {rep}: {to_client}"
+            );
+        }
+    }
+    // Resumed with nothing to do: the same file.
+    cli(&args);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

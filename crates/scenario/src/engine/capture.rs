@@ -126,6 +126,17 @@ impl Capture {
         }
     }
 
+    /// A flow added while the run goes (a reactive generator's): never captured (the capture
+    /// points are fixed at plan time), but described in the trace's flow list.
+    #[cold]
+    pub fn add_flow(&mut self, flow: CaptureFlow) {
+        if self.on {
+            self.flow_point.push(NONE);
+            self.flow_src.push(flow.src);
+            self.result.flows.push(flow);
+        }
+    }
+
     /// `host` hands `packet` to its NIC: a captured flow's data segment is recorded.
     #[cold]
     #[inline(never)]

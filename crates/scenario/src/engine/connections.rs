@@ -104,6 +104,20 @@ impl Connections {
         c
     }
 
+    /// Adds a flow from host `src` to host `dst` with `profile` (a flow a reactive generator
+    /// adds while the run goes); `lazy` as in [`Connections::new`].
+    pub fn add(&mut self, src: HostId, dst: HostId, profile: u32, lazy: bool) {
+        let f = self.slot.len();
+        self.slot.push(NOT_STARTED);
+        self.in_flight.push(if lazy { FREEABLE } else { 0 });
+        self.src.push(src);
+        self.dst.push(dst);
+        self.profile.push(profile);
+        if !lazy {
+            self.build(f);
+        }
+    }
+
     fn build(&mut self, f: usize) {
         debug_assert_eq!(self.slot[f], NOT_STARTED, "flow {f} built twice");
         debug_assert!(

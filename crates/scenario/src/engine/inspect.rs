@@ -37,6 +37,9 @@ impl Simulation {
     /// The network's copy of whether anything watches its packet paths.
     pub(crate) fn sync_watched(&mut self) {
         self.network.watched = self.obs.watched;
+        if self.obs.probes.on {
+            self.network.name_ports();
+        }
     }
 
     /// Builds one probe per factory for this run (their random streams are `Stream::Probe`

@@ -55,6 +55,9 @@ pub enum Outcome {
     WallTimeLimit,
     /// Stopped from outside (SIGINT/SIGTERM) before the workload finished.
     Interrupted,
+    /// A reactive traffic generator asked for more flows than a run may hold
+    /// (`plan::traffic::MAX_GENERATED_FLOWS`).
+    FlowLimit,
     /// Nothing left to do but the workload is not finished (should not happen; reported).
     Stalled,
 }
@@ -68,6 +71,7 @@ impl Outcome {
             Outcome::EventLimit => "max_events",
             Outcome::WallTimeLimit => "max_wall_time",
             Outcome::Interrupted => "interrupted",
+            Outcome::FlowLimit => "max_flows",
             Outcome::Stalled => "stalled",
         }
     }
@@ -144,6 +148,7 @@ impl Simulation {
             workload,
             workload_flows,
             generated,
+            reactive,
             udp,
             observe,
             diagnostics,
@@ -169,7 +174,7 @@ impl Simulation {
             transport,
             workload: Workload::new(workload),
             workload_flows,
-            generated: GeneratedFlows::new(generated, workload_flows),
+            generated: GeneratedFlows::new(generated, workload_flows, reactive),
             udp: udp.into_iter().map(UdpSource::new).collect(),
             profiles,
             flow_profile,
@@ -762,12 +767,17 @@ impl Simulation {
         if let FlowOrigin::Generated { index, .. } = self.transport.origin[f] {
             let delivered = self.transport.conns.get(f).receiver.stats().delivered_bytes;
             let i = index as usize;
-            let was_complete = self.obs.probes.on && self.generated.completed_at[i].is_some();
             if self.generated.on_delivery(now, i, delivered) {
-                self.finish(now);
-            }
-            if self.obs.probes.on && !was_complete && self.generated.completed_at[i].is_some() {
-                self.probe_transfer(now, f, false);
+                // The generator's reaction first: flows it adds keep a draining run going.
+                if self.generated.is_reactive(self.generated.spec[i].generator) {
+                    self.react(now, f, i);
+                }
+                if self.generated.drained() {
+                    self.finish(now);
+                }
+                if self.obs.probes.on {
+                    self.probe_transfer(now, f, false);
+                }
             }
             return;
         }
@@ -786,6 +796,83 @@ impl Simulation {
             Delivery::BlockDone => self.start_block(now),
             Delivery::AllBlocksDone => self.finish(now),
         }
+    }
+
+    /// Generated flow f (entry i) of a reactive generator completed: its reactor may add
+    /// flows, which get the next flow ids and start events (`plan::traffic::reactive`). A
+    /// flow refused for the run's flow cap ends the run (`Outcome::FlowLimit`).
+    #[cold]
+    #[inline(never)]
+    fn react(&mut self, now: Time, f: usize, i: usize) {
+        if self.outcome.is_some() {
+            return;
+        }
+        let g = self.generated.spec[i];
+        let done = crate::plan::traffic::FinishedFlow {
+            flow: f as u32,
+            src: g.src,
+            dst: g.dst,
+            size: g.size.unwrap_or(0),
+            start: g.start,
+            finish: now,
+        };
+        let host_count = self.network.fabric.host_port.len() as u32;
+        let time_limit = Time::ZERO + self.cfg.run.max_sim_time.0;
+        let next_flow = self.transport.flows.len() as u32;
+        let room = self.generated.room();
+        let mut added = std::mem::take(&mut self.generated.added);
+        added.clear();
+        let Some(Some(entry)) = self.generated.reactive.get_mut(g.generator as usize) else {
+            return;
+        };
+        let mut ctx = crate::plan::traffic::ReactionContext::new(
+            g.generator,
+            now,
+            host_count,
+            time_limit,
+            next_flow,
+            room,
+            &mut entry.rng,
+            &mut added,
+        );
+        entry.reactor.on_flow_finish(&done, &mut ctx);
+        let limit_hit = ctx.limit_hit();
+        for new in added.drain(..) {
+            self.add_generated_flow(new);
+        }
+        self.generated.added = added;
+        if limit_hit {
+            self.outcome = Some(Outcome::FlowLimit);
+            self.finished_at = Some(now);
+        }
+    }
+
+    /// Adds generated flow `g` (checked by `ReactionContext`) as the next flow id: its
+    /// endpoints, TCP profile (by flow index, as `flow_overrides` selects), connection (built
+    /// when it starts), observers' per-flow state, and its start event.
+    #[cold]
+    fn add_generated_flow(&mut self, g: crate::plan::traffic::GeneratedFlow) {
+        let f = self.transport.flows.len();
+        let index = self.generated.spec.len() as u32;
+        let origin = FlowOrigin::Generated {
+            index,
+            generator: g.generator,
+        };
+        let profile = crate::plan::profile_of(&self.cfg, f);
+        let p = &self.profiles[profile as usize];
+        let ends = transport::FlowEnds {
+            src: g.src,
+            dst: g.dst,
+        };
+        self.transport.add_flow(self.seed, ends, origin, profile, p);
+        self.flow_profile.push(profile);
+        self.obs.diag.add_flow();
+        self.obs.capture.add_flow(capture::CaptureFlow {
+            src: g.src,
+            dst: g.dst,
+            window_bytes: p.receiver.window_bytes,
+        });
+        self.generated.add(g, f as u32, &mut self.events);
     }
 
     fn finish(&mut self, now: Time) {

@@ -10,6 +10,7 @@ use super::paths::FlowPaths;
 use crate::config::RoutingConfig;
 use crate::engine::diagnostics::{Diagnostics, LOCAL_INPUT};
 use crate::plan::fabric::Fabric;
+use crate::probe::PortView;
 pub use crate::probe::view::PacketCounters;
 use incastsim_core::{
     Ecn, HostId, NO_PATH, NodeId, NodeKind, Packet, PacketKind, Routes, SimRng, Time,
@@ -69,6 +70,9 @@ pub struct Network {
     /// Bit per node: a switch (1.2 KB at k = 32, where `fabric.nodes` is 76 KB: an arrival
     /// tests one bit that stays cached).
     switch_bits: Vec<u64>,
+    /// Each port's name as ports.csv has it, for the probes' [`PortView`]s: computed once
+    /// when the first probe is added (empty without probes).
+    pub(crate) port_names: Vec<String>,
 }
 
 impl Network {
@@ -86,6 +90,35 @@ impl Network {
             fabric,
             counters: PacketCounters::default(),
             watched: false,
+            port_names: Vec::new(),
+        }
+    }
+
+    /// Names the ports for probes (once; nothing without probes).
+    #[cold]
+    pub(crate) fn name_ports(&mut self) {
+        if self.port_names.is_empty() {
+            self.port_names = (0..self.fabric.ports.len() as u32)
+                .map(|p| self.fabric.port_name(p))
+                .collect();
+        }
+    }
+
+    /// What a probe sees of `port` at `now` (its occupancy brought up to date: the port's lazy
+    /// bookkeeping of departures by `now`, which any later admission would do the same way,
+    /// so the run is unchanged).
+    #[cold]
+    fn port_view(&mut self, now: Time, port: u32) -> PortView<'_> {
+        let p = &mut self.fabric.ports[port as usize];
+        let occupancy = p.occupancy(now);
+        PortView {
+            index: port,
+            name: self
+                .port_names
+                .get(port as usize)
+                .map_or("", String::as_str),
+            rate: p.serialization().rate(),
+            occupancy,
         }
     }
 
@@ -122,7 +155,7 @@ impl Network {
         let arrival = self.arrive::<true>(now, port, events, obs);
         let lost = self.fabric.ports[port as usize].drops_link_loss() > lost_before;
         if lost && let Some(packet) = head {
-            obs.on_link_loss(now, port, &packet);
+            obs.on_link_loss(now, &self.port_view(now, port), &packet);
         }
         if let Some(packet) = &arrival.at_host {
             obs.on_deliver(now, packet);
@@ -295,7 +328,7 @@ impl Network {
             && let Some(admitted) = done.started_admitted_at
             && let Some((packet, tx_start)) = self.fabric.ports[port as usize].newest_departure()
         {
-            obs.on_dequeue(now, port, &packet, admitted, tx_start);
+            obs.on_dequeue(now, &self.port_view(now, port), &packet, admitted, tx_start);
         }
     }
 
@@ -418,7 +451,7 @@ impl Network {
         let dropped = self.offer(now, port, packet, input, events, obs);
         let p = &self.fabric.ports[port as usize];
         if let Some(d) = &dropped {
-            obs.on_admission_drop(now, port, packet, d.reason);
+            obs.on_admission_drop(now, &self.port_view(now, port), packet, d.reason);
             return dropped;
         }
         let started = (p.waiting_packets() == waiting)
@@ -433,7 +466,8 @@ impl Network {
             None => *packet,
         };
         let marked = p.ecn_marks() > marks;
-        obs.on_admitted(now, port, &admitted, marked, started.map(|(_, t)| t));
+        let tx_start = started.map(|(_, t)| t);
+        obs.on_admitted(now, &self.port_view(now, port), &admitted, marked, tx_start);
         dropped
     }
 

@@ -7,7 +7,7 @@
 use super::capture::Capture;
 use super::diagnostics::Diagnostics;
 use super::sampler::Sampler;
-use crate::probe::ProbeSet;
+use crate::probe::{PortView, ProbeSet};
 use incastsim_core::{HostId, Packet, Time};
 use incastsim_switch::DropReason;
 
@@ -61,7 +61,7 @@ impl Observers {
     }
 
     /// `port`'s link lost `packet`.
-    pub(crate) fn on_link_loss(&mut self, now: Time, port: u32, packet: &Packet) {
+    pub(crate) fn on_link_loss(&mut self, now: Time, port: &PortView, packet: &Packet) {
         self.probes
             .each(|pr| pr.on_drop(now, port, packet, DropReason::LinkLoss));
     }
@@ -76,7 +76,7 @@ impl Observers {
     pub(crate) fn on_admission_drop(
         &mut self,
         now: Time,
-        port: u32,
+        port: &PortView,
         packet: &Packet,
         reason: DropReason,
     ) {
@@ -88,7 +88,7 @@ impl Observers {
     pub(crate) fn on_admitted(
         &mut self,
         now: Time,
-        port: u32,
+        port: &PortView,
         packet: &Packet,
         marked: bool,
         tx_start: Option<Time>,
@@ -107,7 +107,7 @@ impl Observers {
     pub(crate) fn on_dequeue(
         &mut self,
         now: Time,
-        port: u32,
+        port: &PortView,
         packet: &Packet,
         admitted: Time,
         tx_start: Time,

@@ -116,6 +116,46 @@ impl Transport {
         }
     }
 
+    /// Adds flow `flows.len()` from `src` to `dst` while the run goes (a reactive generator's),
+    /// with TCP profile `profile` (index `profile_index`) and, if any flow has a send overhead,
+    /// its own overhead stream. Its connection is built when it starts and freed when finished,
+    /// unless the scheme reads the number of active senders (then built now and kept, as the
+    /// plan-time flows are). Returns its id.
+    #[cold]
+    pub fn add_flow(
+        &mut self,
+        seed: u64,
+        ends: FlowEnds,
+        origin: FlowOrigin,
+        profile_index: u32,
+        profile: &crate::plan::TcpProfile,
+    ) -> usize {
+        let f = self.flows.len();
+        self.flows.push(ends);
+        self.origin.push(origin);
+        self.flow_header.push(profile.wire_header_bytes);
+        self.flow_dscp.push(profile.dscp);
+        if !self.send_overhead.is_empty() {
+            self.send_overhead.push(SendOverhead {
+                plan: SendOverheadPlan {
+                    max: profile.send_overhead,
+                    rng: incastsim_core::SimRng::for_stream(
+                        seed,
+                        incastsim_core::rng::Stream::SendOverhead,
+                        f as u64,
+                    ),
+                },
+                pending: VecDeque::new(),
+                last_release: Time::ZERO,
+            });
+        }
+        self.scheme_timer_pending.push(false);
+        self.flow_active.push(false);
+        self.conns
+            .add(ends.src, ends.dst, profile_index, !self.active_oracle);
+        f
+    }
+
     /// The RTO event of `flow` popped; true if the timer fired (the sender's retransmissions
     /// or probe are then in `segments`).
     pub fn on_rto_event(

@@ -6,7 +6,7 @@ use super::{
     prepare as prepare_choice, read_params, under, unknown_name,
 };
 use crate::config::ConfigError;
-use crate::plan::traffic::{GeneratedFlow, PreparedTraffic, TrafficContext};
+use crate::plan::traffic::{GeneratedFlow, PreparedTraffic, TrafficContext, TrafficReactor};
 use std::fmt::Debug;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -28,6 +28,13 @@ use std::sync::Arc;
 ///
 /// Determinism: `generate` sees only its parameters and the context, so a (config, seed) pair
 /// draws the same flows on any thread.
+///
+/// **Reactive generators.** A generator whose flows depend on when others finish (incast
+/// waves behind a barrier, the steps of a collective) also implements
+/// [`reactor`](Self::reactor): its [`TrafficReactor`] hears of each of the entry's sized flows
+/// finishing and adds flows then ([`crate::plan::traffic::ReactionContext`], whose
+/// constructors refuse a bad flow instead of adding it; see
+/// [`crate::plan::traffic::reactive`] for the bounds: `run.max_sim_time`, the run's flow cap).
 pub trait TrafficGeneratorExtension: 'static {
     /// Its parameters (everything beside `kind` in its entry of `traffic:`).
     type Params: ExtensionParams;
@@ -45,6 +52,17 @@ pub trait TrafficGeneratorExtension: 'static {
         params: &Self::Params,
         ctx: &mut TrafficContext,
     ) -> Result<Vec<GeneratedFlow>, ConfigError>;
+    /// The entry's run-time part, for a generator that adds flows while the run goes: asked
+    /// once per run right after [`generate`](Self::generate), with the same context (its
+    /// random stream continues into the reactor's [`crate::plan::traffic::ReactionContext::rng`]).
+    /// Default: `None`, an open-loop generator (the run pays nothing).
+    fn reactor(
+        params: &Self::Params,
+        ctx: &mut TrafficContext,
+    ) -> Result<Option<Box<dyn TrafficReactor>>, ConfigError> {
+        let _ = (params, ctx);
+        Ok(None)
+    }
 }
 
 impl Extensions {
@@ -114,6 +132,13 @@ impl<T: TrafficGeneratorExtension> PreparedTraffic for TrafficWith<T> {
     fn generate(&self, ctx: &mut TrafficContext) -> Result<Vec<GeneratedFlow>, ConfigError> {
         let key = format!("traffic[{}]", ctx.index());
         T::generate(&self.params, ctx).map_err(|e| under(&key, e))
+    }
+    fn reactor(
+        &self,
+        ctx: &mut TrafficContext,
+    ) -> Result<Option<Box<dyn TrafficReactor>>, ConfigError> {
+        let key = format!("traffic[{}]", ctx.index());
+        T::reactor(&self.params, ctx).map_err(|e| under(&key, e))
     }
 }
 

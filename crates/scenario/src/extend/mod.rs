@@ -47,7 +47,10 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 pub use crate::config::extension::{Catalog, ExtensionChoice, ExtensionPoint, NoExtensions};
-pub use crate::plan::traffic::{GeneratedFlow, PreparedTraffic, TrafficContext};
+pub use crate::plan::traffic::{
+    FinishedFlow, GeneratedFlow, PreparedTraffic, ReactionContext, RefusedFlow, TrafficContext,
+    TrafficReactor,
+};
 pub use generator::TrafficGeneratorExtension;
 pub use queue::{PreparedQueueDiscipline, QueueContext, QueueDisciplineExtension};
 

@@ -28,9 +28,12 @@ pub trait ProbeExtension: 'static {
     /// The probe of the run `setup` describes.
     fn new(params: &Self::Params, setup: &crate::probe::ProbeSetup) -> Self::Probe;
     /// The columns its probe adds to `runs.csv` and `flows.csv` with `params`, in the order
-    /// [`crate::probe::Probe::finish`] adds them. Single runs write whatever `finish` adds;
-    /// a sweep fixes its files' headers from this before its first run, so a column missing
-    /// here fails the sweep's first run that adds it. Default: none.
+    /// [`crate::probe::Probe::finish`] adds them, and the tables of its own it writes
+    /// ([`crate::probe::ProbeColumnNames::table`]: file and columns). Single runs write
+    /// whatever `finish` adds; a sweep fixes its files' headers from this before its first
+    /// run (a table is one file of the sweep folder, `point` and `replicate` then its
+    /// columns), so a column or table missing here fails the sweep's first run that adds it.
+    /// Default: none.
     fn columns(params: &Self::Params) -> crate::probe::ProbeColumnNames {
         let _ = params;
         crate::probe::ProbeColumnNames::default()
@@ -100,7 +103,8 @@ impl Extensions {
     /// The columns the components and probes of `cfg` add to `runs.csv` and `flows.csv`: first
     /// the controllers' and the scheme's own values (`CongestionControl::value_names`,
     /// `SenderPolicy::value_names`) in flows.csv, then each probe's columns, once, in the order
-    /// the probes are listed ([`ProbeExtension::columns`]).
+    /// the probes are listed, and their tables ([`ProbeExtension::columns`]); a table with a
+    /// bad file name, or declared twice with other columns, is an error under `probes[I]`.
     pub fn probe_columns(
         &self,
         cfg: &crate::Config,
@@ -114,11 +118,14 @@ impl Extensions {
             ..Default::default()
         };
         for (i, choice) in cfg.probes.iter().enumerate() {
-            names.extend(
-                &self
-                    .prepare_probe(&format!("probes[{i}]"), choice)?
-                    .columns(),
-            );
+            let key = format!("probes[{i}]");
+            let columns = self.prepare_probe(&key, choice)?.columns();
+            let refuse = |message: String| ConfigError::Key {
+                key: key.clone(),
+                message,
+            };
+            columns.check_tables().map_err(refuse)?;
+            names.merge(&columns).map_err(refuse)?;
         }
         Ok(names)
     }

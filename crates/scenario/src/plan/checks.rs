@@ -24,11 +24,11 @@ use std::path::Path;
 /// (every `Config` from `Config::from_tree` or `Config::from_tree_with` has).
 pub fn check_buildable(cfg: &Config, extensions: &Extensions) -> Result<(), ConfigError> {
     check_extensions(cfg, extensions)?;
-    let (built, generated) = build_and_draw(cfg, cfg.seed, extensions)?;
+    let (built, drawn) = build_and_draw(cfg, cfg.seed, extensions)?;
     if let TopologyConfig::Custom(_) = &cfg.topology {
         crate::plan::topology::route(&built)?;
     }
-    check_built(cfg, &built, &generated)
+    check_built(cfg, &built, &drawn.flows)
 }
 
 /// Every extension `cfg` names is registered in `extensions` and its parameters read.
@@ -52,11 +52,11 @@ pub(super) fn build_and_draw(
     cfg: &Config,
     seed: u64,
     extensions: &Extensions,
-) -> Result<(BuiltTopology, Vec<GeneratedFlow>), ConfigError> {
+) -> Result<(BuiltTopology, crate::plan::traffic::Drawn), ConfigError> {
     let prepared = extensions.prepare_traffic(cfg)?;
     let built = crate::plan::topology::build_topology(cfg)?;
-    let generated = crate::plan::traffic::generate_for(cfg, seed, &built, &prepared)?;
-    Ok((built, generated))
+    let drawn = crate::plan::traffic::generate_for(cfg, seed, &built, &prepared)?;
+    Ok((built, drawn))
 }
 
 /// The checks that need the built topology and the drawn flows.

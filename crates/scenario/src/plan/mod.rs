@@ -82,6 +82,9 @@ pub struct Plan {
     pub workload_flows: usize,
     /// The traffic generators' flows (flows `workload_flows..`).
     pub generated: Vec<GeneratedFlow>,
+    /// Per entry of `traffic:`, its reactive part (empty when no generator is reactive): the
+    /// engine asks it for more flows when one of the entry's flows finishes.
+    pub reactive: Vec<Option<crate::plan::traffic::ReactiveEntry>>,
     /// Background UDP sources.
     pub udp: Vec<UdpPlan>,
     /// What to sample and trace (time series, pcap).
@@ -128,7 +131,11 @@ impl Plan {
             }
         };
         let max_memory = options.max_memory;
-        let (built, generated) = checks::build_and_draw(cfg, seed, extensions)?;
+        let (built, drawn) = checks::build_and_draw(cfg, seed, extensions)?;
+        let crate::plan::traffic::Drawn {
+            flows: generated,
+            reactive,
+        } = drawn;
         checks::check_built(cfg, &built, &generated)?;
         let flows = u64::from(cfg.workload.flow_count(cfg.senders)) + generated.len() as u64;
         if flows > crate::engine::event::MAX_FLOWS {
@@ -210,6 +217,7 @@ impl Plan {
             workload,
             workload_flows,
             generated,
+            reactive,
             udp,
             observe,
             diagnostics,
@@ -263,6 +271,15 @@ fn fabric(
     }
 }
 
+/// The TCP profile of flow `f`: that of the first `flow_overrides` group listing it, else the
+/// top-level `tcp` (0). Also asked for a flow a reactive generator adds while the run goes.
+pub(crate) fn profile_of(cfg: &Config, f: usize) -> u32 {
+    cfg.flow_overrides
+        .iter()
+        .position(|g| g.flows.contains(&(f as u32)))
+        .map_or(0, |i| i as u32 + 1)
+}
+
 /// The workload's flows (server i → its client) and then the generated ones, each with the
 /// profile of its override group (looked up by flow index, as `flow_overrides[i].flows` says).
 fn plan_flows(
@@ -271,12 +288,7 @@ fn plan_flows(
     workload_flows: usize,
     generated: &[GeneratedFlow],
 ) -> Vec<PlannedFlow> {
-    let profile_of = |f: usize| {
-        cfg.flow_overrides
-            .iter()
-            .position(|g| g.flows.contains(&(f as u32)))
-            .map_or(0, |i| i as u32 + 1)
-    };
+    let profile_of = |f: usize| profile_of(cfg, f);
     let clients = &built.clients;
     let workload = built
         .servers

@@ -15,14 +15,18 @@
 //! slowdown.
 
 pub mod context;
+pub mod reactive;
 
 use crate::config::{Config, ConfigError, WorkloadConfig, invalid};
 use crate::plan::cdf::EmpiricalCdf;
 use crate::units::Dur;
-pub use context::{PreparedGenerators, PreparedTraffic, TrafficContext, draw_extension};
+pub use context::{
+    PreparedGenerators, PreparedTraffic, ReactiveEntry, TrafficContext, draw_extension,
+};
 pub use incastsim_config::traffic::{DurList, HostList, SizeDistConfig, TrafficConfig};
 use incastsim_core::rng::Stream;
 use incastsim_core::{Duration, HostId, SimRng, Time};
+pub use reactive::{FinishedFlow, ReactionContext, RefusedFlow, TrafficReactor};
 
 /// The shipped flow-size CDFs (embedded, so configs need no file path). The files in
 /// `crates/scenario/workloads/` are links to `configs/workloads/`, so the published crate
@@ -214,8 +218,19 @@ pub struct GeneratedFlow {
     pub stop: Option<Time>,
 }
 
-/// Most flows one run may preallocate (about 2 KB each).
+/// Most flows one run may preallocate (about 2 KB each); also the cap on a run's generated
+/// flows with those reactive generators add while it runs ([`reactive`]).
 pub const MAX_GENERATED_FLOWS: u64 = 2_000_000;
+
+/// What the traffic generators drew at plan time.
+#[derive(Debug, Default)]
+pub struct Drawn {
+    /// Every generated flow, in entry and start order.
+    pub flows: Vec<GeneratedFlow>,
+    /// Per entry of `traffic:`, its reactive part if it has one; empty when no entry does (so
+    /// the engine tests one empty list per completion).
+    pub reactive: Vec<Option<ReactiveEntry>>,
+}
 
 /// Capacity of the reference links of a Poisson generator, bits/s.
 pub type LinkCapacity<'a> = &'a dyn Fn(Option<&str>, &[HostId]) -> Option<f64>;
@@ -263,8 +278,9 @@ pub fn generate(
     place: &Placement,
     capacity: LinkCapacity,
     prepared: &PreparedGenerators,
-) -> Result<Vec<GeneratedFlow>, ConfigError> {
+) -> Result<Drawn, ConfigError> {
     let mut flows = Vec::new();
+    let mut reactive: Vec<Option<ReactiveEntry>> = Vec::new();
     for (g, t) in cfg.traffic.iter().enumerate() {
         let generator = Generator {
             index: g,
@@ -344,14 +360,17 @@ pub fn generate(
                     cfg.tcp.mss.0 as u32,
                     cfg.topology.links().link_rate.0,
                 );
-                draw_extension(extension.as_ref(), &mut ctx, &mut flows)?;
+                if let Some(entry) = draw_extension(extension.as_ref(), &mut ctx, &mut flows)? {
+                    reactive.resize_with(cfg.traffic.len(), || None);
+                    reactive[g] = Some(entry);
+                }
             }
         }
         if flows.len() as u64 > MAX_GENERATED_FLOWS {
             return Err(too_many_flows(flows.len()));
         }
     }
-    Ok(flows)
+    Ok(Drawn { flows, reactive })
 }
 
 /// A `long_lived` generator: `count` always-backlogged flows from each host of `from` to `to`,
@@ -665,9 +684,9 @@ pub fn generate_for(
     seed: u64,
     built: &crate::plan::topology::BuiltTopology,
     prepared: &PreparedGenerators,
-) -> Result<Vec<GeneratedFlow>, ConfigError> {
+) -> Result<Drawn, ConfigError> {
     if cfg.traffic.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Drawn::default());
     }
     let t = &built.topology;
     let names = crate::plan::topology::port_names(t);

@@ -108,9 +108,10 @@ pub struct ProbeTable {
     pub rows: Vec<Vec<ProbeValue>>,
 }
 
-/// The columns a probe adds to `runs.csv` and `flows.csv`, known from its parameters before
-/// any run ([`crate::extend::ProbeExtension::columns`]). A sweep writes its files' headers
-/// before its first run, so it takes its probe columns from here.
+/// The columns a probe adds to `runs.csv` and `flows.csv`, and the tables of its own it writes,
+/// known from its parameters before any run ([`crate::extend::ProbeExtension::columns`]). A
+/// sweep writes its files' headers before its first run, so it takes its probe columns and
+/// tables from here.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ProbeColumnNames {
     /// Columns of `runs.csv`, in the order the probe adds them.
@@ -119,15 +120,59 @@ pub struct ProbeColumnNames {
     /// Columns of `flows.csv`, in the order the probe adds them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flow: Vec<String>,
+    /// The probe's own tables ([`crate::probe::ProbeReport::table`]): a sweep writes each to
+    /// one file of its folder, the rows of every run after `point` and `replicate`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tables: Vec<ProbeTableColumns>,
 }
 
+/// One table a probe writes: its file name and columns, as [`crate::probe::ProbeReport::table`]
+/// will give them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ProbeTableColumns {
+    /// The file name: a plain name ending in `.csv`.
+    pub file: String,
+    /// Its columns, in order.
+    pub columns: Vec<String>,
+}
+
+/// File names a probe's table may not take: the files of a run's or a sweep's folder.
+pub const RESERVED_FILES: &[&str] = &[
+    "runs.csv",
+    "flows.csv",
+    "ports.csv",
+    "port_classes.csv",
+    "summary.csv",
+    "runs.index.csv",
+    "timeseries.csv",
+    "drop_runs.csv",
+    "shared_buffers.csv",
+    "blocks.csv",
+    "senders.csv",
+];
+
 impl ProbeColumnNames {
-    /// Whether no column is named.
+    /// Whether no column or table is named.
     pub fn is_empty(&self) -> bool {
-        self.run.is_empty() && self.flow.is_empty()
+        self.run.is_empty() && self.flow.is_empty() && self.tables.is_empty()
+    }
+    /// Declares table `file` with `columns` (builder style:
+    /// `ProbeColumnNames::default().table("queue_hist.csv", [...])`).
+    pub fn table<S: Into<String>>(
+        mut self,
+        file: impl Into<String>,
+        columns: impl IntoIterator<Item = S>,
+    ) -> ProbeColumnNames {
+        self.tables.push(ProbeTableColumns {
+            file: file.into(),
+            columns: columns.into_iter().map(Into::into).collect(),
+        });
+        self
     }
     /// Adds `other`'s columns not already named, after these (several probes, or the points of
-    /// a sweep: each name once, in the order first met).
+    /// a sweep: each name once, in the order first met), and its tables not already declared
+    /// (a table of the same file keeps the first declaration; [`ProbeColumnNames::merge`]
+    /// refuses a different one).
     pub fn extend(&mut self, other: &ProbeColumnNames) {
         for (mine, theirs) in [(&mut self.run, &other.run), (&mut self.flow, &other.flow)] {
             for c in theirs {
@@ -136,5 +181,76 @@ impl ProbeColumnNames {
                 }
             }
         }
+        for t in &other.tables {
+            if !self.tables.iter().any(|m| m.file == t.file) {
+                self.tables.push(t.clone());
+            }
+        }
+    }
+    /// [`ProbeColumnNames::extend`], refusing a table whose file is already declared with
+    /// other columns (one file has one header). Err: what is wrong.
+    pub fn merge(&mut self, other: &ProbeColumnNames) -> Result<(), String> {
+        for t in &other.tables {
+            if let Some(m) = self.tables.iter().find(|m| m.file == t.file)
+                && m.columns != t.columns
+            {
+                return Err(format!(
+                    "probe table {} declared with columns {:?} and with {:?}: one file has one header",
+                    t.file, m.columns, t.columns
+                ));
+            }
+        }
+        self.extend(other);
+        Ok(())
+    }
+    /// Checks the tables' file names: plain names ending in `.csv`, none of a run's or a
+    /// sweep's own files ([`RESERVED_FILES`]), and columns other than `point` and
+    /// `replicate` (a sweep puts those first). Err: what is wrong.
+    pub fn check_tables(&self) -> Result<(), String> {
+        for t in &self.tables {
+            let f = &t.file;
+            let plain = !f.contains(['/', '\\']) && f.ends_with(".csv") && f != ".csv";
+            if !plain || RESERVED_FILES.contains(&f.as_str()) {
+                return Err(format!(
+                    "probe table file {f:?}: a plain file name ending in .csv, other than {}",
+                    RESERVED_FILES.join(", ")
+                ));
+            }
+            if let Some(c) = t
+                .columns
+                .iter()
+                .find(|c| *c == "point" || *c == "replicate")
+            {
+                return Err(format!(
+                    "probe table {f}: column {c:?} is taken (a sweep writes point and replicate first)"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_need_plain_free_names_and_one_header() {
+        let ok = ProbeColumnNames::default().table("hist.csv", ["port", "n"]);
+        assert_eq!(ok.check_tables(), Ok(()));
+        for bad in ["../x.csv", "x.txt", "runs.csv", ".csv"] {
+            let t = ProbeColumnNames::default().table(bad, ["n"]);
+            assert!(
+                t.check_tables().unwrap_err().contains("plain file name"),
+                "{bad}"
+            );
+        }
+        let taken = ProbeColumnNames::default().table("h.csv", ["point", "n"]);
+        assert!(taken.check_tables().unwrap_err().contains("\"point\""));
+        let mut all = ok.clone();
+        assert_eq!(all.merge(&ok), Ok(()));
+        assert_eq!(all.tables.len(), 1, "declared once");
+        let other = ProbeColumnNames::default().table("hist.csv", ["port"]);
+        assert!(all.merge(&other).unwrap_err().contains("one header"));
     }
 }

@@ -17,14 +17,17 @@
 //! without probes (a predictable branch), with the probed path out of line.
 
 use crate::config::Config;
+use incastsim_core::units::BitsPerSec;
 use incastsim_core::{HostId, Packet, SimRng, Stream, Time};
-pub use incastsim_switch::DropReason;
+pub use incastsim_switch::{DropReason, Occupancy};
 pub use incastsim_tcp::CcState;
 
 pub mod columns;
 pub mod view;
 
-pub use columns::{ProbeColumnNames, ProbeColumns, ProbeTable, ProbeValue};
+pub use columns::{
+    ProbeColumnNames, ProbeColumns, ProbeTable, ProbeTableColumns, ProbeValue, RESERVED_FILES,
+};
 pub use view::FinishedRun;
 
 /// What probes add to a run's results, filled by [`Probe::finish`].
@@ -81,7 +84,8 @@ pub struct ProbeSetup<'a> {
     pub seed: u64,
     /// The probe's position among the run's probes (its random stream's instance).
     pub index: u32,
-    /// Flows of the run (ids 0..flows).
+    /// Flows of the run when it starts (ids 0..flows); a reactive traffic generator may add
+    /// more while it runs (ids from `flows` on).
     pub flows: usize,
     /// Output ports of the run (ids 0..ports).
     pub ports: usize,
@@ -95,25 +99,48 @@ impl ProbeSetup<'_> {
     }
 }
 
+/// The output port a packet hook is about, as ports.csv names it, with its state at the hook:
+/// what a per-port measurement (a queue-length histogram, utilization by name) needs without
+/// reading the run. Built only when a probe is registered (a run without probes never builds
+/// one), on the probed path, from names computed once per run.
+#[derive(Clone, Copy, Debug)]
+pub struct PortView<'a> {
+    /// The port's id (`Simulation::ports()[index]`, the row order of ports.csv).
+    pub index: u32,
+    /// Its name, `"from->to"` (`switch0->host16`), the `port` column of ports.csv.
+    pub name: &'a str,
+    /// Its link's rate.
+    pub rate: BitsPerSec,
+    /// Its buffer's occupancy now (packets waiting or being serialized, headers included):
+    /// after an admission it includes the admitted packet; at a refusal it is what refused
+    /// it (the refused packet is not in it).
+    pub occupancy: Occupancy,
+}
+
 /// Measurement hooks. Every hook has a no-op default: implement only those the measurement
-/// needs. `port` is an output port's id (`Simulation::ports()[port]`, names in ports.csv),
-/// `flow` a flow's id (the `flow` column of flows.csv).
+/// needs. A packet hook gets the port it happens at as a [`PortView`] (id, name, rate,
+/// occupancy) and the packet, whose `flow` is its flow's id (the `flow` column of flows.csv;
+/// a UDP source's index for `PacketKind::Udp`); `flow` in the other hooks is a flow's id.
+///
+/// Flow ids can pass [`ProbeSetup::flows`]: a reactive traffic generator adds flows while the
+/// run goes (`crate::plan::traffic::reactive`), so a probe that keeps per-flow state grows it
+/// on demand.
 ///
 /// A probe is built per run (by a [`ProbeFactory`]), so sweeps running on many threads give
 /// each run its own; `Send` because a run may move between threads.
 pub trait Probe: Send {
     /// `packet` was admitted into output port `port` at `now` (after any ECN mark).
-    fn on_enqueue(&mut self, now: Time, port: u32, packet: &Packet) {
+    fn on_enqueue(&mut self, now: Time, port: &PortView, packet: &Packet) {
         let _ = (now, port, packet);
     }
     /// `packet` was admitted into `port` with the ECN CE mark set by the port's discipline
     /// (called before [`Probe::on_enqueue`]).
-    fn on_mark(&mut self, now: Time, port: u32, packet: &Packet) {
+    fn on_mark(&mut self, now: Time, port: &PortView, packet: &Packet) {
         let _ = (now, port, packet);
     }
     /// `packet` was dropped at `port`: refused at admission (buffer, AQM, a shared buffer's
     /// threshold) or lost on the port's link (`DropReason::LinkLoss`, at the far end).
-    fn on_drop(&mut self, now: Time, port: u32, packet: &Packet, reason: DropReason) {
+    fn on_drop(&mut self, now: Time, port: &PortView, packet: &Packet, reason: DropReason) {
         let _ = (now, port, packet, reason);
     }
     /// `port` fixed `packet`'s departure: it was admitted at `admitted` and its first bit goes
@@ -123,7 +150,7 @@ pub trait Probe: Send {
     fn on_dequeue(
         &mut self,
         now: Time,
-        port: u32,
+        port: &PortView,
         packet: &Packet,
         admitted: Time,
         tx_start: Time,

@@ -167,6 +167,17 @@ pub struct Diagnostics {
 }
 
 impl Diagnostics {
+    /// A flow added while the run goes (a reactive generator's): counted like the others,
+    /// never one of the model's flows.
+    #[cold]
+    pub(crate) fn add_flow(&mut self) {
+        self.flows.push(FlowRun {
+            port: 0,
+            run: 0,
+            drops: NONE,
+        });
+    }
+
     /// `port_from[p]`/`port_to[p]`: the nodes port p leaves and enters; `tcp_flows` flows, of
     /// which the first `model_flows` are the model's; `base_rtt` per model flow.
     pub fn new(

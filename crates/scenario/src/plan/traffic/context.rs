@@ -9,6 +9,7 @@
 //! rows (with the generator's name as `kind`), FCT, ideal FCT and slowdown, `flow_overrides`
 //! and `metrics.fairness.flows` selections (`traffic[I]`).
 
+use super::reactive::TrafficReactor;
 use super::{GeneratedFlow, HostList, LinkCapacity, MAX_GENERATED_FLOWS, Placement};
 use crate::config::{ConfigError, invalid};
 use incastsim_core::rng::Stream;
@@ -23,6 +24,30 @@ pub trait PreparedTraffic: Send + Sync + Debug {
     /// The flows of the entry `ctx` describes. Errors name keys relative to the entry
     /// (`period`); the caller puts them under `traffic[I]`.
     fn generate(&self, ctx: &mut TrafficContext) -> Result<Vec<GeneratedFlow>, ConfigError>;
+    /// The entry's run-time part if it is reactive (see [`super::reactive`]), asked once per
+    /// run right after [`generate`](Self::generate) with the same context. Default: none.
+    fn reactor(
+        &self,
+        ctx: &mut TrafficContext,
+    ) -> Result<Option<Box<dyn TrafficReactor>>, ConfigError> {
+        let _ = ctx;
+        Ok(None)
+    }
+}
+
+/// A reactive entry as the engine holds it: its reactor and its random stream (the entry's
+/// `Stream::Workload`, continued after the plan-time draw).
+pub struct ReactiveEntry {
+    /// The generator's run-time part.
+    pub reactor: Box<dyn TrafficReactor>,
+    /// The entry's stream ([`super::reactive::ReactionContext::rng`]).
+    pub rng: SimRng,
+}
+
+impl Debug for ReactiveEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReactiveEntry")
+    }
 }
 
 /// Per entry of `traffic:`, its registered generator (`None` for a built-in `kind`).
@@ -167,12 +192,14 @@ impl<'a> TrafficContext<'a> {
 
 /// Draws entry `ctx.index()` with `generator` and appends its flows to `flows`: each checked
 /// (errors under `traffic[I]`, naming the flow), numbered as the entry's, in start order (a
-/// stable sort: flows starting together keep the generator's order).
+/// stable sort: flows starting together keep the generator's order). Returns the entry's
+/// reactive part, if the generator has one (asked after the draw, so its stream continues
+/// where the draw left it).
 pub fn draw_extension(
     generator: &dyn PreparedTraffic,
     ctx: &mut TrafficContext,
     flows: &mut Vec<GeneratedFlow>,
-) -> Result<(), ConfigError> {
+) -> Result<Option<ReactiveEntry>, ConfigError> {
     let drawn = generator.generate(ctx)?;
     let key = format!("traffic[{}]", ctx.index);
     let total = flows.len() as u64 + drawn.len() as u64;
@@ -211,5 +238,8 @@ pub fn draw_extension(
     }
     // The engine starts an entry's flows one after another: they must be in start order.
     flows[first..].sort_by_key(|f| f.start);
-    Ok(())
+    Ok(generator.reactor(ctx)?.map(|reactor| ReactiveEntry {
+        reactor,
+        rng: ctx.rng.clone(),
+    }))
 }
