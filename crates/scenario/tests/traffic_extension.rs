@@ -194,7 +194,7 @@ fn its_stream_is_its_own() {
 fn the_resolved_config_and_the_manifest_list_show_it() {
     let cfg = star("[{kind: round_robin}]", "").unwrap();
     let yaml = cfg.to_yaml();
-    assert!(yaml.contains("kind: round_robin"), "{yaml}");
+    assert!(yaml.contains("name: round_robin"), "{yaml}");
     assert!(yaml.contains("gap: 100us"), "defaults filled in: {yaml}");
     let used = extensions().used_by(&cfg);
     assert_eq!(used.len(), 1);
