@@ -7,7 +7,9 @@ use crate::config::ConfigError;
 use crate::config::extension::{ExtensionChoice, ExtensionPoint};
 use incastsim_core::rng::Stream;
 use incastsim_core::{BitsPerSec, Packet, SimRng, Time};
-use incastsim_switch::{BufferLimit, DropReason, Occupancy, QueueDisc, QueueDiscipline, Verdict};
+use incastsim_switch::{
+    BufferLimit, DequeueContext, DropReason, Held, Occupancy, QueueDisc, QueueDiscipline, Verdict,
+};
 use std::fmt::Debug;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -153,6 +155,22 @@ impl<D: QueueDiscipline> QueueDiscipline for WithinBuffer<D> {
     }
     fn note_idle(&mut self, since: Time) {
         self.discipline.note_idle(since)
+    }
+    // The dequeue side as the extension's own.
+    fn schedules(&self) -> bool {
+        self.discipline.schedules()
+    }
+    fn hold(&mut self, held: Held) {
+        self.discipline.hold(held)
+    }
+    fn dequeue(&mut self, ctx: &mut DequeueContext) -> Option<Held> {
+        self.discipline.dequeue(ctx)
+    }
+    fn next_timer(&self) -> Option<Time> {
+        self.discipline.next_timer()
+    }
+    fn on_timer(&mut self, ctx: &mut DequeueContext) {
+        self.discipline.on_timer(ctx)
     }
 }
 
