@@ -197,6 +197,9 @@ pub struct OutputPort {
     cold: Box<PortCold>,
 }
 
+// A scheduling discipline's marks are counted per class as the port's.
+const _: () = assert!(crate::qdisc::MARK_CLASSES == STAT_CLASSES);
+
 // Four hot cache lines per port, so that ports lie densely (`port/tests.rs` checks which
 // fields sit in which line).
 const _: () =

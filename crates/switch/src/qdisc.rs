@@ -79,6 +79,10 @@ pub struct Held {
     pub enqueued_at: Time,
 }
 
+/// Traffic classes whose marks at dequeue are counted apart: the port's `STAT_CLASSES` (the
+/// port asserts they agree; this module does not import the port's).
+pub(crate) const MARK_CLASSES: usize = 8;
+
 /// What a scheduling discipline did at the head of its queues during one
 /// [`QueueDiscipline::dequeue`] or [`QueueDiscipline::on_timer`] call, for the port to count:
 /// kept by the port and reused (no allocation per packet once the drop list has grown).
@@ -87,8 +91,8 @@ pub struct DequeueEffects {
     /// Packets dropped at the head, in order (the engine reads them after the call: probes,
     /// the flows' bookkeeping).
     pub(crate) dropped: Vec<Held>,
-    /// CE marks made, per traffic class (DSCP capped at [`crate::STAT_CLASSES`] − 1).
-    pub(crate) marks: [u32; crate::port::STAT_CLASSES],
+    /// CE marks made, per traffic class (DSCP capped at [`crate::STAT_CLASSES`] − 1, as the port's counters).
+    pub(crate) marks: [u32; MARK_CLASSES],
     /// Packets trimmed and the wire bytes the trimming took away.
     pub(crate) trimmed_packets: u32,
     pub(crate) trimmed_bytes: u64,
@@ -102,15 +106,13 @@ impl DequeueEffects {
     /// Whether the last call did anything beyond handing out a packet.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
-        self.dropped.is_empty()
-            && self.trimmed_packets == 0
-            && self.marks == [0; crate::port::STAT_CLASSES]
+        self.dropped.is_empty() && self.trimmed_packets == 0 && self.marks == [0; MARK_CLASSES]
     }
     /// Forgets the last call's effects (keeps the drop list's memory).
     #[inline]
     pub(crate) fn clear(&mut self) {
         self.dropped.clear();
-        self.marks = [0; crate::port::STAT_CLASSES];
+        self.marks = [0; MARK_CLASSES];
         self.trimmed_packets = 0;
         self.trimmed_bytes = 0;
         self.trimmed_byte_enqueue_ps = 0;
@@ -152,7 +154,7 @@ impl<'a> DequeueContext<'a> {
             return false;
         }
         packet.ecn = incastsim_core::Ecn::Ce;
-        self.effects.marks[(packet.dscp as usize).min(crate::port::STAT_CLASSES - 1)] += 1;
+        self.effects.marks[(packet.dscp as usize).min(MARK_CLASSES - 1)] += 1;
         true
     }
     /// Cuts `held`'s payload to `payload_bytes` (packet trimming: the header goes on, NDP's
