@@ -58,7 +58,7 @@ impl QueueDiscipline for Pacer {
         }
         while let Some(h) = self.queue.pop_front() {
             self.served += 1;
-            if self.drop_every > 0 && self.served % self.drop_every == 0 {
+            if self.drop_every > 0 && self.served.is_multiple_of(self.drop_every) {
                 ctx.drop(h);
                 continue;
             }
