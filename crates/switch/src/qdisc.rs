@@ -246,6 +246,10 @@ pub trait QueueDiscipline {
         None
     }
     /// When the discipline wants [`QueueDiscipline::on_timer`] called (`None`: no timer).
+    /// Read after each dequeue-side call and each admission that finds the link idle (an
+    /// admission while a packet is being sent is seen when that transmission ends). A time
+    /// not after the call's fires at once, so a discipline asks for a time in the past only
+    /// once (asking again after every call would fire it again and again at the same instant).
     fn next_timer(&self) -> Option<Time> {
         None
     }
