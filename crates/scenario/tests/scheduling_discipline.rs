@@ -158,3 +158,30 @@ fn head_drops_are_counted_at_the_port() {
     }
     assert!(total > 0);
 }
+
+/// Strict-priority classes with a discipline that schedules are refused, by `check_buildable`
+/// and by a run started without it (an error naming the key, not a panic).
+#[test]
+fn priority_classes_with_a_scheduling_discipline_are_refused() {
+    let e = s1("pacer").and_then(|_| {
+        let ext = extensions();
+        let sets = [
+            "senders=16".to_string(),
+            "topology.switch_queue=pacer".to_string(),
+            "topology.priority_classes=2".to_string(),
+        ];
+        let cfg = Config::load_with(&config_path("incast-classic.yaml"), &sets, &ext)?;
+        let unchecked = run_with(&cfg, 1, &RunOptions::new().extensions(&ext));
+        let message = format!("{}", unchecked.err().expect("refused"));
+        assert!(
+            message.contains("topology.priority_classes = 2"),
+            "{message}"
+        );
+        check_buildable(&cfg, &ext)
+    });
+    assert_eq!(
+        e.unwrap_err().to_string(),
+        "topology.priority_classes = 2: 1 with topology.switch_queue pacer, a discipline that \
+         schedules its own departures"
+    );
+}

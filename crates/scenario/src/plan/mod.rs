@@ -130,6 +130,7 @@ impl Plan {
         let max_memory = options.max_memory;
         let (built, generated) = checks::build_and_draw(cfg, seed, extensions)?;
         checks::check_built(cfg, &built, &generated)?;
+        checks::check_scheduling(cfg, extensions)?;
         let flows = u64::from(cfg.workload.flow_count(cfg.senders)) + generated.len() as u64;
         if flows > crate::engine::event::MAX_FLOWS {
             return Err(ConfigError::Key {
