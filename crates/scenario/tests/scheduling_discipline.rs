@@ -172,7 +172,10 @@ fn priority_classes_with_a_scheduling_discipline_are_refused() {
         ];
         let cfg = Config::load_with(&config_path("incast-classic.yaml"), &sets, &ext)?;
         let unchecked = run_with(&cfg, 1, &RunOptions::new().extensions(&ext));
-        let message = format!("{}", unchecked.err().expect("refused"));
+        let Err(refused) = unchecked else {
+            panic!("the run started");
+        };
+        let message = refused.to_string();
         assert!(
             message.contains("topology.priority_classes = 2"),
             "{message}"
