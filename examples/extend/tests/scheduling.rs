@@ -229,3 +229,44 @@ fn conflicting_and_bad_settings_are_refused() {
         "{e}"
     );
 }
+
+/// On a shared-buffer switch (`configs/shared-buffer-incast.yaml`, one 128 KB pool under the
+/// Dynamic Threshold) the held packets count in the pool as queued ones do: CoDel at its
+/// defaults gives drop-tail's flows byte for byte, and an aggressive CoDel drops at the head
+/// while the pool keeps admitting (its debug-build recount checks the pool's accounts).
+#[test]
+fn codel_on_a_shared_buffer_switch() {
+    let dir = scratch("scheduling", "shared");
+    let base = ["sweep=null", "senders=24"];
+    let (builtin, defaults, aggressive) = (
+        dir.join("builtin"),
+        dir.join("defaults"),
+        dir.join("aggressive"),
+    );
+    run("shared-buffer-incast.yaml", &base, &builtin);
+    run(
+        "shared-buffer-incast.yaml",
+        &[base[0], base[1], "topology.switch_queue=codel"],
+        &defaults,
+    );
+    let a = std::fs::read_to_string(builtin.join("flows.csv")).unwrap();
+    let b = std::fs::read_to_string(defaults.join("flows.csv")).unwrap();
+    assert_eq!(a, b, "flows.csv differs");
+    run(
+        "shared-buffer-incast.yaml",
+        &[
+            base[0],
+            base[1],
+            "topology.switch_queue={name: codel, target: 20us, interval: 200us}",
+        ],
+        &aggressive,
+    );
+    let runs = table(&aggressive.join("runs.csv"));
+    assert!(numbers(&runs, "drops_aqm")[0] > 0);
+    assert!(
+        numbers(&runs, "drops_threshold")[0] > 0,
+        "the pool still refuses"
+    );
+    assert_eq!(column(&runs, "completed"), ["true"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
