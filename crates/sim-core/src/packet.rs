@@ -54,6 +54,10 @@ pub mod flags {
     /// A scheme's mark in a reserved header bit (probabilistic retransmission, Kulkarni &
     /// Agrawal §4.2: "one of the six reserved bits in the segment's header").
     pub const MARK: u8 = 1 << 5;
+    /// A switch cut the payload (packet trimming, as NDP's switches do: Handley et al.,
+    /// SIGCOMM 2017, §3.1): `payload_bytes` is what is left. No built-in transport reads
+    /// trimmed packets yet; a discipline that trims is for transports that do.
+    pub const TRIMMED: u8 = 1 << 6;
 }
 
 /// A SACK block (RFC 2018) as offsets from the packet's cumulative ACK, so it fits in 8 bytes.
@@ -104,7 +108,10 @@ pub struct Packet {
     pub hop: u8,
 }
 
-// A packet is copied into every queue it waits in: it stays within one cache line.
+// A packet is copied into every queue it waits in: it stays within one cache line. It fills
+// all 64 bytes (8 + 8 + 4 × 4 + 2 + 5 × 1 + 3 × 8 + 1), so there is no room left for an
+// in-band telemetry field a switch could stamp (HPCC's INT needs its own design: a field made
+// free, or a side record).
 const _: () = assert!(std::mem::size_of::<Packet>() <= 64);
 
 /// [`Packet::hop`] of a packet that switches route by their tables.

@@ -1,7 +1,8 @@
 //! incastsim-switch: output-queued ports and their queue disciplines.
 //!
 //! "A packet reaches a switch port" is [`OutputPort::enqueue`]: the discipline ([`QueueDisc`])
-//! admits, marks or drops it, and the port fixes its departure time. On a shared-buffer switch
+//! admits, marks or drops it, and the port fixes its departure time (or, if the discipline
+//! schedules, the discipline picks departures at dequeue). On a shared-buffer switch
 //! ([`SharedBuffer`]) the buffer's Dynamic Threshold admits first.
 
 #![warn(missing_docs)]
@@ -12,7 +13,8 @@ pub mod shared;
 
 pub use port::{Arrival, Enqueued, LinkLoss, OutputPort, PortStats, STAT_CLASSES, TxDone};
 pub use qdisc::{
-    BoxedQueueDisc, BufferLimit, DropReason, DropTail, ExtensionQueueDisc, Occupancy, QueueDisc,
-    QueueDiscipline, Red, RedParams, RedProfile, Threshold, ThresholdAdmit, ThresholdMark, Verdict,
+    BoxedQueueDisc, BufferLimit, DequeueContext, DequeueEffects, DropReason, DropTail,
+    ExtensionQueueDisc, Held, Occupancy, QueueDisc, QueueDiscipline, Red, RedParams, RedProfile,
+    Threshold, ThresholdAdmit, ThresholdMark, Verdict,
 };
 pub use shared::{SharedBuffer, SharedBufferParams, SharedBufferStats};

@@ -12,10 +12,22 @@
 //! dequeue instead: waiting packets sit in per-class queues, and one `TxDone` event per
 //! departure starts the next packet of the highest non-empty class. Admission (the queue
 //! discipline sees the whole shared buffer), occupancy and head-arrival events work as above.
+//!
+//! A discipline that schedules ([`QueueDiscipline::schedules`]) makes its port decide at dequeue
+//! the same way: admitted packets wait in the discipline's own queues ([`QueueDiscipline::hold`]),
+//! and at each transmission end (a `TxDone`, scheduled at once if the link is idle) the port
+//! asks it for the next packet ([`QueueDiscipline::dequeue`]) and counts what it did at the head
+//! (drops, marks, trims: [`DequeueContext`]). The held packets stay in the port's occupancy.
+//! Its timer is a lazy timer here, fired by the engine's `PortTimer` event
+//! ([`OutputPort::on_timer_event`]).
 
-use crate::qdisc::{BufferLimit, DropReason, Occupancy, QueueDisc, QueueDiscipline, Verdict};
+use crate::qdisc::{
+    BufferLimit, DequeueContext, DequeueEffects, DropReason, Held, Occupancy, QueueDisc,
+    QueueDiscipline, Verdict,
+};
 use incastsim_core::{
-    Duration, Ecn, NodeId, Packet, SerializationRate, SimRng, Time, prefetch, prefetch_bytes,
+    Duration, Ecn, LazyTimer, NodeId, Packet, SerializationRate, SimRng, Time, prefetch,
+    prefetch_bytes,
 };
 use std::collections::VecDeque;
 
@@ -47,11 +59,13 @@ const FIFO_KEEP: usize = 16;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Enqueued {
     /// Admitted. The caller must schedule the head-arrival event at `schedule_head_at` (the
-    /// link was empty) and, on a priority port, a `TxDone` event at `schedule_tx_done_at`.
+    /// link was empty) and, on a port that decides at dequeue (strict priority, a scheduling
+    /// discipline), a `TxDone` event at `schedule_tx_done_at`.
     Admitted {
         /// When the head packet reaches the far end, if the caller must schedule it.
         schedule_head_at: Option<Time>,
-        /// When the transmission ends, on a priority port (the caller schedules `PortTxDone`).
+        /// When the transmission ends (or, at a scheduling discipline's idle port, now), on a
+        /// port that decides at dequeue (the caller schedules `PortTxDone`).
         schedule_tx_done_at: Option<Time>,
     },
     /// Refused, and why.
@@ -69,10 +83,30 @@ enum Scheduler {
         waiting_count: usize,
         tx_done_pending: bool,
     },
+    /// The queue discipline holds the admitted packets and picks departures at dequeue
+    /// ([`QueueDiscipline::schedules`]).
+    Discipline(Box<DisciplineState>),
 }
 
-/// Events a priority port asks for after a departure.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A scheduling discipline's port: what it holds (in the port's accounts) and its events.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct DisciplineState {
+    /// Packets the discipline holds, their wire bytes, and Σ wire bytes × enqueue time (ps):
+    /// the waiting packets' share of occupancy, conservation and the mean queue.
+    held: usize,
+    held_bytes: u64,
+    held_byte_enqueue_ps: u128,
+    /// A `TxDone` event is queued (at most one at a time).
+    tx_done_pending: bool,
+    /// The discipline's timer ([`QueueDiscipline::next_timer`]), fired by `PortTimer` events.
+    timer: LazyTimer,
+    /// What the last dequeue-side call did at the head (its drops are read by the engine).
+    effects: DequeueEffects,
+}
+
+/// Events a port that decides at dequeue asks for after a transmission end (or its
+/// discipline's timer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct TxDone {
     /// When the new head packet reaches the far end, if the caller must schedule it.
     pub schedule_head_at: Option<Time>,
@@ -81,6 +115,8 @@ pub struct TxDone {
     /// When the packet that got the transmitter was admitted (`None`: none did); the packet
     /// is then [`OutputPort::newest_departure`]. For probes.
     pub started_admitted_at: Option<Time>,
+    /// A `PortTimer` event to schedule for the discipline's timer: (when, generation).
+    pub schedule_timer: Option<(Time, u32)>,
 }
 
 /// The head packet reached the far end of the link.
@@ -127,8 +163,9 @@ pub struct OutputPort {
     lossy: bool,
     /// Whether the discipline needs to hear about idle periods (RED's average decay).
     qdisc_tracks_idle: bool,
-    /// `scheduler` is strict priority.
-    priority: bool,
+    /// The port decides departures at dequeue: `scheduler` is strict priority or a scheduling
+    /// discipline's.
+    scheduled: bool,
     /// When the oldest buffered packet's last bit leaves: the `tx_end` of FIFO entry
     /// `on_wire`, `Time::MAX` if every entry is on the wire. Kept here so that an arrival or
     /// admission that releases nothing (nearly all) reads no FIFO entry to learn it.
@@ -160,6 +197,9 @@ pub struct OutputPort {
     cold: Box<PortCold>,
 }
 
+// A scheduling discipline's marks are counted per class as the port's.
+const _: () = assert!(crate::qdisc::MARK_CLASSES == STAT_CLASSES);
+
 // Four hot cache lines per port, so that ports lie densely (`port/tests.rs` checks which
 // fields sit in which line).
 const _: () =
@@ -189,6 +229,7 @@ impl OutputPort {
         qdisc: QueueDisc,
     ) -> OutputPort {
         let qdisc_tracks_idle = qdisc.tracks_idle();
+        let scheduled = qdisc.schedules();
         OutputPort {
             fifo: Ring::new(),
             occ_bytes: 0,
@@ -200,7 +241,7 @@ impl OutputPort {
             tracing: false,
             lossy: loss != LinkLoss::None,
             qdisc_tracks_idle,
-            priority: false,
+            scheduled,
             serialization,
             latency,
             enqueued_packets: 0,
@@ -217,7 +258,11 @@ impl OutputPort {
             cold: Box::new(PortCold {
                 loss,
                 loss_rng,
-                scheduler: Scheduler::Fifo,
+                scheduler: if scheduled {
+                    Scheduler::Discipline(Box::default())
+                } else {
+                    Scheduler::Fifo
+                },
                 trace: None,
                 stats: PortStats::default(),
             }),
@@ -236,9 +281,13 @@ impl OutputPort {
         s.residence_byte_ps = self.residence_byte_ps;
         // Every admitted byte is buffered or has departed; every admitted packet is in the
         // port, lost on the link or delivered.
-        s.departed_bytes = self.enqueued_bytes - self.occ_bytes;
-        s.delivered_packets =
-            self.enqueued_packets - s.drops_link_loss - self.packets_in_port() as u64;
+        // (A scheduling discipline's head drops and trims took admitted bytes out unsent.)
+        s.departed_bytes =
+            self.enqueued_bytes - self.occ_bytes - s.drops_at_dequeue_bytes - s.trimmed_bytes;
+        s.delivered_packets = self.enqueued_packets
+            - s.drops_link_loss
+            - s.drops_at_dequeue
+            - self.packets_in_port() as u64;
         s.class_enqueued[0] = self.enqueued_packets - s.class_enqueued[1..].iter().sum::<u64>();
         s
     }
@@ -295,10 +344,15 @@ impl OutputPort {
         }
     }
 
-    /// Makes this a strict-priority port with `classes` classes (≥ 2).
+    /// Makes this a strict-priority port with `classes` classes (≥ 2). Not with a discipline
+    /// that schedules (it picks the departures; the plan refuses the combination).
     pub fn with_priority_classes(mut self, classes: usize) -> OutputPort {
         assert!(classes >= 2, "a priority port needs at least two classes");
-        self.priority = true;
+        assert!(
+            !matches!(self.cold.scheduler, Scheduler::Discipline(_)),
+            "strict priority over a discipline that schedules"
+        );
+        self.scheduled = true;
         self.cold.scheduler = Scheduler::Priority {
             waiting: vec![VecDeque::new(); classes],
             waiting_count: 0,
@@ -365,7 +419,8 @@ impl OutputPort {
 
     /// When this port's occupancy next falls by itself (the last bit of its oldest buffered
     /// packet leaves): `Time::MAX` if it holds nothing, `Time::ZERO` ("now, check again") if a
-    /// priority port holds packets whose departure is not fixed yet. A shared buffer keeps its
+    /// priority port (or a scheduling discipline) holds packets whose departure is not fixed
+    /// yet. A shared buffer keeps its
     /// occupancy incrementally with it ([`crate::SharedBuffer`]).
     #[inline]
     pub fn next_release(&self) -> Time {
@@ -398,29 +453,34 @@ impl OutputPort {
         for q in self.fifo.iter().filter(|q| q.tx_end > end) {
             area -= q.packet.wire_bytes() as u128 * (q.tx_end.as_ps() - end.as_ps()) as u128;
         }
-        if let Scheduler::Priority { waiting, .. } = &self.cold.scheduler {
-            for (p, admitted) in waiting.iter().flatten() {
-                area +=
-                    p.wire_bytes() as u128 * end.as_ps().saturating_sub(admitted.as_ps()) as u128;
+        match &self.cold.scheduler {
+            Scheduler::Fifo => {}
+            Scheduler::Priority { waiting, .. } => {
+                for (p, admitted) in waiting.iter().flatten() {
+                    area += p.wire_bytes() as u128
+                        * end.as_ps().saturating_sub(admitted.as_ps()) as u128;
+                }
+            }
+            // Σ wire × (end − enqueued), from the two sums kept as packets come and go.
+            Scheduler::Discipline(d) => {
+                area += (d.held_bytes as u128 * end.as_ps() as u128)
+                    .saturating_sub(d.held_byte_enqueue_ps);
             }
         }
         area as f64 / end.as_ps() as f64
     }
 
-    /// Packets in the FIFO, buffered or propagating (for conservation checks).
+    /// Packets in the port: in the FIFO (buffered or propagating) and, on a port that decides
+    /// at dequeue, waiting for the transmitter (for conservation checks).
     pub fn packets_in_port(&self) -> usize {
-        if !self.priority {
+        if !self.scheduled {
             return self.fifo.len();
         }
-        let waiting = match &self.cold.scheduler {
-            Scheduler::Fifo => 0,
-            Scheduler::Priority { waiting_count, .. } => *waiting_count,
-        };
-        self.fifo.len() + waiting
+        self.fifo.len() + self.waiting_count()
     }
 
-    /// Packets of a strict-priority port admitted but not yet given the transmitter (0 for a
-    /// FIFO port, which fixes every departure at admission).
+    /// Packets of a strict-priority port (or held by a scheduling discipline) admitted but not
+    /// yet given the transmitter (0 for a FIFO port, which fixes every departure at admission).
     pub fn waiting_packets(&self) -> usize {
         self.packets_in_port() - self.fifo.len()
     }
@@ -545,7 +605,7 @@ impl OutputPort {
         }
         self.max_buffered_bytes = self.max_buffered_bytes.max(self.occ_bytes);
         self.max_buffered_packets = self.max_buffered_packets.max(self.occ_packets);
-        if self.priority && (self.last_tx_end > now || self.waiting_count() > 0) {
+        if self.scheduled && self.waits(now) {
             return self.wait_for_transmitter(now, *packet, marked);
         }
         let (tx_end, arrive) = self.start_transmission(now, now, wire);
@@ -583,30 +643,63 @@ impl OutputPort {
         }
     }
 
-    /// Packets of a priority port waiting for the transmitter (0 for a FIFO port).
+    /// Packets of a priority port (or held by a scheduling discipline) waiting for the
+    /// transmitter (0 for a FIFO port).
     #[inline]
     fn waiting_count(&self) -> usize {
         match &self.cold.scheduler {
             Scheduler::Fifo => 0,
             Scheduler::Priority { waiting_count, .. } => *waiting_count,
+            Scheduler::Discipline(d) => d.held,
         }
     }
 
-    /// A priority port's transmitter is busy: the admitted packet (CE if `marked`) waits in
-    /// its class queue for a `TxDone`.
+    /// Whether a packet admitted at `now` to a port that decides at dequeue waits for a
+    /// `TxDone`: at a priority port if the transmitter is busy or others wait; at a scheduling
+    /// discipline's always (the discipline hands out every packet).
+    #[inline]
+    fn waits(&self, now: Time) -> bool {
+        match &self.cold.scheduler {
+            Scheduler::Fifo => false,
+            Scheduler::Priority { waiting_count, .. } => {
+                self.last_tx_end > now || *waiting_count > 0
+            }
+            Scheduler::Discipline(_) => true,
+        }
+    }
+
+    /// The transmitter is busy (or a scheduling discipline holds the packets): the admitted
+    /// packet (CE if `marked`) waits in its class queue, or in the discipline, for a `TxDone`.
     #[cold]
     #[inline(never)]
     fn wait_for_transmitter(&mut self, now: Time, mut packet: Packet, marked: bool) -> Enqueued {
         if marked {
             packet.ecn = Ecn::Ce;
         }
-        let Scheduler::Priority {
-            waiting,
-            waiting_count,
-            tx_done_pending,
-        } = &mut self.cold.scheduler
-        else {
-            unreachable!("only a priority port waits");
+        let (waiting, waiting_count, tx_done_pending) = match &mut self.cold.scheduler {
+            Scheduler::Priority {
+                waiting,
+                waiting_count,
+                tx_done_pending,
+            } => (waiting, waiting_count, tx_done_pending),
+            Scheduler::Discipline(d) => {
+                let wire = packet.wire_bytes() as u64;
+                self.qdisc.hold(Held {
+                    packet,
+                    enqueued_at: now,
+                });
+                d.held += 1;
+                d.held_bytes += wire;
+                d.held_byte_enqueue_ps += u128::from(wire) * u128::from(now.as_ps());
+                // At an idle link, a `TxDone` now: the discipline picks what leaves first.
+                let tx_done = (!d.tx_done_pending).then_some(self.last_tx_end.max(now));
+                d.tx_done_pending = true;
+                return Enqueued::Admitted {
+                    schedule_head_at: None,
+                    schedule_tx_done_at: tx_done,
+                };
+            }
+            Scheduler::Fifo => unreachable!("a FIFO port does not wait"),
         };
         let c = (packet.dscp as usize).min(waiting.len() - 1);
         waiting[c].push_back((packet, now));
@@ -662,28 +755,25 @@ impl OutputPort {
         (tx_end, arrive)
     }
 
-    /// A priority port finished a transmission at `now`: start the next packet of the highest
-    /// non-empty class.
+    /// A port that decides at dequeue finished a transmission at `now` (or, with a scheduling
+    /// discipline, its link was idle when a packet came): start the next packet of the highest
+    /// non-empty class, or the one the discipline picks.
     pub fn on_tx_done(&mut self, now: Time) -> TxDone {
-        let Scheduler::Priority {
-            waiting,
-            waiting_count,
-            tx_done_pending,
-        } = &mut self.cold.scheduler
-        else {
-            return TxDone {
-                schedule_head_at: None,
-                schedule_tx_done_at: None,
-                started_admitted_at: None,
-            };
+        let (waiting, waiting_count, tx_done_pending) = match &mut self.cold.scheduler {
+            Scheduler::Priority {
+                waiting,
+                waiting_count,
+                tx_done_pending,
+            } => (waiting, waiting_count, tx_done_pending),
+            Scheduler::Discipline(d) => {
+                d.tx_done_pending = false;
+                return self.serve_discipline(now, false);
+            }
+            Scheduler::Fifo => return TxDone::default(),
         };
         *tx_done_pending = false;
         let Some(q) = waiting.iter_mut().rev().find(|q| !q.is_empty()) else {
-            return TxDone {
-                schedule_head_at: None,
-                schedule_tx_done_at: None,
-                started_admitted_at: None,
-            };
+            return TxDone::default();
         };
         let (packet, admitted) = q.pop_front().expect("non-empty");
         *waiting_count -= 1;
@@ -704,6 +794,149 @@ impl OutputPort {
             schedule_head_at: head,
             schedule_tx_done_at: more.then_some(self.last_tx_end),
             started_admitted_at: Some(admitted),
+            schedule_timer: None,
+        }
+    }
+
+    /// A `PortTimer` event of this port's discipline popped at `now` carrying `generation`:
+    /// fires the discipline's timer if it is due (then serves the link if it is free), or
+    /// asks for the event again if the timer moved later; a stale event does nothing.
+    pub fn on_timer_event(&mut self, now: Time, generation: u32) -> TxDone {
+        let Scheduler::Discipline(d) = &mut self.cold.scheduler else {
+            return TxDone::default();
+        };
+        d.effects.clear();
+        match d.timer.on_event(now, generation) {
+            incastsim_core::TimerFire::Fire => self.serve_discipline(now, true),
+            incastsim_core::TimerFire::Reschedule(at, g) => TxDone {
+                schedule_timer: Some((at, g)),
+                ..TxDone::default()
+            },
+            incastsim_core::TimerFire::Stale => TxDone::default(),
+        }
+    }
+
+    /// The packets the discipline dropped at its head in the last [`OutputPort::on_tx_done`]
+    /// or [`OutputPort::on_timer_event`] (already counted here; the engine tells the probes
+    /// and the flows' bookkeeping). Empty at other ports.
+    pub fn head_drops(&self) -> &[Held] {
+        match &self.cold.scheduler {
+            Scheduler::Discipline(d) => &d.effects.dropped,
+            _ => &[],
+        }
+    }
+
+    /// A scheduling discipline's turn at `now`: its timer (if `fire_timer`), then, if the link
+    /// is free, its pick of the next packet; counts what it did at the head, starts the packet,
+    /// and asks for the events that follow (the next `TxDone`, its timer).
+    #[cold]
+    #[inline(never)]
+    fn serve_discipline(&mut self, now: Time, fire_timer: bool) -> TxDone {
+        self.release_transmitted(now);
+        let link_free = self.last_tx_end <= now;
+        let Scheduler::Discipline(d) = &mut self.cold.scheduler else {
+            unreachable!("a scheduling discipline's port");
+        };
+        d.effects.clear();
+        let mut ctx = DequeueContext::new(now, &mut d.effects);
+        if fire_timer {
+            self.qdisc.on_timer(&mut ctx);
+        }
+        let next = if link_free && d.held > 0 {
+            self.qdisc.dequeue(&mut ctx)
+        } else {
+            None
+        };
+        if !d.effects.is_empty() {
+            self.count_dequeue_effects(now);
+        }
+        let mut done = TxDone::default();
+        if let Some(h) = next {
+            let Scheduler::Discipline(d) = &mut self.cold.scheduler else {
+                unreachable!()
+            };
+            let wire = h.packet.wire_bytes() as u64;
+            debug_assert!(
+                d.held > 0 && d.held_bytes >= wire,
+                "the discipline handed out more than it held"
+            );
+            d.held -= 1;
+            d.held_bytes -= wire;
+            d.held_byte_enqueue_ps -= u128::from(wire) * u128::from(h.enqueued_at.as_ps());
+            let (tx_end, arrive) = self.start_transmission(now, h.enqueued_at, wire);
+            let was_empty = self.fifo.is_empty();
+            self.push(Queued {
+                packet: h.packet,
+                tx_end,
+                arrive,
+            });
+            done.schedule_head_at = was_empty.then_some(arrive);
+            done.started_admitted_at = Some(h.enqueued_at);
+        }
+        let Scheduler::Discipline(d) = &mut self.cold.scheduler else {
+            unreachable!()
+        };
+        // The next transmission end serves again while the discipline holds packets.
+        if d.held > 0 && !d.tx_done_pending && self.last_tx_end > now {
+            d.tx_done_pending = true;
+            done.schedule_tx_done_at = Some(self.last_tx_end);
+        }
+        let want = self.qdisc.next_timer();
+        if d.timer.deadline() != want {
+            match want {
+                Some(at) => done.schedule_timer = d.timer.arm(at.max(now)),
+                None => d.timer.cancel(),
+            }
+        }
+        debug_assert!(self.occ_bytes >= d.held_bytes && self.occ_packets as usize >= d.held);
+        done
+    }
+
+    /// Counts what a scheduling discipline did at its head: drops (AQM, at dequeue), marks,
+    /// trims; the buffer releases the dropped packets and the cut bytes now.
+    #[cold]
+    #[inline(never)]
+    fn count_dequeue_effects(&mut self, now: Time) {
+        let cold = &mut *self.cold;
+        let Scheduler::Discipline(d) = &mut cold.scheduler else {
+            unreachable!()
+        };
+        let stats = &mut cold.stats;
+        let e = &d.effects;
+        for h in &e.dropped {
+            let wire = h.packet.wire_bytes() as u64;
+            let class = (h.packet.dscp as usize).min(STAT_CLASSES - 1);
+            stats.drops_aqm += 1;
+            stats.class_drops[class] += 1;
+            stats.drops_at_dequeue += 1;
+            stats.drops_at_dequeue_bytes += wire;
+            debug_assert!(
+                d.held > 0 && d.held_bytes >= wire,
+                "the discipline dropped more than it held"
+            );
+            d.held -= 1;
+            d.held_bytes -= wire;
+            d.held_byte_enqueue_ps -= u128::from(wire) * u128::from(h.enqueued_at.as_ps());
+            self.occ_bytes -= wire;
+            self.occ_packets -= 1;
+            // It occupied the buffer from admission until now.
+            self.residence_byte_ps +=
+                u128::from(wire) * u128::from(now.as_ps().saturating_sub(h.enqueued_at.as_ps()));
+        }
+        for (class, &m) in e.marks.iter().enumerate() {
+            stats.ecn_marks += u64::from(m);
+            stats.class_marks[class] += u64::from(m);
+        }
+        if e.trimmed_packets > 0 {
+            stats.trimmed_packets += u64::from(e.trimmed_packets);
+            stats.trimmed_bytes += e.trimmed_bytes;
+            d.held_bytes -= e.trimmed_bytes;
+            d.held_byte_enqueue_ps -= e.trimmed_byte_enqueue_ps;
+            self.occ_bytes -= e.trimmed_bytes;
+            self.residence_byte_ps += e.trimmed_residence_byte_ps;
+        }
+        if self.tracing && (!e.dropped.is_empty() || e.trimmed_packets > 0) {
+            self.push_trace(now);
         }
     }
 

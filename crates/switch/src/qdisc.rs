@@ -1,4 +1,5 @@
-//! Queue disciplines: the one place a port decides to admit, mark or drop a packet.
+//! Queue disciplines: the one place a port decides to admit, mark or drop a packet, and,
+//! for a discipline that schedules ([`QueueDiscipline::schedules`]), which packet leaves next.
 
 use incastsim_core::{Packet, Time};
 
@@ -68,15 +69,142 @@ pub enum Verdict {
     Drop(DropReason),
 }
 
-/// A queue discipline decides at enqueue time. A built-in one is a variant of [`QueueDisc`], so
-/// the per-packet path stays an enum match (no dynamic dispatch); one from another crate (an
-/// extension) goes in [`QueueDisc::Extension`] through [`QueueDisc::extension`] and costs one
-/// indirect call per packet at its ports.
+/// A packet held in a scheduling discipline's own queues, with when the port admitted it
+/// (CoDel's sojourn time is `now − enqueued_at`, RFC 8289 §3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Held {
+    /// The packet (as admitted: CE if the admission marked it).
+    pub packet: Packet,
+    /// When the port admitted it.
+    pub enqueued_at: Time,
+}
+
+/// Traffic classes whose marks at dequeue are counted apart: the port's `STAT_CLASSES` (the
+/// port asserts they agree; this module does not import the port's).
+pub(crate) const MARK_CLASSES: usize = 8;
+
+/// What a scheduling discipline did at the head of its queues during one
+/// [`QueueDiscipline::dequeue`] or [`QueueDiscipline::on_timer`] call, for the port to count:
+/// kept by the port and reused (no allocation per packet once the drop list has grown).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DequeueEffects {
+    /// Packets dropped at the head, in order (the engine reads them after the call: probes,
+    /// the flows' bookkeeping).
+    pub(crate) dropped: Vec<Held>,
+    /// CE marks made, per traffic class (DSCP capped at [`crate::STAT_CLASSES`] − 1, as the port's counters).
+    pub(crate) marks: [u32; MARK_CLASSES],
+    /// Packets trimmed and the wire bytes the trimming took away.
+    pub(crate) trimmed_packets: u32,
+    pub(crate) trimmed_bytes: u64,
+    /// Σ over trimmed bytes of their enqueue time (ps), and of their time buffered until the
+    /// trim (byte·ps): the port's residence and waiting-bytes accounts.
+    pub(crate) trimmed_byte_enqueue_ps: u128,
+    pub(crate) trimmed_residence_byte_ps: u128,
+}
+
+impl DequeueEffects {
+    /// Whether the last call did anything beyond handing out a packet.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.dropped.is_empty() && self.trimmed_packets == 0 && self.marks == [0; MARK_CLASSES]
+    }
+    /// Forgets the last call's effects (keeps the drop list's memory).
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        self.dropped.clear();
+        self.marks = [0; MARK_CLASSES];
+        self.trimmed_packets = 0;
+        self.trimmed_bytes = 0;
+        self.trimmed_byte_enqueue_ps = 0;
+        self.trimmed_residence_byte_ps = 0;
+    }
+}
+
+/// What a scheduling discipline may do to the packets at its head, at `now`: drop, mark CE,
+/// trim. (Stamping in-band telemetry is not offered: a [`Packet`] fills its 64 bytes, no field
+/// is free for it; a discipline may still set the packet's flag bits.) The port counts every effect exactly once (a drop as
+/// [`DropReason::Aqm`], also in [`crate::PortStats::drops_at_dequeue`]; a mark in
+/// `ecn_marks`; a trim in `trimmed_packets`) and keeps its buffer's occupancy exact.
+pub struct DequeueContext<'a> {
+    now: Time,
+    effects: &'a mut DequeueEffects,
+}
+
+impl<'a> DequeueContext<'a> {
+    /// A context at `now` recording into `effects` (the port makes one per call; a test of a
+    /// discipline may make its own and read [`DequeueContext::dropped`]).
+    pub fn new(now: Time, effects: &'a mut DequeueEffects) -> DequeueContext<'a> {
+        DequeueContext { now, effects }
+    }
+    /// The time of the call.
+    #[inline]
+    pub fn now(&self) -> Time {
+        self.now
+    }
+    /// Drops `held`, taken out of the discipline's queues (an AQM drop at the head).
+    #[inline]
+    pub fn drop(&mut self, held: Held) {
+        self.effects.dropped.push(held);
+    }
+    /// Sets CE on `packet` if it is ECN-capable (RFC 3168 §5: a router marks only ECT or CE
+    /// packets) and returns whether it did; the port counts the mark.
+    #[inline]
+    pub fn mark(&mut self, packet: &mut Packet) -> bool {
+        if !ecn_capable(packet) {
+            return false;
+        }
+        packet.ecn = incastsim_core::Ecn::Ce;
+        self.effects.marks[(packet.dscp as usize).min(MARK_CLASSES - 1)] += 1;
+        true
+    }
+    /// Cuts `held`'s payload to `payload_bytes` (packet trimming: the header goes on, NDP's
+    /// switches, Handley et al., SIGCOMM 2017, §3.1) and sets [`incastsim_core::packet::flags::TRIMMED`];
+    /// nothing if the payload is not larger. The port's buffer releases the cut bytes now.
+    #[inline]
+    pub fn trim(&mut self, held: &mut Held, payload_bytes: u32) {
+        let cut = held.packet.payload_bytes.saturating_sub(payload_bytes);
+        if cut == 0 {
+            return;
+        }
+        held.packet.payload_bytes = payload_bytes;
+        held.packet.flags |= incastsim_core::packet::flags::TRIMMED;
+        let e = &mut *self.effects;
+        e.trimmed_packets += 1;
+        e.trimmed_bytes += u64::from(cut);
+        e.trimmed_byte_enqueue_ps += u128::from(cut) * u128::from(held.enqueued_at.as_ps());
+        e.trimmed_residence_byte_ps +=
+            u128::from(cut) * u128::from(self.now.as_ps().saturating_sub(held.enqueued_at.as_ps()));
+    }
+    /// The packets dropped so far in this call.
+    pub fn dropped(&self) -> &[Held] {
+        &self.effects.dropped
+    }
+}
+
+/// A queue discipline decides at enqueue time; one that schedules also decides at dequeue.
+/// A built-in one is a variant of [`QueueDisc`], so the per-packet path stays an enum match
+/// (no dynamic dispatch); one from another crate (an extension) goes in
+/// [`QueueDisc::Extension`] through [`QueueDisc::extension`] and costs one indirect call per
+/// packet at its ports.
 ///
-/// What a discipline may do: decide (admit, mark, drop with a reason) and set the packet's ECN
-/// or flag bits. The port counts the verdict, keeps the buffer and never lets it exceed
-/// [`QueueDiscipline::limit`] (checked in debug builds). A discipline that draws random numbers
-/// holds its own stream (the plan gives each port one), so it changes nothing else in the run.
+/// What a discipline may do at enqueue: decide (admit, mark, drop with a reason) and set the
+/// packet's ECN or flag bits (or cut its payload before it is counted, as NDP trims). The port
+/// counts the verdict, keeps the buffer and never lets it exceed [`QueueDiscipline::limit`]
+/// (checked in debug builds). A discipline that draws random numbers holds its own stream (the
+/// plan gives each port one), so it changes nothing else in the run.
+///
+/// **The dequeue side** (optional): a discipline whose [`QueueDiscipline::schedules`] is true
+/// (read once, when the port is built) keeps the admitted packets in queues of its own
+/// ([`QueueDiscipline::hold`]) and picks the next packet to transmit whenever the link is free
+/// ([`QueueDiscipline::dequeue`]): among its queues as it likes (FIFO, priorities, DRR),
+/// dropping or marking at the head with each packet's enqueue time known, trimming
+/// ([`DequeueContext`]). Its port decides departures at dequeue, as a strict-priority
+/// port does: one transmission-end event per departure, and the packets it holds still count
+/// in the port's buffer (occupancy, limit, `max_queue`, mean queue, packets in the network).
+/// It may keep a timer ([`QueueDiscipline::next_timer`], [`QueueDiscipline::on_timer`]): the
+/// port re-reads it after every dequeue-side call and every admission that finds the link idle,
+/// and the engine fires it as a `PortTimer` event. Ports of other disciplines keep the
+/// fast path: departure fixed at admission.
 pub trait QueueDiscipline {
     /// Decides the fate of `packet` arriving at `now` when the buffer holds `occupancy`.
     fn on_enqueue(&mut self, packet: &mut Packet, occupancy: Occupancy, now: Time) -> Verdict;
@@ -91,6 +219,44 @@ pub trait QueueDiscipline {
     /// empty, only if [`QueueDiscipline::tracks_idle`]).
     fn note_idle(&mut self, since: Time) {
         let _ = since;
+    }
+    /// Whether this discipline holds the admitted packets and picks departures at dequeue
+    /// (false by default: the port queues them FIFO and fixes each departure at admission).
+    /// Read once, when the port is built; a discipline that says true must implement
+    /// [`QueueDiscipline::hold`] and [`QueueDiscipline::dequeue`].
+    fn schedules(&self) -> bool {
+        false
+    }
+    /// Takes a packet the verdict admitted into the discipline's own queues (only called if
+    /// [`QueueDiscipline::schedules`]). The port has counted it in its buffer already; the
+    /// discipline must give it back through [`QueueDiscipline::dequeue`] or drop it through a
+    /// [`DequeueContext`], exactly once. The default refuses to lose it: it panics, naming the
+    /// missing method (a discipline that schedules without implementing it is a programming
+    /// error, not bad input).
+    fn hold(&mut self, held: Held) {
+        let _ = held;
+        unimplemented!("a queue discipline whose `schedules()` is true implements `hold`");
+    }
+    /// The link is free at `ctx.now()`: the next packet to transmit, if any (only called if
+    /// [`QueueDiscipline::schedules`]). On the way it may drop packets at its head
+    /// ([`DequeueContext::drop`]), mark or trim the packet it returns. `None` while it
+    /// holds packets leaves the link idle until its timer or the next arrival.
+    fn dequeue(&mut self, ctx: &mut DequeueContext) -> Option<Held> {
+        let _ = ctx;
+        None
+    }
+    /// When the discipline wants [`QueueDiscipline::on_timer`] called (`None`: no timer).
+    /// Read after each dequeue-side call and each admission that finds the link idle (an
+    /// admission while a packet is being sent is seen when that transmission ends). A time
+    /// not after the call's fires at once, so a discipline asks for a time in the past only
+    /// once (asking again after every call would fire it again and again at the same instant).
+    fn next_timer(&self) -> Option<Time> {
+        None
+    }
+    /// Its timer fired at `ctx.now()`; it may drop held packets through `ctx`. If the link is
+    /// free the port then calls [`QueueDiscipline::dequeue`].
+    fn on_timer(&mut self, ctx: &mut DequeueContext) {
+        let _ = ctx;
     }
 }
 
@@ -504,6 +670,36 @@ impl QueueDiscipline for QueueDisc {
             QueueDisc::Red(_) => true,
             QueueDisc::Extension(e) => e.0.tracks_idle(),
             _ => false,
+        }
+    }
+    // The built-ins decide at enqueue only: the dequeue side is an extension's.
+    fn schedules(&self) -> bool {
+        match self {
+            QueueDisc::Extension(e) => e.0.schedules(),
+            _ => false,
+        }
+    }
+    fn hold(&mut self, held: Held) {
+        match self {
+            QueueDisc::Extension(e) => e.0.hold(held),
+            _ => unreachable!("a built-in discipline does not schedule"),
+        }
+    }
+    fn dequeue(&mut self, ctx: &mut DequeueContext) -> Option<Held> {
+        match self {
+            QueueDisc::Extension(e) => e.0.dequeue(ctx),
+            _ => None,
+        }
+    }
+    fn next_timer(&self) -> Option<Time> {
+        match self {
+            QueueDisc::Extension(e) => e.0.next_timer(),
+            _ => None,
+        }
+    }
+    fn on_timer(&mut self, ctx: &mut DequeueContext) {
+        if let QueueDisc::Extension(e) = self {
+            e.0.on_timer(ctx)
         }
     }
 }

@@ -18,7 +18,9 @@
 //! The pool's occupancy is kept incrementally: a copy of each queue's occupancy, refreshed only
 //! for the queues whose oldest packet has finished transmission since (each port knows when
 //! that happens, [`OutputPort::next_release`]; departures are fixed at admission, see
-//! [`crate::port`]), and after every admission through the buffer. Between refreshes the
+//! [`crate::port`], or, at a port that decides at dequeue (strict priority, a scheduling
+//! discipline, whose head drops and trims only lower its queue), "now, check again"), and after
+//! every admission through the buffer. Between refreshes the
 //! copies can only be too high, and DT is monotone, so an admission the copies allow is
 //! decided without refreshing them; a refusal (or a possible new maximum) on the copies brings
 //! them up to date first ([`SharedBuffer::admit`]). A refresh costs a scan of one `Time` per

@@ -12,6 +12,11 @@
 //! - [`MyThreshold`] (module [`queue`]): a switch-port queue discipline that drops or marks
 //!   arrivals finding the queue above a fixed threshold
 //!   (`topology.switch_queue: {name: my_threshold, threshold: 20 packets, action: drop}`).
+//! - [`CoDel`] (`codel`, in `codel.rs`): RFC 8289's CoDel, head drops at dequeue
+//!   (`topology.switch_queue: {name: codel, target: 5ms, interval: 100ms}`), and [`Drr2`]
+//!   (`drr2`, in `drr.rs`): two queues served by deficit round robin
+//!   (`topology.switch_queue: {name: drr2, quantum: 1500B}`), both through the dequeue side
+//!   of the queue-discipline trait.
 //! - [`IncastBursts`] (`traffic.rs`): a traffic generator, a periodic all-to-one burst
 //!   (`traffic: [{kind: incast_bursts, period: 2ms, size: 20KB}]`).
 //! - [`BarrierWaves`] (`waves.rs`): a reactive traffic generator, incast waves behind a
@@ -32,6 +37,10 @@ use incastsim::tcp::policy::{SenderPolicy, SenderView, hooks};
 use incastsim::tcp::{CcState, CongestionControl, StandardTcp, Window};
 use serde::{Deserialize, Serialize};
 
+pub mod codel;
+pub use codel::{CoDel, CoDelParams};
+pub mod drr;
+pub use drr::{Drr2, Drr2Params};
 pub mod probe;
 pub use probe::{MeanQueueingDelay, MeanQueueingDelayParams, MeanQueueingDelayProbe};
 pub mod histogram;
@@ -53,6 +62,8 @@ pub fn extensions() -> Extensions {
         .congestion_control::<Vegas>("vegas")
         .scheme::<RtoJitterScheme>("rto_jitter")
         .queue_discipline::<MyThreshold>("my_threshold")
+        .queue_discipline::<CoDel>("codel")
+        .queue_discipline::<Drr2>("drr2")
         .traffic_generator::<IncastBursts>("incast_bursts")
         .traffic_generator::<BarrierWaves>("barrier_waves")
         .probe::<MeanQueueingDelayProbe>("mean_queueing_delay")

@@ -213,9 +213,9 @@ fn bad_parameters_are_refused_as_the_builtins_are() {
         e.starts_with("topology.switch_queue.action") && e.contains("drop") && e.contains("mark"),
         "{e}"
     );
-    let e = error(&["topology.switch_queue={name: codel}"]);
+    let e = error(&["topology.switch_queue={name: pie}"]);
     assert!(
-        e.starts_with("topology.switch_queue = codel: one of drop_tail, red, wred")
+        e.starts_with("topology.switch_queue = pie: one of drop_tail, red, wred")
             && e.contains("my_threshold"),
         "{e}"
     );

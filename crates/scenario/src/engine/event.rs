@@ -10,10 +10,18 @@ pub enum Event {
         /// Index of the port in the fabric.
         port: u32,
     },
-    /// A strict-priority port finished a transmission and picks the next packet.
+    /// A port that decides at dequeue (strict priority, a scheduling discipline) finished a
+    /// transmission (or its link is idle and a packet came) and picks the next packet.
     PortTxDone {
         /// Index of the port in the fabric.
         port: u32,
+    },
+    /// A scheduling discipline's timer at a port (stale unless `generation` matches).
+    PortTimer {
+        /// Index of the port in the fabric (28 bits, as a timer event's flow).
+        port: u32,
+        /// The timer's generation when armed.
+        generation: u32,
     },
     /// A flow's retransmission timer expires (stale unless `generation` is the timer's current
     /// one).
@@ -121,6 +129,7 @@ impl From<Event> for PackedEvent {
             Event::End => one(11, 0),
             Event::FirstBlock => one(12, 0),
             Event::SchemeTimer { flow } => one(13, flow),
+            Event::PortTimer { port, generation } => timer(14, port, generation),
         }
     }
 }
@@ -151,7 +160,11 @@ impl PackedEvent {
             10 => Event::Sample,
             11 => Event::End,
             12 => Event::FirstBlock,
-            _ => Event::SchemeTimer { flow: value },
+            13 => Event::SchemeTimer { flow: value },
+            _ => Event::PortTimer {
+                port: flow,
+                generation: value,
+            },
         }
     }
 
@@ -236,6 +249,10 @@ mod tests {
             Event::End,
             Event::FirstBlock,
             Event::SchemeTimer { flow: u32::MAX },
+            Event::PortTimer {
+                port: max_flow,
+                generation: 17,
+            },
         ];
         for event in events {
             let packed = PackedEvent::from(event);

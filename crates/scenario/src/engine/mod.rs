@@ -37,6 +37,7 @@ use apps::sync_reads::Delivery;
 use apps::udp::UdpSource;
 use capture::{Capture, CaptureFlow};
 use incastsim_core::{HostId, Packet, PacketKind, SimRng, Stream, TieOrder, Time};
+use incastsim_switch::DropReason;
 use network::{AdmissionDrop, ComingHop, Network};
 use observe::Observers;
 use sampler::Sampler;
@@ -437,7 +438,13 @@ impl Simulation {
             Event::PortHead { port } => self.on_port_head(now, port),
             Event::PortTxDone { port } => {
                 self.network
-                    .on_tx_done(now, port, &mut self.events, &mut self.obs)
+                    .on_tx_done(now, port, &mut self.events, &mut self.obs);
+                self.after_head_drops(now, port);
+            }
+            Event::PortTimer { port, generation } => {
+                self.network
+                    .on_port_timer(now, port, generation, &mut self.events, &mut self.obs);
+                self.after_head_drops(now, port);
             }
             Event::Rto { flow, generation } => self.on_rto(now, flow, generation),
             Event::DelayedAck { flow, generation } => self.on_delayed_ack(now, flow, generation),
@@ -615,6 +622,34 @@ impl Simulation {
             self.send_from_host(now, host, &mut packet);
         }
         self.outbox = outbox;
+    }
+
+    /// A scheduling discipline at `port` may have dropped packets at its head (counted at the
+    /// port as AQM drops): the probes hear of each, and each leaves its flow's packets in the
+    /// network. The drop-run diagnostics count admission drops only (a head drop was counted
+    /// there as an admission already).
+    #[inline]
+    fn after_head_drops(&mut self, now: Time, port: u32) {
+        if self.network.fabric.ports[port as usize]
+            .head_drops()
+            .is_empty()
+        {
+            return;
+        }
+        self.on_head_drops(now, port);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn on_head_drops(&mut self, now: Time, port: u32) {
+        for h in self.network.fabric.ports[port as usize].head_drops() {
+            let packet = &h.packet;
+            self.obs
+                .on_admission_drop(now, port, packet, DropReason::Aqm);
+            if let PacketKind::Data | PacketKind::Ack = packet.kind {
+                self.transport.conns.gone(packet.flow as usize);
+            }
+        }
     }
 
     /// Drop diagnostics (runs, loss events): out of line, so the admission path stays small.

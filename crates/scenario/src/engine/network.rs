@@ -315,14 +315,52 @@ impl Network {
         }
     }
 
-    /// A strict-priority port finished a transmission and picks the next packet.
+    /// A port that decides at dequeue finished a transmission and picks the next packet
+    /// (strict priority, or its scheduling discipline; the discipline's head drops are then in
+    /// [`incastsim_switch::OutputPort::head_drops`]).
     pub fn on_tx_done(&mut self, now: Time, port: u32, events: &mut Events, obs: &mut Observers) {
         let done = self.fabric.ports[port as usize].on_tx_done(now);
+        self.after_dequeue(now, port, done, events, obs);
+    }
+
+    /// A scheduling discipline's timer event at `port` (see [`Network::on_tx_done`]).
+    #[cold]
+    #[inline(never)]
+    pub fn on_port_timer(
+        &mut self,
+        now: Time,
+        port: u32,
+        generation: u32,
+        events: &mut Events,
+        obs: &mut Observers,
+    ) {
+        let done = self.fabric.ports[port as usize].on_timer_event(now, generation);
+        self.after_dequeue(now, port, done, events, obs);
+    }
+
+    /// Schedules what a port asks for after a dequeue-side call and tells the probes of the
+    /// packet it started.
+    #[inline]
+    fn after_dequeue(
+        &mut self,
+        now: Time,
+        port: u32,
+        done: incastsim_switch::TxDone,
+        events: &mut Events,
+        obs: &mut Observers,
+    ) {
         if let Some(at) = done.schedule_head_at {
             events.schedule(at, Event::PortHead { port }.into());
         }
         if let Some(at) = done.schedule_tx_done_at {
             events.schedule(at, Event::PortTxDone { port }.into());
+        }
+        if let Some((at, generation)) = done.schedule_timer {
+            debug_assert!(
+                u64::from(port) < super::event::MAX_FLOWS,
+                "port index over 28 bits"
+            );
+            events.schedule(at, Event::PortTimer { port, generation }.into());
         }
         if obs.probes.on
             && let Some(admitted) = done.started_admitted_at

@@ -1,13 +1,16 @@
-//! The queue-discipline extension point: a switch-port discipline (admission, marking) from a
-//! downstream crate, chosen by `topology.switch_queue: {name: <registered name>, <param>: ...}`
-//! and built for every switch output port by the plan.
+//! The queue-discipline extension point: a switch-port discipline (admission, marking, and
+//! optionally scheduling at dequeue) from a downstream crate, chosen by
+//! `topology.switch_queue: {name: <registered name>, <param>: ...}` and built for every switch
+//! output port by the plan.
 
 use super::{Codec, ExtensionParams, Extensions, Registered, prepare, read_params};
 use crate::config::ConfigError;
 use crate::config::extension::{ExtensionChoice, ExtensionPoint};
 use incastsim_core::rng::Stream;
 use incastsim_core::{BitsPerSec, Packet, SimRng, Time};
-use incastsim_switch::{BufferLimit, DropReason, Occupancy, QueueDisc, QueueDiscipline, Verdict};
+use incastsim_switch::{
+    BufferLimit, DequeueContext, DropReason, Held, Occupancy, QueueDisc, QueueDiscipline, Verdict,
+};
 use std::fmt::Debug;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -79,6 +82,12 @@ impl QueueContext {
 /// discipline admits but that does not fit is dropped as [`DropReason::BufferFull`] (the
 /// discipline still saw it, as RED's average does). One value per port, built by
 /// [`QueueDisciplineExtension::new`]; its randomness is [`QueueContext::rng`].
+///
+/// A discipline may also schedule (the dequeue side of [`QueueDiscipline`]: `schedules`,
+/// `hold`, `dequeue`, its timer): it then holds the admitted packets and picks each departure,
+/// dropping, marking or trimming at its head through the `DequeueContext` the port gives it
+/// (counted once at the port; a head drop is a [`DropReason::Aqm`] drop). Its ports cannot
+/// also have `topology.priority_classes` above 1 (refused at plan time).
 pub trait QueueDisciplineExtension: 'static {
     /// Its parameters (everything beside `name` in `topology.switch_queue`).
     type Params: ExtensionParams;
@@ -153,6 +162,22 @@ impl<D: QueueDiscipline> QueueDiscipline for WithinBuffer<D> {
     }
     fn note_idle(&mut self, since: Time) {
         self.discipline.note_idle(since)
+    }
+    // The dequeue side as the extension's own.
+    fn schedules(&self) -> bool {
+        self.discipline.schedules()
+    }
+    fn hold(&mut self, held: Held) {
+        self.discipline.hold(held)
+    }
+    fn dequeue(&mut self, ctx: &mut DequeueContext) -> Option<Held> {
+        self.discipline.dequeue(ctx)
+    }
+    fn next_timer(&self) -> Option<Time> {
+        self.discipline.next_timer()
+    }
+    fn on_timer(&mut self, ctx: &mut DequeueContext) {
+        self.discipline.on_timer(ctx)
     }
 }
 

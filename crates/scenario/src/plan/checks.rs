@@ -42,7 +42,44 @@ fn check_extensions(cfg: &Config, extensions: &Extensions) -> Result<(), ConfigE
     if let crate::config::QueueConfig::Extension(choice) = cfg.topology.switch_queue() {
         extensions.prepare_queue_discipline("topology.switch_queue", choice)?;
     }
+    check_scheduling(cfg, extensions)?;
     crate::plan::schemes::prepare_extension(&cfg.scheme, extensions)?;
+    Ok(())
+}
+
+/// A queue discipline that schedules picks every departure itself: strict priority classes
+/// on the same ports would be a second scheduler, so `topology.priority_classes` must be 1
+/// (checked by [`check_buildable`] and again by `Plan::build`, which library callers may reach
+/// without it).
+pub(super) fn check_scheduling(cfg: &Config, extensions: &Extensions) -> Result<(), ConfigError> {
+    let crate::config::QueueConfig::Extension(choice) = cfg.topology.switch_queue() else {
+        return Ok(());
+    };
+    let classes = cfg.topology.links().priority_classes;
+    if classes <= 1 {
+        return Ok(());
+    }
+    use incastsim_switch::QueueDiscipline;
+    let queue = extensions.prepare_queue_discipline("topology.switch_queue", choice)?;
+    let probe = crate::extend::QueueContext::new(
+        cfg.seed,
+        0,
+        "switch",
+        incastsim_core::BitsPerSec::gbps(1),
+        incastsim_switch::BufferLimit::Unlimited,
+        cfg.tcp.mss.0 as u32,
+    );
+    if queue.new_discipline(&probe).schedules() {
+        return Err(invalid(
+            "topology.priority_classes",
+            classes,
+            format!(
+                "1 with topology.switch_queue {}, a discipline that schedules its own \
+                 departures",
+                choice.name
+            ),
+        ));
+    }
     Ok(())
 }
 

@@ -137,6 +137,7 @@ impl Plan {
             reactive,
         } = drawn;
         checks::check_built(cfg, &built, &generated)?;
+        checks::check_scheduling(cfg, extensions)?;
         let flows = u64::from(cfg.workload.flow_count(cfg.senders)) + generated.len() as u64;
         if flows > crate::engine::event::MAX_FLOWS {
             return Err(ConfigError::Key {

@@ -119,7 +119,10 @@ impl Simulation {
             self.obs.diag.fill_flow(rec, &conns.sender_summary(f));
         }
         for rec in ports.iter_mut() {
-            self.obs.diag.fill_port(rec);
+            let at_dequeue = self.network.fabric.ports[rec.port as usize]
+                .stats()
+                .drops_at_dequeue;
+            self.obs.diag.fill_port(rec, at_dequeue);
         }
         let model_flows = if self.workload_flows > 0 {
             self.workload_flows
@@ -143,11 +146,11 @@ impl Simulation {
             .iter()
             // Offered = admitted + refused at admission (either buffer cause, or the AQM), as
             // ports.csv counts it; runs.csv's drop_ratio divides `drops_buffer + drops_aqm` by it.
+            // (A scheduling discipline's head drops are AQM drops of admitted packets.)
             .map(|p| {
-                p.stats().enqueued_packets
-                    + p.stats().drops_buffer
-                    + p.stats().drops_threshold
-                    + p.stats().drops_aqm
+                let s = p.stats();
+                s.enqueued_packets + s.drops_buffer + s.drops_threshold + s.drops_aqm
+                    - s.drops_at_dequeue
             })
             .collect();
         self.obs.diag.fill_run(

@@ -13,8 +13,16 @@ pub struct PortStats {
     pub enqueued_bytes: u64,
     /// Packets refused for lack of buffer.
     pub drops_buffer: u64,
-    /// Packets dropped by the AQM's decision (RED).
+    /// Packets dropped by the AQM's decision (RED; a scheduling discipline's head drops too).
     pub drops_aqm: u64,
+    /// Of `drops_aqm`: packets a scheduling discipline dropped at dequeue, after admission.
+    pub drops_at_dequeue: u64,
+    /// Wire bytes of the packets dropped at dequeue (admitted, never departed).
+    pub drops_at_dequeue_bytes: u64,
+    /// Packets a scheduling discipline trimmed, and the wire bytes cut off.
+    pub trimmed_packets: u64,
+    /// Bytes cut off by trimming (admitted, never departed).
+    pub trimmed_bytes: u64,
     /// Packets lost on the link (random loss), after transmission.
     pub drops_link_loss: u64,
     /// Refused by a shared buffer's Dynamic Threshold (shared-buffer switches only).
@@ -36,7 +44,7 @@ pub struct PortStats {
     pub residence_byte_ps: u128,
     /// Per traffic class (DSCP, capped at 7): packets admitted, dropped (any reason), marked.
     pub class_enqueued: [u64; STAT_CLASSES],
-    /// Drops at admission per traffic class.
+    /// Drops per traffic class (at admission, and at dequeue by a scheduling discipline).
     pub class_drops: [u64; STAT_CLASSES],
     /// CE marks per traffic class.
     pub class_marks: [u64; STAT_CLASSES],

@@ -21,7 +21,7 @@ fn per_packet_fields_sit_in_the_first_cache_lines() {
     // An arrival reads line 1 (and the FIFO); an admission lines 1 to 3 (the 40-byte
     // QueueDisc starts in line 3; drop-tail's tag and limit are read there, the larger
     // variants' fields may run into line 4).
-    assert!(offset_of!(OutputPort, priority) < 64);
+    assert!(offset_of!(OutputPort, scheduled) < 64);
     assert!(offset_of!(OutputPort, next_tx_end) + size_of::<Time>() <= 64);
     let start = offset_of!(OutputPort, qdisc);
     assert!(start < 192, "the discipline starts at byte {start}");
@@ -285,3 +285,5 @@ fn bernoulli_link_loss_draws_as_before() {
     }
     assert_eq!(LinkLoss::bernoulli(0.0), LinkLoss::None);
 }
+
+mod scheduled;

@@ -115,11 +115,13 @@ impl Diagnostics {
         rec.set_drop_runs(&fd.hist.bins);
     }
 
-    /// Fills the per-port columns of ports.csv (`packets_enqueued` and the drop counts set).
-    pub fn fill_port(&self, rec: &mut PortRecord) {
+    /// Fills the per-port columns of ports.csv (`packets_enqueued` and the drop counts set);
+    /// `dropped_at_dequeue` of the AQM drops were admitted first (a scheduling discipline's
+    /// head drops), so they are offered once.
+    pub fn fill_port(&self, rec: &mut PortRecord, dropped_at_dequeue: u64) {
         let hist = self.port_runs(rec.port as usize);
         let dropped = rec.drops_buffer + rec.drops_aqm;
-        let offered = rec.packets_enqueued + dropped;
+        let offered = rec.packets_enqueued + dropped - dropped_at_dequeue;
         rec.packets_offered = offered;
         rec.drop_ratio = if offered == 0 {
             0.0
