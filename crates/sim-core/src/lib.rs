@@ -19,7 +19,7 @@ pub mod topology;
 pub mod units;
 
 pub use event::{EventQueue, TieOrder};
-pub use packet::{Ecn, FlowId, HostId, NO_PATH, Packet, PacketKind, SackBlock};
+pub use packet::{Ecn, FlowId, HostId, NO_PATH, Packet, PacketKind, SackBlock, TELEMETRY_WORDS};
 pub use prefetch::{prefetch, prefetch_bytes};
 pub use rng::{SimRng, Stream};
 pub use time::{Duration, Time};

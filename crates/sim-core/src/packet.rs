@@ -109,15 +109,44 @@ pub struct Packet {
 }
 
 // A packet is copied into every queue it waits in: it stays within one cache line. It fills
-// all 64 bytes (8 + 8 + 4 × 4 + 2 + 5 × 1 + 3 × 8 + 1), so there is no room left for an
-// in-band telemetry field a switch could stamp (HPCC's INT needs its own design: a field made
-// free, or a side record).
+// all 64 bytes (8 + 8 + 4 × 4 + 2 + 5 × 1 + 3 × 8 + 1); in-band telemetry shares the SACK
+// blocks' bytes on packets that are not ACKs (`Packet::telemetry`).
 const _: () = assert!(std::mem::size_of::<Packet>() <= 64);
+
+/// Words of in-band telemetry a packet other than an ACK carries ([`Packet::telemetry`]).
+pub const TELEMETRY_WORDS: usize = 3;
 
 /// [`Packet::hop`] of a packet that switches route by their tables.
 pub const NO_PATH: u8 = u8::MAX;
 
 impl Packet {
+    /// The in-band telemetry words switches stamped into this packet (`None` on an ACK). A
+    /// queue discipline writes them with [`Packet::set_telemetry`] at admission or at dequeue
+    /// (HPCC-style INT: queue length, bytes sent, a timestamp); which word means what is the
+    /// discipline's declaration, read by the component it cooperates with (a probe at
+    /// delivery; a transport that echoes them). They share the bytes an ACK's SACK blocks use
+    /// (a data segment carries none), so a packet stays one cache line; all 0 when sent.
+    pub fn telemetry(&self) -> Option<[u64; TELEMETRY_WORDS]> {
+        (self.kind != PacketKind::Ack).then(|| {
+            self.sack
+                .map(|b| (u64::from(b.start_offset as u32) << 32) | u64::from(b.len))
+        })
+    }
+
+    /// Stamps telemetry word `word` (< [`TELEMETRY_WORDS`]) with `value`. Refused (false,
+    /// nothing written) on an ACK, whose bytes there are SACK blocks, or for a word out of
+    /// range.
+    pub fn set_telemetry(&mut self, word: usize, value: u64) -> bool {
+        if self.kind == PacketKind::Ack || word >= TELEMETRY_WORDS {
+            return false;
+        }
+        self.sack[word] = SackBlock {
+            start_offset: (value >> 32) as u32 as i32,
+            len: value as u32,
+        };
+        true
+    }
+
     /// A packet with every optional field empty.
     pub fn new(
         kind: PacketKind,
@@ -173,5 +202,28 @@ mod tests {
             "{}",
             std::mem::size_of::<Packet>()
         );
+    }
+
+    /// Telemetry words round-trip every 64-bit value on data packets, start at 0, and are
+    /// refused on ACKs (whose bytes there are SACK blocks).
+    #[test]
+    fn telemetry_words_round_trip_and_spare_acks() {
+        let mut p = Packet::new(PacketKind::Data, 1, 2, 1000, 40);
+        assert_eq!(p.telemetry(), Some([0; TELEMETRY_WORDS]));
+        for (i, v) in [u64::MAX, 1 << 63 | 7, 0x1234_5678_9abc_def0]
+            .into_iter()
+            .enumerate()
+        {
+            assert!(p.set_telemetry(i, v));
+        }
+        assert_eq!(
+            p.telemetry(),
+            Some([u64::MAX, 1 << 63 | 7, 0x1234_5678_9abc_def0])
+        );
+        assert_eq!(p.sack_count, 0, "TCP sees no SACK block");
+        assert!(!p.set_telemetry(TELEMETRY_WORDS, 1));
+        let mut ack = Packet::new(PacketKind::Ack, 1, 2, 0, 40);
+        assert!(!ack.set_telemetry(0, 5));
+        assert_eq!((ack.telemetry(), ack.sack[0].len), (None, 0));
     }
 }

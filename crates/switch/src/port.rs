@@ -383,6 +383,18 @@ impl OutputPort {
         self.qdisc.limit()
     }
 
+    /// The values the port's discipline reports of its own, by name
+    /// ([`QueueDiscipline::value_names`]; empty, without allocation, for the built-ins).
+    pub fn discipline_values(&self) -> Vec<(&'static str, f64)> {
+        let names = self.qdisc.value_names();
+        if names.is_empty() {
+            return Vec::new();
+        }
+        let mut values = vec![0.0; names.len()];
+        self.qdisc.values(&mut values);
+        names.iter().copied().zip(values).collect()
+    }
+
     /// Releases buffer space of every packet fully transmitted by `now`.
     #[inline]
     fn release_transmitted(&mut self, now: Time) {

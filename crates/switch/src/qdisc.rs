@@ -258,6 +258,18 @@ pub trait QueueDiscipline {
     fn on_timer(&mut self, ctx: &mut DequeueContext) {
         let _ = ctx;
     }
+    /// Names of values of its own the discipline reports per port (`codel_drops`): fixed for
+    /// its type, they become columns of ports.csv and metrics of the sampled ports' time
+    /// series. Default: none.
+    fn value_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Its values now, one per name of [`QueueDiscipline::value_names`], in that order (`out`
+    /// has that length). Read when the time series samples the port and at the end of the
+    /// run, never per packet.
+    fn values(&self, out: &mut [f64]) {
+        let _ = out;
+    }
 }
 
 /// A queue discipline from another crate, boxed: what [`QueueDisc::Extension`] holds. Any
@@ -700,6 +712,18 @@ impl QueueDiscipline for QueueDisc {
     fn on_timer(&mut self, ctx: &mut DequeueContext) {
         if let QueueDisc::Extension(e) = self {
             e.0.on_timer(ctx)
+        }
+    }
+    // The built-ins' state is in the port's counters: values of their own are extensions'.
+    fn value_names(&self) -> &'static [&'static str] {
+        match self {
+            QueueDisc::Extension(e) => e.0.value_names(),
+            _ => &[],
+        }
+    }
+    fn values(&self, out: &mut [f64]) {
+        if let QueueDisc::Extension(e) = self {
+            e.0.values(out)
         }
     }
 }

@@ -65,6 +65,8 @@ pub struct CoDel {
     lastcount: u32,
     /// `dropping_`.
     dropping: bool,
+    /// Packets dropped at the head so far (the `codel_drops` value in ports.csv).
+    drops: u64,
 }
 
 impl CoDel {
@@ -82,6 +84,7 @@ impl CoDel {
             count: 0,
             lastcount: 0,
             dropping: false,
+            drops: 0,
         }
     }
 
@@ -154,6 +157,7 @@ impl QueueDiscipline for CoDel {
             while now >= self.drop_next && self.dropping {
                 if let Some(h) = p.take() {
                     ctx.drop(h);
+                    self.drops += 1;
                 }
                 self.count += 1;
                 (p, ok_to_drop) = self.dodequeue(now);
@@ -167,6 +171,7 @@ impl QueueDiscipline for CoDel {
             // Above TARGET for INTERVAL: enter the dropping state.
             if let Some(h) = p.take() {
                 ctx.drop(h);
+                self.drops += 1;
             }
             (p, _) = self.dodequeue(now);
             self.dropping = true;
@@ -182,6 +187,18 @@ impl QueueDiscipline for CoDel {
             self.lastcount = self.count;
         }
         p
+    }
+
+    fn value_names(&self) -> &'static [&'static str] {
+        &["codel_drops", "codel_dropping", "codel_count"]
+    }
+
+    fn values(&self, out: &mut [f64]) {
+        out.copy_from_slice(&[
+            self.drops as f64,
+            f64::from(u8::from(self.dropping)),
+            f64::from(self.count),
+        ]);
     }
 }
 

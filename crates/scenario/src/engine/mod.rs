@@ -642,10 +642,17 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn on_head_drops(&mut self, now: Time, port: u32) {
-        for h in self.network.fabric.ports[port as usize].head_drops() {
-            let packet = &h.packet;
-            self.obs
-                .on_admission_drop(now, port, packet, DropReason::Aqm);
+        let dropped: Vec<Packet> = self.network.fabric.ports[port as usize]
+            .head_drops()
+            .iter()
+            .map(|h| h.packet)
+            .collect();
+        for packet in &dropped {
+            if self.obs.probes.on {
+                let view = self.network.port_view(now, port);
+                self.obs
+                    .on_admission_drop(now, &view, packet, DropReason::Aqm);
+            }
             if let PacketKind::Data | PacketKind::Ack = packet.kind {
                 self.transport.conns.gone(packet.flow as usize);
             }

@@ -108,7 +108,7 @@ impl Network {
     /// bookkeeping of departures by `now`, which any later admission would do the same way,
     /// so the run is unchanged).
     #[cold]
-    fn port_view(&mut self, now: Time, port: u32) -> PortView<'_> {
+    pub(crate) fn port_view(&mut self, now: Time, port: u32) -> PortView<'_> {
         let p = &mut self.fabric.ports[port as usize];
         let occupancy = p.occupancy(now);
         PortView {

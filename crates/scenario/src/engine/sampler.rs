@@ -75,6 +75,10 @@ impl Sampler {
             self.record(t, &object, "queue_bytes", occ.bytes as f64);
             self.record(t, &object, "queue_packets", occ.packets as f64);
             self.record(t, &object, "utilization", utilization);
+            // The discipline's own values, by their names.
+            for (name, value) in fabric.ports[port as usize].discipline_values() {
+                self.record(t, &object, name, value);
+            }
         }
         // Every shared buffer's total occupancy (the sum of its queues).
         for (i, sb) in fabric.shared_buffers.iter().enumerate() {

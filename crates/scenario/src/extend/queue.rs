@@ -179,6 +179,12 @@ impl<D: QueueDiscipline> QueueDiscipline for WithinBuffer<D> {
     fn on_timer(&mut self, ctx: &mut DequeueContext) {
         self.discipline.on_timer(ctx)
     }
+    fn value_names(&self) -> &'static [&'static str] {
+        self.discipline.value_names()
+    }
+    fn values(&self, out: &mut [f64]) {
+        self.discipline.values(out)
+    }
 }
 
 impl Extensions {

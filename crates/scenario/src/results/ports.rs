@@ -15,6 +15,15 @@ pub(crate) fn port_records(sim: &mut Simulation, end: Time) -> Vec<PortRecord> {
         .map(|p| p.mean_queue_bytes(end))
         .collect();
     let cfg = &sim.cfg;
+    // The disciplines' own values: the same columns on every row.
+    let values: Vec<Vec<(&'static str, f64)>> =
+        fabric.ports.iter().map(|p| p.discipline_values()).collect();
+    let mut names: Vec<&'static str> = Vec::new();
+    for (name, _) in values.iter().flatten() {
+        if !names.contains(name) {
+            names.push(name);
+        }
+    }
     fabric
         .ports
         .iter()
@@ -38,6 +47,15 @@ pub(crate) fn port_records(sim: &mut Simulation, end: Time) -> Vec<PortRecord> {
             max_queue_bytes: p.stats().max_buffered_bytes,
             max_queue_packets: p.stats().max_buffered_packets,
             utilization: (p.stats().busy_ps as f64 / end_ps).min(1.0),
+            values: crate::probe::columns::ProbeColumns(
+                names
+                    .iter()
+                    .map(|&n| {
+                        let v = values[i].iter().find(|(k, _)| *k == n).map(|&(_, v)| v);
+                        (n.to_string(), v.into())
+                    })
+                    .collect(),
+            ),
             ..PortRecord::default()
         })
         .collect()

@@ -64,6 +64,11 @@ pub struct PortRecord {
     pub drop_run_8plus: u64,
     /// The longest run of consecutive drops at one of its inputs.
     pub max_drop_run: u32,
+    /// Values the port's queue discipline reports of its own (`QueueDiscipline::value_names`)
+    /// at the end of the run, after every built-in column; empty where the port's discipline
+    /// lacks one (host NICs), none without such a discipline.
+    #[serde(flatten)]
+    pub values: crate::probe::columns::ProbeColumns,
 }
 
 /// One row of port_classes.csv: a port's counters for one traffic class (DSCP, capped at 7).

@@ -47,6 +47,10 @@ impl QueueDiscipline for Lifo {
                 ctx.trim(&mut h, t);
             }
             ctx.mark(&mut h.packet);
+            // In-band telemetry: the packet's wait here (ps) and the packets still held.
+            h.packet
+                .set_telemetry(0, ctx.now().since(h.enqueued_at).as_ps());
+            h.packet.set_telemetry(1, self.held.len() as u64);
             return Some(h);
         }
         None
@@ -164,6 +168,16 @@ fn the_discipline_picks_the_departures() {
     let times: Vec<u64> = out.iter().map(|(t, _)| t.as_ps()).collect();
     assert_eq!(times, [1, 2, 3, 4].map(|k| k * TX + PROP), "back to back");
     assert!(out.iter().all(|(_, p)| p.ecn == Ecn::Ce));
+    // The telemetry the discipline stamped at dequeue travels with each packet: its wait (the
+    // transmissions before it) and the packets left behind it.
+    let stamped: Vec<[u64; 2]> = out
+        .iter()
+        .map(|(_, p)| {
+            let t = p.telemetry().unwrap();
+            [t[0], t[1]]
+        })
+        .collect();
+    assert_eq!(stamped, [[0, 3], [TX, 2], [2 * TX, 1], [3 * TX, 0]]);
     let s = p.stats();
     assert_eq!((s.enqueued_packets, s.delivered_packets), (4, 4));
     assert_eq!((s.ecn_marks, s.class_marks[0]), (4, 4));
