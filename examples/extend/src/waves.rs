@@ -62,6 +62,7 @@ pub struct BarrierWaves;
 impl TrafficGeneratorExtension for BarrierWaves {
     type Params = BarrierWavesParams;
     const DESCRIPTION: &'static str = "incast waves behind a barrier: wave k+1 starts `gap` after the last flow of wave k finishes";
+    const VALUE_NAMES: &'static [&'static str] = &["waves_completed", "last_barrier_ms"];
 
     fn check(p: &BarrierWavesParams) -> Result<(), ConfigError> {
         if p.size.0 == 0 {
@@ -109,6 +110,8 @@ impl TrafficGeneratorExtension for BarrierWaves {
             size: p.size.0,
             gap: p.gap.0,
             waves_left: p.waves - 1,
+            waves_completed: 0,
+            last_barrier: None,
         })))
     }
 }
@@ -141,12 +144,21 @@ struct Barrier {
     left: usize,
     /// Waves still to start.
     waves_left: u32,
+    /// Waves whose every flow finished, and when the last of them did (its values in
+    /// runs.csv: `traffic[I].waves_completed`, `traffic[I].last_barrier_ms`).
+    waves_completed: u32,
+    last_barrier: Option<incastsim::core::Time>,
 }
 
 impl TrafficReactor for Barrier {
-    fn on_flow_finish(&mut self, _done: &FinishedFlow, ctx: &mut ReactionContext) {
+    fn on_flow_finish(&mut self, done: &FinishedFlow, ctx: &mut ReactionContext) {
         self.left -= 1;
-        if self.left > 0 || self.waves_left == 0 {
+        if self.left > 0 {
+            return;
+        }
+        self.waves_completed += 1;
+        self.last_barrier = Some(done.finish);
+        if self.waves_left == 0 {
             return;
         }
         self.waves_left -= 1;
@@ -160,5 +172,12 @@ impl TrafficReactor for Barrier {
         if self.left == 0 {
             self.waves_left = 0;
         }
+    }
+
+    fn values(&self, out: &mut [f64]) {
+        let barrier_ms = self
+            .last_barrier
+            .map_or(f64::NAN, |t| t.as_secs_f64() * 1e3);
+        out.copy_from_slice(&[f64::from(self.waves_completed), barrier_ms]);
     }
 }

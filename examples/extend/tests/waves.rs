@@ -98,6 +98,17 @@ fn each_wave_starts_when_the_previous_one_has_finished() {
     assert_eq!(runs[0]["completed"], "true");
     assert_eq!(runs[0]["flows_finite"], "12");
     assert_eq!(runs[0]["flows_completed"], "12");
+    // The generator's own values (its reactor's, declared as VALUE_NAMES): runs.csv columns.
+    assert_eq!(num(&runs[0], "traffic[0].waves_completed"), 3.0);
+    let last_finish_ms = flows
+        .iter()
+        .map(|f| num(f, "start_s") * 1e3 + num(f, "fct_ms"))
+        .fold(0.0, f64::max);
+    let barrier_ms: f64 = runs[0]["traffic[0].last_barrier_ms"].parse().unwrap();
+    assert!(
+        (barrier_ms - last_finish_ms).abs() < 1e-6,
+        "{barrier_ms} vs {last_finish_ms}"
+    );
     // Determinism: the second run's files are the first's, byte for byte.
     for file in ["flows.csv", "runs.csv", "ports.csv"] {
         assert_eq!(
@@ -150,6 +161,8 @@ fn a_sweep_runs_the_waves_the_same_on_any_thread_count() {
         };
         assert_eq!(run["completed"], "true");
         assert_eq!(run["flows_finite"], (4 * waves).to_string());
+        // Declared before the sweep's first run, so its runs.csv has the column.
+        assert_eq!(num(run, "traffic[0].waves_completed"), waves as f64);
         let mine: Vec<&HashMap<String, String>> = flows
             .iter()
             .filter(|f| f["point"] == run["point"] && f["replicate"] == run["replicate"])

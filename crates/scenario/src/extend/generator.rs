@@ -63,6 +63,11 @@ pub trait TrafficGeneratorExtension: 'static {
         let _ = (params, ctx);
         Ok(None)
     }
+    /// Names of values of its own its reactor reports at the end of the run
+    /// ([`TrafficReactor::values`], in this order): runs.csv columns `traffic[I].<name>`,
+    /// declared before the run so that sweeps keep them (empty where the entry has no
+    /// reactor). Default: none.
+    const VALUE_NAMES: &'static [&'static str] = &[];
 }
 
 impl Extensions {
@@ -139,6 +144,9 @@ impl<T: TrafficGeneratorExtension> PreparedTraffic for TrafficWith<T> {
     ) -> Result<Option<Box<dyn TrafficReactor>>, ConfigError> {
         let key = format!("traffic[{}]", ctx.index());
         T::reactor(&self.params, ctx).map_err(|e| under(&key, e))
+    }
+    fn value_names(&self) -> &'static [&'static str] {
+        T::VALUE_NAMES
     }
 }
 

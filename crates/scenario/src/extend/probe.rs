@@ -115,6 +115,16 @@ impl Extensions {
                 .into_iter()
                 .map(String::from)
                 .collect(),
+            // The reactive generators' own values: runs.csv, before the probes' columns.
+            run: self
+                .prepare_traffic(cfg)?
+                .iter()
+                .enumerate()
+                .flat_map(|(i, g)| {
+                    let names = g.as_ref().map_or(&[][..], |g| g.value_names());
+                    names.iter().map(move |n| format!("traffic[{i}].{n}"))
+                })
+                .collect(),
             ..Default::default()
         };
         for (i, choice) in cfg.probes.iter().enumerate() {

@@ -85,6 +85,8 @@ pub struct Plan {
     /// Per entry of `traffic:`, its reactive part (empty when no generator is reactive): the
     /// engine asks it for more flows when one of the entry's flows finishes.
     pub reactive: Vec<Option<crate::plan::traffic::ReactiveEntry>>,
+    /// The entries whose generators declare values of their own, with the names.
+    pub traffic_values: Vec<(u32, &'static [&'static str])>,
     /// Background UDP sources.
     pub udp: Vec<UdpPlan>,
     /// What to sample and trace (time series, pcap).
@@ -135,6 +137,7 @@ impl Plan {
         let crate::plan::traffic::Drawn {
             flows: generated,
             reactive,
+            value_names: traffic_values,
         } = drawn;
         checks::check_built(cfg, &built, &generated)?;
         checks::check_scheduling(cfg, extensions)?;
@@ -219,6 +222,7 @@ impl Plan {
             workload_flows,
             generated,
             reactive,
+            traffic_values,
             udp,
             observe,
             diagnostics,

@@ -230,6 +230,9 @@ pub struct Drawn {
     /// Per entry of `traffic:`, its reactive part if it has one; empty when no entry does (so
     /// the engine tests one empty list per completion).
     pub reactive: Vec<Option<ReactiveEntry>>,
+    /// Per entry whose generator declares values of its own (`PreparedTraffic::value_names`):
+    /// its index and the names (runs.csv columns `traffic[I].<name>`).
+    pub value_names: Vec<(u32, &'static [&'static str])>,
 }
 
 /// Capacity of the reference links of a Poisson generator, bits/s.
@@ -281,6 +284,7 @@ pub fn generate(
 ) -> Result<Drawn, ConfigError> {
     let mut flows = Vec::new();
     let mut reactive: Vec<Option<ReactiveEntry>> = Vec::new();
+    let mut value_names = Vec::new();
     for (g, t) in cfg.traffic.iter().enumerate() {
         let generator = Generator {
             index: g,
@@ -360,6 +364,9 @@ pub fn generate(
                     cfg.tcp.mss.0 as u32,
                     cfg.topology.links().link_rate.0,
                 );
+                if !extension.value_names().is_empty() {
+                    value_names.push((g as u32, extension.value_names()));
+                }
                 if let Some(entry) = draw_extension(extension.as_ref(), &mut ctx, &mut flows)? {
                     reactive.resize_with(cfg.traffic.len(), || None);
                     reactive[g] = Some(entry);
@@ -370,7 +377,11 @@ pub fn generate(
             return Err(too_many_flows(flows.len()));
         }
     }
-    Ok(Drawn { flows, reactive })
+    Ok(Drawn {
+        flows,
+        reactive,
+        value_names,
+    })
 }
 
 /// A `long_lived` generator: `count` always-backlogged flows from each host of `from` to `to`,

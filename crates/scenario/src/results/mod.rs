@@ -64,6 +64,7 @@ impl Simulation {
         let drop_runs = self.fill_diagnostics(&mut run, &mut flows, &mut ports);
         let time_series = ports::time_series(self, end);
         let shared_buffers = ports::shared_buffer_records(self, end);
+        run.probes.0.extend(self.generated.value_columns());
         let probe_tables = self.finish_probes(&mut run, &mut flows);
         RunResult {
             probe_tables,

@@ -28,6 +28,8 @@ pub struct GeneratedFlows {
     planned: usize,
     /// Per entry of `traffic:`, its reactive part; empty when no generator is reactive.
     pub(crate) reactive: Vec<Option<ReactiveEntry>>,
+    /// The entries whose generators declare values of their own, with the names.
+    value_names: Vec<(u32, &'static [&'static str])>,
     /// The flows a reaction adds (reused: no allocation per completion once grown).
     pub(crate) added: Vec<GeneratedFlow>,
     /// Most generated flows the run may hold (plan-time and added).
@@ -40,12 +42,14 @@ impl GeneratedFlows {
         spec: Vec<GeneratedFlow>,
         first_flow: usize,
         reactive: Vec<Option<ReactiveEntry>>,
+        value_names: Vec<(u32, &'static [&'static str])>,
     ) -> GeneratedFlows {
         let max_flows = crate::plan::traffic::MAX_GENERATED_FLOWS
             .min(crate::engine::event::MAX_FLOWS - first_flow as u64);
         GeneratedFlows {
             planned: spec.len(),
             reactive,
+            value_names,
             added: Vec::new(),
             max_flows,
             finite_pending: spec.iter().filter(|g| g.size.is_some()).count() as u64,
@@ -111,6 +115,24 @@ impl GeneratedFlows {
     /// Whether the run is finished: the workload is draining and no sized flow is left.
     pub fn drained(&self) -> bool {
         self.draining && self.finite_pending == 0
+    }
+
+    /// The generators' own values as runs.csv columns `traffic[I].<name>` (empty where an entry
+    /// has no reactor).
+    pub fn value_columns(&self) -> Vec<(String, crate::probe::ProbeValue)> {
+        let mut columns = Vec::new();
+        for &(entry, names) in &self.value_names {
+            let mut values = vec![0.0; names.len()];
+            let reactor = self.reactive.get(entry as usize).and_then(Option::as_ref);
+            if let Some(r) = reactor {
+                r.reactor.values(&mut values);
+            }
+            for (name, v) in names.iter().zip(values) {
+                let value = reactor.map(|_| v).into();
+                columns.push((format!("traffic[{entry}].{name}"), value));
+            }
+        }
+        columns
     }
 
     /// Whether generator `generator` adds flows when its flows finish.

@@ -33,6 +33,10 @@ pub trait PreparedTraffic: Send + Sync + Debug {
         let _ = ctx;
         Ok(None)
     }
+    /// Names of the values its reactor reports (`TrafficGeneratorExtension::VALUE_NAMES`).
+    fn value_names(&self) -> &'static [&'static str] {
+        &[]
+    }
 }
 
 /// A reactive entry as the engine holds it: its reactor and its random stream (the entry's

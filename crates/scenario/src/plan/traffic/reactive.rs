@@ -95,6 +95,12 @@ pub trait TrafficReactor: Send {
     /// One of the entry's sized flows (plan-time or added here) delivered its last byte.
     /// Add flows with `ctx`'s constructors; they start at `ctx.now()` plus their `after`.
     fn on_flow_finish(&mut self, done: &FinishedFlow, ctx: &mut ReactionContext);
+    /// Its values at the end of the run, one per name its generator declares
+    /// (`TrafficGeneratorExtension::VALUE_NAMES`), in that order (`out` has that length):
+    /// runs.csv columns `traffic[I].<name>`. Default: leaves them 0.
+    fn values(&self, out: &mut [f64]) {
+        let _ = out;
+    }
 }
 
 /// What a [`TrafficReactor`] adds flows through, during one call.
