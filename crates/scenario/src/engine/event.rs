@@ -139,17 +139,16 @@ impl PackedEvent {
     #[inline(always)]
     pub fn unpack(self) -> Event {
         let value = (self.0 & LOW) as u32;
-        // A timer's flow (or port) is extracted in its own arm, not for every event.
-        let flow = |bits: u64| ((bits >> FLOW_SHIFT) & ((1 << FLOW_BITS) - 1)) as u32;
+        let flow = ((self.0 >> FLOW_SHIFT) & ((1 << FLOW_BITS) - 1)) as u32;
         match self.0 >> TAG_SHIFT {
             0 => Event::PortHead { port: value },
             1 => Event::PortTxDone { port: value },
             2 => Event::Rto {
-                flow: flow(self.0),
+                flow,
                 generation: value,
             },
             3 => Event::DelayedAck {
-                flow: flow(self.0),
+                flow,
                 generation: value,
             },
             4 => Event::ServerStart { flow: value },
@@ -163,7 +162,7 @@ impl PackedEvent {
             12 => Event::FirstBlock,
             13 => Event::SchemeTimer { flow: value },
             _ => Event::PortTimer {
-                port: flow(self.0),
+                port: flow,
                 generation: value,
             },
         }
