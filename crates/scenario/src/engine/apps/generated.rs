@@ -141,7 +141,7 @@ impl GeneratedFlows {
         matches!(self.reactive.get(generator as usize), Some(Some(_)))
     }
 
-    /// Room for more generated flows under [`GeneratedFlows::max_flows`].
+    /// Room for more generated flows under `GeneratedFlows::max_flows`.
     pub fn room(&self) -> u64 {
         self.max_flows.saturating_sub(self.spec.len() as u64)
     }
