@@ -15,7 +15,7 @@
 
 use anyhow::{Context, Result, bail};
 use incastsim::plot::{PlotRequest, plot_sweep};
-use incastsim::sweep::spec::display_value;
+use incastsim::sweep::spec::cell_value;
 use incastsim::sweep::stats::{fieller_ratio_ci95, quantile_with_ci95, summarize};
 use incastsim::sweep::{Sweep, run_sweep};
 use serde::Deserialize;
@@ -257,7 +257,7 @@ impl Runs {
                     keys.join(", ")
                 );
             }
-            want.push((self.col(k)?, display_value(v)));
+            want.push((self.col(k)?, cell_value(v)));
         }
         let (m, done, point) = (
             self.col(metric)?,
@@ -557,8 +557,8 @@ pub fn reproduce(args: ReproduceArgs, ext: &incastsim::scenario::Extensions) -> 
     for s in &claims.sweeps {
         for p in &s.plots {
             for (arm, v) in ["without", "with"].iter().zip(rand_values) {
-                let mut fixed = vec![(claims.randomness.key.clone(), display_value(v))];
-                fixed.extend(p.fix.iter().map(|(k, v)| (k.clone(), display_value(v))));
+                let mut fixed = vec![(claims.randomness.key.clone(), cell_value(v))];
+                fixed.extend(p.fix.iter().map(|(k, v)| (k.clone(), cell_value(v))));
                 let tmp = out.join(&s.id).join(format!("plot-{}-{arm}", p.name));
                 filtered_summary(&out.join(&s.id).join("summary.csv"), &tmp, &fixed)?;
                 let req = PlotRequest {
@@ -613,8 +613,8 @@ pub fn reproduce(args: ReproduceArgs, ext: &incastsim::scenario::Extensions) -> 
         md,
         "**Randomness.** Each sweep runs every point without and with randomness ({}: {} vs {}): {}. A claim counts as reproduced only if it holds with randomness.\n",
         claims.randomness.key,
-        display_value(&claims.randomness.without),
-        display_value(&claims.randomness.with),
+        cell_value(&claims.randomness.without),
+        cell_value(&claims.randomness.with),
         claims.randomness.what.trim()
     );
     let _ = writeln!(
@@ -695,7 +695,7 @@ pub fn reproduce(args: ReproduceArgs, ext: &incastsim::scenario::Extensions) -> 
         );
         let side = |m: &serde_json::Map<String, Value>| {
             m.iter()
-                .map(|(k, v)| format!("{k}={}", display_value(v)))
+                .map(|(k, v)| format!("{k}={}", cell_value(v)))
                 .collect::<Vec<_>>()
                 .join(", ")
         };

@@ -130,8 +130,13 @@ pub struct Point {
     pub index: u32,
     /// Canonical "key=value,key=value" form; it names the point in seeds and messages.
     pub label: String,
-    /// The value of each swept key (in `Sweep::keys` order), as written in outputs.
+    /// The value of each swept key (in `Sweep::keys` order), as the label writes it (the
+    /// seeds derive from it: a map is JSON there).
     pub values: Vec<String>,
+    /// The value of each swept key as the CSV files show it ([`cell_value`]): as `values`, but a
+    /// map or list in YAML's flow form and a component chosen by name alone as its name, as a
+    /// single run writes it.
+    pub cells: Vec<String>,
     /// The point's full config (base config with the point's values set).
     pub config: Config,
 }
@@ -174,6 +179,51 @@ pub fn display_value(v: &Value) -> String {
         Value::Number(n) => n.to_string(),
         Value::Bool(b) => b.to_string(),
         other => other.to_string(),
+    }
+}
+
+/// A swept value as a CSV cell shows it: scalars as [`display_value`]; a map holding only
+/// `name` (a component with its defaults) as that name, as `incastsim run` writes `scheme`;
+/// other maps and lists in YAML's flow form (`{name: tda, delta: 2ms}`), not JSON.
+pub fn cell_value(v: &Value) -> String {
+    match v {
+        Value::Object(m) if m.len() == 1 && m.get("name").is_some_and(Value::is_string) => {
+            display_value(&m["name"])
+        }
+        other => flow_value(other),
+    }
+}
+
+/// A value in YAML's flow form: maps as `{k: v}`, lists as `[a, b]`, strings bare unless
+/// YAML would read them otherwise.
+fn flow_value(v: &Value) -> String {
+    match v {
+        Value::String(s) => flow_scalar(s),
+        Value::Object(m) => {
+            let entries: Vec<String> = m
+                .iter()
+                .map(|(k, v)| format!("{}: {}", flow_scalar(k), flow_value(v)))
+                .collect();
+            format!("{{{}}}", entries.join(", "))
+        }
+        Value::Array(a) => {
+            let items: Vec<String> = a.iter().map(flow_value).collect();
+            format!("[{}]", items.join(", "))
+        }
+        scalar => display_value(scalar),
+    }
+}
+
+/// A string in a flow collection: bare unless YAML would read it otherwise.
+fn flow_scalar(s: &str) -> String {
+    let plain = !s.is_empty()
+        && !s.contains([',', ':', '{', '}', '[', ']', '#', '"', '\''])
+        && !s.starts_with([' ', '-', '&', '*', '!', '|', '>', '%', '@', '`'])
+        && !s.ends_with(' ');
+    if plain {
+        s.to_string()
+    } else {
+        serde_json::Value::String(s.to_string()).to_string()
     }
 }
 
@@ -461,10 +511,12 @@ impl Dimensions {
         for index in 0..self.total as u32 {
             let mut point_tree = tree.clone();
             let mut values = vec![String::new(); keys.len()];
+            let mut cells = vec![String::new(); keys.len()];
             for (d, s) in step.iter().enumerate() {
                 for (j, &k) in dim_keys[d].iter().enumerate() {
                     let v = &dims[d][*s][j];
                     values[k] = display_value(v);
+                    cells[k] = cell_value(v);
                     set_path(&mut point_tree, &keys[k], v.clone())
                         .map_err(|m| spec_err(format!("sweep key {}", keys[k]), m))?;
                 }
@@ -489,6 +541,7 @@ impl Dimensions {
                 index,
                 label,
                 values,
+                cells,
                 config,
             });
             for d in (0..dims.len()).rev() {
@@ -584,6 +637,22 @@ workload: {kind: synchronized_reads, sru: 64KB, blocks: 2}
 
     fn sweep(section: &str) -> Result<Sweep, SweepError> {
         Sweep::from_yaml(&format!("{BASE}\nsweep: {section}\n"), &[])
+    }
+
+    /// A swept component is shown as `run` shows it (its name) or in YAML's flow form, never
+    /// as JSON; the label (and so the seeds) keeps its JSON form.
+    #[test]
+    fn swept_maps_are_cells_of_yaml_not_json() {
+        let s = sweep(
+            "{seeds: 1, grid: {scheme: [none, {name: dsr}, {name: tda, delta: 2ms}], tcp.rto_min: [1ms]}}",
+        )
+        .unwrap();
+        let cells: Vec<&str> = s.points.iter().map(|p| p.cells[0].as_str()).collect();
+        assert_eq!(cells, ["none", "dsr", "{name: tda, delta: 2ms}"]);
+        assert_eq!(s.points[2].values[0], r#"{"name":"tda","delta":"2ms"}"#);
+        assert!(s.points[2].label.starts_with(r#"scheme={"name":"tda""#));
+        let nested = serde_json::json!({"a": [1, "x:y"], "b": {"name": "n"}});
+        assert_eq!(cell_value(&nested), r#"{a: [1, "x:y"], b: {name: n}}"#);
     }
 
     #[test]

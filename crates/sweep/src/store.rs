@@ -560,7 +560,7 @@ impl Store {
         let prefix = |row: &mut Vec<String>| {
             row.push(point.index.to_string());
             row.push(replicate.to_string());
-            row.extend(point.values.iter().cloned());
+            row.extend(point.cells.iter().cloned());
         };
         // The built-in columns, then the probe columns the header names (fixed before any run).
         let flow_width = own_fields(&FlowRecord::default(), &self.keys).len();
