@@ -531,6 +531,9 @@ fn print_run_summary(
         Outcome::FlowLimit => println!(
             "  stopped: a reactive traffic generator asked for more flows than a run may hold"
         ),
+        Outcome::MemoryLimit => println!(
+            "  stopped: what the run records as it goes (time series, the traced port, pcap packets) outgrew --max-memory; sample less often or fewer objects, or raise --max-memory"
+        ),
     }
     println!(
         "  goodput {:.1} Mbps over {:.4} s simulated; {} RTOs ({} flows); {} drops",

@@ -62,6 +62,44 @@ fn max_memory_refuses_a_run_above_it() {
     assert!(run_with(&cfg, 1, &below.max_memory(None)).is_ok());
 }
 
+/// What a run records as it goes (here a time series every microsecond) is held to what
+/// `max_memory` leaves after the estimate: the run ends as `max_memory` within a sample or a
+/// watch of the budget, deterministically, and without a limit the same run completes.
+#[test]
+fn max_memory_bounds_what_the_run_records_as_it_goes() {
+    let sampled = from_yaml_checked(
+        &format!("{RUN}time_series: {{interval: 1us, ports: [switch0->host16], flows: [0]}}\n"),
+        &[],
+    )
+    .unwrap();
+    let need = Plan::new(&sampled, 1).unwrap().memory_estimate;
+    let budget = 2_000_000;
+    let limited = RunOptions::new().max_memory(need + budget);
+    let sim = |options: &RunOptions| {
+        let mut sim =
+            incastsim_scenario::Simulation::from_plan(Plan::build(&sampled, 1, options).unwrap());
+        let outcome = sim.run();
+        (outcome, sim.recorded_bytes(), sim.now())
+    };
+    let (outcome, recorded, stopped_at) = sim(&limited);
+    assert_eq!(outcome.as_str(), "max_memory");
+    // Over the budget by at most one sample's rows (3 port rows and 5 flow rows).
+    assert!(recorded > budget && recorded < budget + 2_000, "{recorded}");
+    assert_eq!(
+        sim(&limited),
+        (outcome, recorded, stopped_at),
+        "deterministic"
+    );
+    let result = run_with(&sampled, 1, &limited).unwrap();
+    assert!(!result.run.completed && !result.time_series.is_empty());
+    assert!(
+        run_with(&sampled, 1, &RunOptions::new())
+            .unwrap()
+            .run
+            .completed
+    );
+}
+
 #[test]
 fn stop_interrupts_the_run() {
     let cfg = cfg();

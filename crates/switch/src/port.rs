@@ -328,6 +328,13 @@ impl OutputPort {
         self.tracing = true;
     }
 
+    /// Bytes the recorded queue changes hold so far (0 without a trace).
+    pub fn trace_bytes(&self) -> u64 {
+        self.cold.trace.as_ref().map_or(0, |t| {
+            t.len() as u64 * std::mem::size_of::<(Time, u64, u32)>() as u64
+        })
+    }
+
     /// The recorded (time, bytes, packets) changes up to `end`, in time order.
     pub fn take_trace(&mut self, end: Time) -> Vec<(Time, u64, u32)> {
         self.release_transmitted(end);

@@ -59,6 +59,9 @@ pub enum Outcome {
     /// A reactive traffic generator asked for more flows than a run may hold
     /// (`plan::traffic::MAX_GENERATED_FLOWS`).
     FlowLimit,
+    /// What the run records as it goes (time series, the traced port's queue, pcap packets)
+    /// outgrew the memory limit (`--max-memory`) left after the run's estimate.
+    MemoryLimit,
     /// Nothing left to do but the workload is not finished (should not happen; reported).
     Stalled,
 }
@@ -73,6 +76,7 @@ impl Outcome {
             Outcome::WallTimeLimit => "max_wall_time",
             Outcome::Interrupted => "interrupted",
             Outcome::FlowLimit => "max_flows",
+            Outcome::MemoryLimit => "max_memory",
             Outcome::Stalled => "stalled",
         }
     }
@@ -128,6 +132,9 @@ pub struct Simulation {
     outbox: Vec<(HostId, Packet)>,
     pub(crate) events_processed: u64,
     pub(crate) finished_at: Option<Time>,
+    /// Bytes what the run records as it goes may take (`RunOptions::max_memory` minus the
+    /// plan's estimate): past it the run ends as `Outcome::MemoryLimit`. `None`: no limit.
+    pub(crate) output_budget: Option<u64>,
     pub(crate) outcome: Option<Outcome>,
     /// Whether the workload has started (at the first call that runs events, so probes added
     /// after `from_plan` see everything from the first packet on).
@@ -156,6 +163,7 @@ impl Simulation {
             diagnostics,
             header_bytes,
             profiles,
+            output_budget,
             ..
         } = plan;
         let tie_order = match cfg.run.tie_order {
@@ -184,6 +192,7 @@ impl Simulation {
             outbox: Vec::new(),
             events_processed: 0,
             finished_at: None,
+            output_budget,
             outcome: None,
             started: false,
         };
@@ -357,6 +366,8 @@ impl Simulation {
                 }
                 let stop = if events >= max_events {
                     Some(Outcome::EventLimit)
+                } else if self.over_output_budget() {
+                    Some(Outcome::MemoryLimit)
                 } else {
                     watch(&self.progress(now))
                 };
@@ -447,12 +458,19 @@ impl Simulation {
             Event::FlowStart { flow } => self.flow_start(now, flow as usize),
             Event::FlowStop { flow } => self.on_flow_stop(flow as usize),
             Event::DeferredSend { flow } => self.on_deferred_send(now, flow),
-            Event::Sample => self.obs.sampler.sample(
-                now,
-                &mut self.network.fabric,
-                &self.transport,
-                &mut self.events,
-            ),
+            Event::Sample => {
+                self.obs.sampler.sample(
+                    now,
+                    &mut self.network.fabric,
+                    &self.transport,
+                    &mut self.events,
+                );
+                // One sample may add many rows: checked here as well as every few events.
+                if self.over_output_budget() {
+                    self.outcome = Some(Outcome::MemoryLimit);
+                    self.finished_at = Some(now);
+                }
+            }
             Event::End => self.on_end(now),
             Event::FirstBlock => self.start_block(now),
             Event::SchemeTimer { flow } => self.on_scheme_timer(now, flow as usize),
@@ -621,6 +639,28 @@ impl Simulation {
     /// port as AQM drops): the probes hear of each, and each leaves its flow's packets in the
     /// network. The drop-run diagnostics count admission drops only (a head drop was counted
     /// there as an admission already).
+    /// Whether what the run records as it goes has outgrown the memory left to it
+    /// (`RunOptions::max_memory` minus the plan's estimate; never without a limit).
+    fn over_output_budget(&self) -> bool {
+        self.output_budget
+            .is_some_and(|budget| self.recorded_bytes() > budget)
+    }
+
+    /// Bytes held by what the run records as it goes: time-series rows, the traced port's
+    /// queue changes and captured packets (each counted with its heap strings or at its
+    /// size). Reported in the manifest's memory estimate's terms.
+    pub fn recorded_bytes(&self) -> u64 {
+        let series = self.obs.sampler.series_bytes();
+        let trace = self
+            .obs
+            .sampler
+            .traced_port
+            .map_or(0, |p| self.network.fabric.ports[p as usize].trace_bytes());
+        let capture = self.obs.capture.result.packets.len() as u64
+            * std::mem::size_of::<capture::CapturedPacket>() as u64;
+        series + trace + capture
+    }
+
     /// A port that decides at dequeue (strict priority, a scheduling discipline) finished a
     /// transmission. Out of line: FIFO ports (nearly all) never get here, and the event loop's
     /// one big function stays as it was for them.

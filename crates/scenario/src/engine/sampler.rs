@@ -38,6 +38,12 @@ impl Sampler {
         }
     }
 
+    /// Bytes the samples so far hold: each row and its two strings (scenario and object).
+    pub fn series_bytes(&self) -> u64 {
+        let per_row = std::mem::size_of::<TimeSeriesRecord>() + self.scenario.len() + 32;
+        self.series.len() as u64 * per_row as u64
+    }
+
     fn record(&mut self, time_s: f64, object: &str, metric: &'static str, value: f64) {
         self.series.push(TimeSeriesRecord {
             scenario: self.scenario.clone(),

@@ -101,6 +101,10 @@ pub struct Plan {
     pub active_senders_oracle: bool,
     /// The run's [`memory::estimate`] in bytes (the fuzz test holds runs to it).
     pub memory_estimate: u64,
+    /// What the run may record as it goes (time series, a traced port, pcap packets: outputs
+    /// that grow with simulated time, outside the estimate): `RunOptions::max_memory` minus the
+    /// estimate. Past it the run ends as `Outcome::MemoryLimit`. `None` without a limit.
+    pub output_budget: Option<u64>,
     /// The probes `probes:` names (built for the run by `Simulation::from_plan`).
     pub probes: Vec<std::sync::Arc<dyn crate::extend::PreparedProbe>>,
     /// The probes added from code ([`crate::RunOptions::probes`]), built for the run by
@@ -230,6 +234,7 @@ impl Plan {
             scheme_timer_period,
             active_senders_oracle,
             memory_estimate: need.bytes,
+            output_budget: max_memory.map(|limit| limit.saturating_sub(need.bytes)),
         })
     }
 }
