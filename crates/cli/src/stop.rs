@@ -29,10 +29,33 @@ pub fn install() {
     }
 }
 
+/// The command's results are complete (a sweep stored every run and wrote its sorted files and
+/// summary): a stop signal that came meanwhile stopped nothing, so the command exits as if none
+/// had come. Returns whether one had (the caller says so).
+pub fn came_too_late() -> bool {
+    SIGNAL.swap(0, Ordering::SeqCst) != 0
+}
+
 /// The conventional exit status after a stop by signal (128 + its number), if one came.
 pub fn exit_status() -> Option<u8> {
     match SIGNAL.load(Ordering::SeqCst) {
         0 => None,
         s => u8::try_from(128 + s).ok(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A signal that came after the results were complete leaves the exit status clean; one
+    /// that came before (and stopped something) gives 128 + its number.
+    #[test]
+    fn a_signal_after_the_results_is_forgotten() {
+        SIGNAL.store(2, Ordering::SeqCst);
+        assert_eq!(exit_status(), Some(130));
+        assert!(came_too_late());
+        assert_eq!(exit_status(), None);
+        assert!(!came_too_late());
     }
 }

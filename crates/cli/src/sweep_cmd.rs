@@ -313,11 +313,19 @@ pub fn sweep(args: SweepArgs, ext: &Extensions) -> Result<()> {
         );
         return Ok(());
     }
+    // Every run was stored and the files finalized: a stop signal that came meanwhile stopped
+    // nothing (exit 0, not 130 after "results in"); it skips only the plots.
+    let stopped_late = crate::stop::came_too_late();
+    if stopped_late {
+        println!(
+            "  a stop signal came after every run was stored: the results are complete (plots skipped: `incastsim plot` draws them)"
+        );
+    }
     println!(
         "  results in {} (runs.csv, flows.csv, summary.csv)",
         out.display()
     );
-    if !args.no_plots && args.shard.is_none() {
+    if !args.no_plots && args.shard.is_none() && !stopped_late {
         draw(&out, &sweep.plots)?;
     }
     Ok(())
