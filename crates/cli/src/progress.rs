@@ -34,12 +34,20 @@ impl RunLine {
         } else {
             "unknown".into()
         };
-        let text = format!(
-            "run: simulated {:.6} s ({:.1} % done), {:.2} M events/s, ETA {eta}",
-            p.sim_time.since(incastsim::core::Time::ZERO).as_secs_f64(),
-            100.0 * f,
-            p.events as f64 / secs / 1e6
-        );
+        let simulated = p.sim_time.since(incastsim::core::Time::ZERO).as_secs_f64();
+        let rate = p.events as f64 / secs / 1e6;
+        let text = match p.draining_flows_left {
+            // Past the arrivals the share by time is 100 % and says nothing: count the flows
+            // the run still waits for instead (their end is not predictable).
+            Some(left) => format!(
+                "run: simulated {simulated:.6} s, arrivals over, waiting for {left} flow{} to finish, {rate:.2} M events/s",
+                if left == 1 { "" } else { "s" }
+            ),
+            None => format!(
+                "run: simulated {simulated:.6} s ({:.1} % done), {rate:.2} M events/s, ETA {eta}",
+                100.0 * f
+            ),
+        };
         if self.terminal {
             self.next = elapsed + Duration::from_millis(250);
             let bar = self.bar.get_or_insert_with(|| {

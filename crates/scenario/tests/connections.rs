@@ -191,3 +191,24 @@ fn a_controller_s_own_values_survive_its_flows_end() {
         "the same run as NewReno"
     );
 }
+
+/// Past the arrival period a traffic run waits for its flows: its progress counts them (the
+/// share by time is 100 % and says nothing then), and before it says nothing of draining.
+#[test]
+fn a_draining_run_reports_the_flows_it_waits_for() {
+    let cfg = websearch();
+    let mut sim = Simulation::new(&cfg, 1).unwrap();
+    assert_eq!(sim.run_until(Time::ZERO + Duration::from_ms(10)), None);
+    assert_eq!(sim.progress(sim.now()).draining_flows_left, None);
+    let mut seen = Vec::new();
+    let mut t = Time::ZERO + Duration::from_ms(20);
+    while sim.run_until(t).is_none() {
+        if let Some(left) = sim.progress(sim.now()).draining_flows_left {
+            seen.push(left);
+        }
+        t += Duration::from_us(20);
+    }
+    assert!(!seen.is_empty(), "the run drained after its arrivals");
+    assert!(seen.windows(2).all(|w| w[1] <= w[0]), "{seen:?}");
+    assert!(seen[0] > 0);
+}

@@ -92,6 +92,10 @@ pub struct RunProgress {
     /// The part of the run done, 0 to 1: blocks done for synchronized reads, simulated time over
     /// the workload's duration otherwise, and at least simulated time over `run.max_sim_time`.
     pub fraction_done: f64,
+    /// A traffic workload past its arrival period waits for its sized flows to finish: how
+    /// many are left (`None` otherwise). The fraction says nothing then (it is 1, by time),
+    /// so a progress line shows this instead of a share and an ETA.
+    pub draining_flows_left: Option<u64>,
 }
 
 /// The engine looks outside (the watcher of [`Simulation::run_watched`]) once per this many
@@ -441,6 +445,10 @@ impl Simulation {
             sim_time: now,
             events: self.events_processed,
             fraction_done: by_limit.max(by_workload).min(1.0),
+            draining_flows_left: self
+                .generated
+                .draining()
+                .then_some(self.generated.finite_pending),
         }
     }
 

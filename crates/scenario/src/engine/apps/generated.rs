@@ -112,6 +112,11 @@ impl GeneratedFlows {
         false
     }
 
+    /// Whether the traffic workload's arrival period is over (it waits for its flows).
+    pub fn draining(&self) -> bool {
+        self.draining
+    }
+
     /// Whether the run is finished: the workload is draining and no sized flow is left.
     pub fn drained(&self) -> bool {
         self.draining && self.finite_pending == 0
