@@ -74,7 +74,8 @@ fn max_memory_bounds_what_the_run_records_as_it_goes() {
     .unwrap();
     let need = Plan::new(&sampled, 1).unwrap().memory_estimate;
     let budget = 2_000_000;
-    let limited = RunOptions::new().max_memory(need + budget);
+    // Half of what the limit leaves after the estimate is the records' budget.
+    let limited = RunOptions::new().max_memory(need + 2 * budget);
     let sim = |options: &RunOptions| {
         let mut sim =
             incastsim_scenario::Simulation::from_plan(Plan::build(&sampled, 1, options).unwrap());

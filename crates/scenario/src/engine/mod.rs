@@ -136,8 +136,8 @@ pub struct Simulation {
     outbox: Vec<(HostId, Packet)>,
     pub(crate) events_processed: u64,
     pub(crate) finished_at: Option<Time>,
-    /// Bytes what the run records as it goes may take (`RunOptions::max_memory` minus the
-    /// plan's estimate): past it the run ends as `Outcome::MemoryLimit`. `None`: no limit.
+    /// Bytes what the run records as it goes may take (half of `RunOptions::max_memory` minus
+    /// the plan's estimate): past it the run ends as `Outcome::MemoryLimit`. `None`: no limit.
     pub(crate) output_budget: Option<u64>,
     pub(crate) outcome: Option<Outcome>,
     /// Whether the workload has started (at the first call that runs events, so probes added
@@ -648,7 +648,7 @@ impl Simulation {
     /// network. The drop-run diagnostics count admission drops only (a head drop was counted
     /// there as an admission already).
     /// Whether what the run records as it goes has outgrown the memory left to it
-    /// (`RunOptions::max_memory` minus the plan's estimate; never without a limit).
+    /// (`Simulation::output_budget`; never without a limit).
     fn over_output_budget(&self) -> bool {
         self.output_budget
             .is_some_and(|budget| self.recorded_bytes() > budget)

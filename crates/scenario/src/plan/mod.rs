@@ -102,8 +102,9 @@ pub struct Plan {
     /// The run's [`memory::estimate`] in bytes (the fuzz test holds runs to it).
     pub memory_estimate: u64,
     /// What the run may record as it goes (time series, a traced port, pcap packets: outputs
-    /// that grow with simulated time, outside the estimate): `RunOptions::max_memory` minus the
-    /// estimate. Past it the run ends as `Outcome::MemoryLimit`. `None` without a limit.
+    /// that grow with simulated time, outside the estimate): half of `RunOptions::max_memory`
+    /// minus the estimate. Past it the run ends as `Outcome::MemoryLimit`. `None` without a
+    /// limit.
     pub output_budget: Option<u64>,
     /// The probes `probes:` names (built for the run by `Simulation::from_plan`).
     pub probes: Vec<std::sync::Arc<dyn crate::extend::PreparedProbe>>,
@@ -234,7 +235,9 @@ impl Plan {
             scheme_timer_period,
             active_senders_oracle,
             memory_estimate: need.bytes,
-            output_budget: max_memory.map(|limit| limit.saturating_sub(need.bytes)),
+            // Half of what the limit leaves: the rest is for writing the records out (rows
+            // become CSV text) and for what the estimate does not see of the program.
+            output_budget: max_memory.map(|limit| limit.saturating_sub(need.bytes) / 2),
         })
     }
 }
