@@ -313,6 +313,7 @@ fn run_case(tree: Value) -> Result<Ended, String> {
 /// what this process's allocator kept from earlier cases): the child's peak resident memory
 /// (`wait4`'s `ru_maxrss`), the run's estimate, and its outcome (from the manifest).
 #[cfg(target_os = "linux")]
+#[allow(clippy::zombie_processes)] // reaped by `wait4`, which `Child::wait` cannot replace here
 fn child_run_peak(tree: &Value, limit: Option<u64>, dir: &std::path::Path) -> (u64, u64, String) {
     use std::os::unix::process::ExitStatusExt;
     let cfg = Config::from_tree(tree.clone()).unwrap();
