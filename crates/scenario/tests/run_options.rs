@@ -101,6 +101,44 @@ fn max_memory_bounds_what_the_run_records_as_it_goes() {
     );
 }
 
+/// Records every admission (what a per-packet trace probe would keep) and says how much it
+/// holds.
+struct Recorder(Vec<(u64, u32)>);
+
+impl Probe for Recorder {
+    fn on_enqueue(
+        &mut self,
+        now: incastsim_core::Time,
+        _: &incastsim_scenario::probe::PortView,
+        packet: &incastsim_core::Packet,
+    ) {
+        self.0.push((now.as_ps(), packet.flow));
+    }
+    fn held_bytes(&self) -> u64 {
+        (self.0.capacity() * std::mem::size_of::<(u64, u32)>()) as u64
+    }
+}
+
+/// A probe's records count against `max_memory`'s remainder as the time series' do.
+#[test]
+fn max_memory_bounds_what_a_probe_says_it_holds() {
+    let cfg = cfg();
+    let need = Plan::new(&cfg, 1).unwrap().memory_estimate;
+    let recorder: ProbeFactory = Arc::new(|_| Box::new(Recorder(Vec::new())));
+    let probes = [recorder];
+    let unlimited = RunOptions::new().probes(&probes);
+    let full = run_with(&cfg, 1, &unlimited).unwrap();
+    assert!(full.run.completed);
+    // A budget of 64 KiB of records: the run stops once the probe holds more.
+    let limited = RunOptions::new()
+        .probes(&probes)
+        .max_memory(need + 2 * 65_536);
+    let mut sim =
+        incastsim_scenario::Simulation::from_plan(Plan::build(&cfg, 1, &limited).unwrap());
+    assert_eq!(sim.run().as_str(), "max_memory");
+    assert!(sim.recorded_bytes() > 65_536);
+}
+
 #[test]
 fn stop_interrupts_the_run() {
     let cfg = cfg();

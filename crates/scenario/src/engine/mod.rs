@@ -655,8 +655,8 @@ impl Simulation {
     }
 
     /// Bytes held by what the run records as it goes: time-series rows, the traced port's
-    /// queue changes and captured packets (each counted with its heap strings or at its
-    /// size). Reported in the manifest's memory estimate's terms.
+    /// queue changes, captured packets (each counted with its heap strings or at its size)
+    /// and what the probes say they hold (`Probe::held_bytes`).
     pub fn recorded_bytes(&self) -> u64 {
         let series = self.obs.sampler.series_bytes();
         let trace = self
@@ -666,7 +666,8 @@ impl Simulation {
             .map_or(0, |p| self.network.fabric.ports[p as usize].trace_bytes());
         let capture = self.obs.capture.result.packets.len() as u64
             * std::mem::size_of::<capture::CapturedPacket>() as u64;
-        series + trace + capture
+        let probes: u64 = self.obs.probes.list.iter().map(|p| p.held_bytes()).sum();
+        series + trace + capture + probes
     }
 
     /// A port that decides at dequeue (strict priority, a scheduling discipline) finished a

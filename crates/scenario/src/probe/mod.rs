@@ -180,6 +180,14 @@ pub trait Probe: Send {
     fn on_flow_finish(&mut self, now: Time, flow: u32) {
         let _ = (now, flow);
     }
+    /// Bytes the probe holds that grow with the run (per-event records, the rows of a table it
+    /// will write): counted with the time series and pcap packets against `--max-memory`'s
+    /// remainder (`Simulation::recorded_bytes`; past it the run ends as `max_memory`). Read
+    /// every few thousand events, never per packet. Default 0: a probe whose state is bounded
+    /// by the network (per port, per flow) need not say.
+    fn held_bytes(&self) -> u64 {
+        0
+    }
     /// The run is over: read what the probe wants from `sim` (read-only: counters, senders,
     /// receivers, ports) and add columns or a table to `report`.
     fn finish(&mut self, sim: &dyn FinishedRun, report: &mut ProbeReport) {
