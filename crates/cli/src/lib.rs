@@ -546,6 +546,19 @@ fn print_run_summary(
             "  blocks {}/{}; completion time mean {:.3} ms, p99 {:.3} ms",
             r.blocks_completed, r.blocks, r.bct_mean_ms, r.bct_p99_ms
         );
+    } else if r.flows_finite > 0 {
+        // A traffic workload exists for its flows' completion times (issue 39, item 4).
+        println!(
+            "  flows {}/{} completed; FCT mean {:.3} ms, p50 {:.3} ms, p99 {:.3} ms; slowdown mean {:.2}, p99 {:.2}; Jain fairness {:.4}",
+            r.flows_completed,
+            r.flows_finite,
+            r.fct_mean_ms,
+            r.fct_p50_ms,
+            r.fct_p99_ms,
+            r.slowdown_mean,
+            r.slowdown_p99,
+            r.jain_fairness
+        );
     } else {
         println!("  Jain fairness {:.4}", r.jain_fairness);
     }

@@ -583,3 +583,39 @@ fn os_errors_are_printed_once() {
     assert_eq!(err.matches("no-such-config.yaml").count(), 2, "{err}"); // "invalid config X: cannot read X: ..."
     assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
 }
+
+/// Issue 39, item 4: a traffic run's summary shows what the workload exists for, its flows'
+/// completion times and slowdowns.
+#[test]
+fn a_traffic_run_summary_shows_fct_and_slowdown() {
+    let out = tempdir("traffic-summary");
+    let o = Command::new(env!("CARGO_BIN_EXE_incastsim"))
+        .args([
+            "run",
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../configs/websearch-fattree.yaml"
+            ),
+            "--set",
+            "topology.k=4",
+            "--set",
+            "senders=15",
+            "--set",
+            "workload.duration=5ms",
+            "--out",
+        ])
+        .arg(&out)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("FCT"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        line.contains("completed") && line.contains("p99") && line.contains("slowdown"),
+        "{line}"
+    );
+}
