@@ -83,6 +83,10 @@ pub(crate) struct CliProgress {
     last_line: Cell<Instant>,
     total: Cell<u64>,
     first_done: Cell<u64>,
+    /// Expected cost done (at the start, and now) and in all: the ETA weighs runs by it.
+    cost_at_start: Cell<Option<f64>>,
+    cost_done: Cell<f64>,
+    cost_total: Cell<f64>,
 }
 
 impl CliProgress {
@@ -91,7 +95,7 @@ impl CliProgress {
             let b = ProgressBar::new(0);
             b.set_style(
                 ProgressStyle::with_template(
-                    "{bar:40} {pos}/{len} runs  {per_sec}  ETA {eta}  {elapsed}",
+                    "{bar:40} {pos}/{len} runs  {per_sec}  {msg}  {elapsed}",
                 )
                 .expect("valid template"),
             );
@@ -104,6 +108,24 @@ impl CliProgress {
             last_line: Cell::new(now),
             total: Cell::new(0),
             first_done: Cell::new(0),
+            cost_at_start: Cell::new(None),
+            cost_done: Cell::new(0.0),
+            cost_total: Cell::new(0.0),
+        }
+    }
+
+    /// The ETA by expected cost (runs of a sweep's last points often cost many times its
+    /// first's): "ETA 42 s", or "ETA ..." before a run of this attempt finished.
+    fn eta(&self) -> String {
+        let secs = self.started.elapsed().as_secs_f64();
+        match incastsim::sweep::cost::eta_secs(
+            self.cost_at_start.get().unwrap_or(0.0),
+            self.cost_done.get(),
+            self.cost_total.get(),
+            secs,
+        ) {
+            Some(eta) => format!("ETA {eta:.0} s"),
+            None => "ETA ...".into(),
         }
     }
 }
@@ -127,6 +149,16 @@ impl Progress for CliProgress {
             None => eprintln!("{message}"),
         }
     }
+    fn advance_cost(&self, done: f64, total: f64) {
+        if self.cost_at_start.get().is_none() {
+            self.cost_at_start.set(Some(done));
+        }
+        self.cost_done.set(done);
+        self.cost_total.set(total);
+        if let Some(b) = &self.bar {
+            b.set_message(self.eta());
+        }
+    }
     fn advance(&self, done: u64) {
         if let Some(b) = &self.bar {
             b.set_position(done);
@@ -137,18 +169,25 @@ impl Progress for CliProgress {
             self.last_line.set(now);
             let secs = now.duration_since(self.started).as_secs_f64();
             let rate = (done - self.first_done.get()) as f64 / secs.max(1e-9);
-            let left = self.total.get() - done;
+            // The share and the ETA by expected cost, not by count (`advance_cost` came first).
+            let share = self.cost_done.get() / self.cost_total.get().max(1e-9);
             eprintln!(
-                "sweep: {done}/{} runs ({:.1}%), {rate:.2} runs/s, ETA {:.0} s",
+                "sweep: {done}/{} runs ({:.1}% of the expected work), {rate:.2} runs/s, {}",
                 self.total.get(),
-                100.0 * done as f64 / self.total.get().max(1) as f64,
-                left as f64 / rate.max(1e-9)
+                100.0 * share,
+                self.eta()
             );
         }
     }
     fn end(&self) {
         if let Some(b) = &self.bar {
-            b.finish();
+            // A stopped sweep keeps its bar where it stopped (not a full bar before "interrupted:
+            // 903 of 960 stored").
+            if b.position() < b.length().unwrap_or(0) {
+                b.abandon();
+            } else {
+                b.finish();
+            }
         }
     }
 }

@@ -50,6 +50,10 @@ pub trait Progress {
     fn note(&self, _message: &str) {}
     /// `done` runs of the shard are now stored (earlier ones included).
     fn advance(&self, _done: u64) {}
+    /// The same in expected cost ([`crate::cost::expected_cost`]): `done` of the shard's
+    /// `total` (earlier attempts' runs included). Called at the start and before each
+    /// [`Progress::advance`]; an ETA weighs runs by it.
+    fn advance_cost(&self, _done: f64, _total: f64) {}
     /// The sweep finished or stopped.
     fn end(&self) {}
     /// Polled after each stored run and about every 100 ms while runs are in progress: true
@@ -147,6 +151,14 @@ pub fn run_sweep_until(
         .collect();
     let already = (mine.len() - pending.len()) as u64;
     progress.begin(mine.len() as u64, already);
+    let point_cost: Vec<f64> = sweep
+        .points
+        .iter()
+        .map(|p| crate::cost::expected_cost(&p.config))
+        .collect();
+    let total_cost: f64 = mine.iter().map(|&(p, _)| point_cost[p as usize]).sum();
+    let pending_cost: f64 = pending.iter().map(|&(p, _)| point_cost[p as usize]).sum();
+    progress.advance_cost(total_cost - pending_cost, total_cost);
 
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
@@ -158,6 +170,7 @@ pub fn run_sweep_until(
         pool,
         &pending,
         (already, stop, max_run_memory),
+        (&point_cost, total_cost - pending_cost, total_cost),
         progress,
     );
     progress.end();
@@ -225,6 +238,7 @@ fn run_pending(
     pool: rayon::ThreadPool,
     pending: &[(u32, u32)],
     (already, interrupt, max_memory): (u64, &AtomicBool, Option<u64>),
+    (point_cost, mut done_cost, total_cost): (&[f64], f64, f64),
     progress: &dyn Progress,
 ) -> (u64, Option<SweepError>) {
     let stop = AtomicBool::new(false);
@@ -281,6 +295,8 @@ fn run_pending(
             match written {
                 Ok(()) => {
                     computed += 1;
+                    done_cost += point_cost[p as usize];
+                    progress.advance_cost(done_cost, total_cost);
                     progress.advance(already + computed);
                     if progress.should_stop() {
                         // As SIGINT: runs in progress are abandoned and computed on resume.

@@ -7,6 +7,7 @@
 
 #![warn(missing_docs)]
 
+pub mod cost;
 pub mod exec;
 mod fields;
 pub mod lock;
