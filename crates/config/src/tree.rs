@@ -8,6 +8,27 @@ pub fn set_path(
     path: &str,
     value: serde_json::Value,
 ) -> Result<(), String> {
+    // A sweep axis is named by a key path (`sweep.grid.tcp.rto_min`): what follows
+    // `sweep.grid.` or `sweep.zip.` is that one key, not more levels.
+    for section in ["grid", "zip"] {
+        let prefix = format!("sweep.{section}.");
+        if let Some(axis) = path.trim().strip_prefix(&prefix).filter(|a| !a.is_empty()) {
+            let sweep = tree
+                .as_object_mut()
+                .ok_or("the config is not a map")?
+                .entry("sweep")
+                .or_insert_with(|| serde_json::json!({}));
+            let axes = sweep
+                .as_object_mut()
+                .ok_or("sweep is not a map")?
+                .entry(section)
+                .or_insert_with(|| serde_json::json!({}));
+            axes.as_object_mut()
+                .ok_or(format!("sweep.{section} is not a map"))?
+                .insert(axis.to_string(), value);
+            return Ok(());
+        }
+    }
     let keys: Vec<&str> = path.trim().split('.').collect();
     if keys.iter().any(|k| k.is_empty()) {
         return Err("empty key in the path".into());

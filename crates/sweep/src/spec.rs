@@ -281,7 +281,24 @@ impl Sweep {
         let points = dims.expand(&tree, extensions)?;
         check_plots(&section.plots, &dims.keys)?;
         let fingerprint = fingerprint(&input);
-        let warnings = sweep_warnings(&section, &points);
+        let mut warnings = sweep_warnings(&section, &points);
+        // A --set of a swept key is overwritten at every point: say so, and how to narrow.
+        for o in overrides {
+            let Some((key, value)) = o.split_once('=') else {
+                continue;
+            };
+            if dims.keys.iter().any(|k| k == key.trim()) {
+                warnings.push(ConfigWarning::new(
+                    key.trim(),
+                    value,
+                    format!(
+                        "the sweep varies this key, so --set changes nothing at its points; to run one value, --set 'sweep.grid.{}=[{}]'",
+                        key.trim(),
+                        value
+                    ),
+                ));
+            }
+        }
         let mut probe_columns = ProbeColumnNames::default();
         for p in &points {
             probe_columns
@@ -637,6 +654,33 @@ workload: {kind: synchronized_reads, sru: 64KB, blocks: 2}
 
     fn sweep(section: &str) -> Result<Sweep, SweepError> {
         Sweep::from_yaml(&format!("{BASE}\nsweep: {section}\n"), &[])
+    }
+
+    /// Issue 39, item 5: `--set sweep.grid.<key.path>=[...]` replaces one axis (the key path
+    /// is one key there), and a `--set` of a swept key warns that the grid overrides it.
+    #[test]
+    fn one_grid_axis_can_be_overridden_and_a_shadowed_set_warns() {
+        let text = format!(
+            "{BASE}\nsweep: {{seeds: 1, grid: {{senders: [1, 2], tcp.rto_min: [200ms, 1ms]}}}}\n"
+        );
+        let s = Sweep::from_yaml(&text, &["sweep.grid.tcp.rto_min=[5ms]".into()]).unwrap();
+        let labels: Vec<&str> = s.points.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["senders=1,tcp.rto_min=5ms", "senders=2,tcp.rto_min=5ms"]
+        );
+        let s = Sweep::from_yaml(&text, &["senders=16".into()]).unwrap();
+        assert_eq!(s.points.len(), 4);
+        let w = s
+            .warnings
+            .iter()
+            .find(|w| w.key == "senders")
+            .expect("a warning");
+        assert!(
+            w.why.contains("--set 'sweep.grid.senders=[16]'"),
+            "{}",
+            w.why
+        );
     }
 
     /// A swept component is shown as `run` shows it (its name) or in YAML's flow form, never
