@@ -108,6 +108,8 @@ pub fn plain_words(message: &str) -> String {
         m.truncate(i);
         m.push_str("not one of the forms this key accepts");
     }
+    m = did_you_mean(&m);
+    m = integer_range(&m);
     if let Some(i) = m.find("from_str_multiple") {
         m.truncate(i);
         m = m.trim_end_matches([' ', ':', ',', '(']).to_string();
@@ -137,6 +139,75 @@ pub fn plain_words(message: &str) -> String {
     out.lines().map(shorten_line).collect::<Vec<_>>().join("\n")
 }
 
+/// Serde's "unknown field `link_rtae`, expected one of `link_rate`, ..." with the closest
+/// allowed name first: "unknown field `link_rtae` (did you mean `link_rate`?), expected one
+/// of ..." (at most two edits away, a typo's distance; nothing otherwise).
+fn did_you_mean(m: &str) -> String {
+    let Some(i) = m.find("unknown field `") else {
+        return m.to_string();
+    };
+    let start = i + "unknown field `".len();
+    let Some(len) = m[start..].find('`') else {
+        return m.to_string();
+    };
+    let unknown = &m[start..start + len];
+    let Some(j) = m.find("expected one of ") else {
+        return m.to_string();
+    };
+    let best = m[j..]
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|name| (edit_distance(unknown, name), name))
+        .filter(|&(d, _)| d <= 2)
+        .min_by_key(|&(d, _)| d);
+    match best {
+        Some((_, name)) => {
+            let at = start + len + 1;
+            format!("{} (did you mean `{name}`?){}", &m[..at], &m[at..])
+        }
+        None => m.to_string(),
+    }
+}
+
+/// Levenshtein distance (short names only: a config key).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut row = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            row[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(row[j] + 1);
+        }
+        prev = row;
+    }
+    prev[b.len()]
+}
+
+/// Serde's "invalid value: integer `-1`, expected u32" in words: the allowed range.
+fn integer_range(m: &str) -> String {
+    for (ty, range) in [
+        ("u8", "0 to 255"),
+        ("u16", "0 to 65535"),
+        ("u32", "0 to 4294967295"),
+        ("u64", "0 to 18446744073709551615"),
+        ("usize", "0 to 18446744073709551615"),
+    ] {
+        let suffix = format!(", expected {ty}");
+        if let Some(i) = m.find(&suffix)
+            && m[..i].contains("invalid value: integer")
+            && m[i + suffix.len()..].is_empty()
+        {
+            let value = m[..i].rsplit('`').nth(1).unwrap_or("");
+            let head = &m[..m.find("invalid value: integer").unwrap_or(0)];
+            return format!("{head}{value} is out of range: a whole number from {range}");
+        }
+    }
+    m.to_string()
+}
+
 /// A line of a parser's excerpt (which may quote a 100 KB line of the file); lists of allowed
 /// keys stay whole.
 fn shorten_line(line: &str) -> String {
@@ -154,5 +225,29 @@ pub fn invalid(key: &str, value: impl fmt::Display, allowed: impl Into<String>) 
         key: key.to_string(),
         value: shorten(&value.to_string()),
         allowed: allowed.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 39, item 6: a typo gets a suggestion, a negative count the allowed range.
+    #[test]
+    fn typos_get_a_suggestion_and_integers_a_range() {
+        let m = plain_words(
+            "unknown field `link_rtae`, expected one of `link_rate`, `link_delay`, `switch_buffer`",
+        );
+        assert!(
+            m.starts_with("unknown field `link_rtae` (did you mean `link_rate`?), expected one of"),
+            "{m}"
+        );
+        let far = plain_words("unknown field `banana`, expected one of `link_rate`");
+        assert!(!far.contains("did you mean"), "{far}");
+        assert_eq!(
+            plain_words("invalid value: integer `-1`, expected u32"),
+            "-1 is out of range: a whole number from 0 to 4294967295"
+        );
+        assert_eq!(edit_distance("link_rtae", "link_rate"), 2);
     }
 }
