@@ -1,8 +1,8 @@
 """The S1 incast curve from Python: goodput against the number of senders for four RTO_min
 values, mean of 20 seeds with 95 % confidence intervals (the README's plot).
 
-    pip install ./crates/python matplotlib
-    python examples/python/incast_curve.py            # writes incast_curve.png
+    pip install './crates/python[examples]'           # the package and matplotlib
+    python examples/python/incast_curve.py            # writes out/incast_curve.png
     python examples/python/incast_curve.py --quick    # 5 seeds, 20 blocks: a few seconds
 
 Run it from the repository root (the config path is relative to it). In a notebook, paste the
@@ -10,6 +10,7 @@ cells (# %%) and drop the savefig line.
 """
 
 # %%
+import os
 import sys
 
 import matplotlib.pyplot as plt
@@ -42,5 +43,7 @@ seeds = int(goodput["count"].max())
 ax.set_title(f"S1 incast: goodput vs senders (mean of {seeds} seeds, 95 % CI)")
 ax.legend()
 fig.tight_layout()
-fig.savefig("incast_curve.png", dpi=120)
-print("wrote incast_curve.png")
+# Into out/ (ignored by git), not the repository root.
+os.makedirs("out", exist_ok=True)
+fig.savefig("out/incast_curve.png", dpi=120)
+print("wrote out/incast_curve.png")
