@@ -40,8 +40,8 @@ impl CongestionControl for FixedWindow {
 }
 ''')
 edit("crates/tcp/src/cc/builtin.rs",
-     "use super::{CongestionControl, Cubic,",
-     "use super::{CongestionControl, FixedWindow, Cubic,")
+     "CcControl, CongestionControl, Cubic,",
+     "CcControl, CongestionControl, FixedWindow, Cubic,")
 edit("crates/tcp/src/cc/builtin.rs",
      '    Dctcp(Dctcp) = "dctcp", p => Dctcp::from_config(p.dctcp);\n',
      '    Dctcp(Dctcp) = "dctcp", p => Dctcp::from_config(p.dctcp);\n'
