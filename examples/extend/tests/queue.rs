@@ -6,54 +6,9 @@
 //! shape; a sweep grids over its threshold.
 
 mod common;
-use common::{cli, config, error, scratch};
+use common::{cli, config, error, numbers, run, scratch, table, without};
 
 use std::path::Path;
-
-/// `incastsim run <config> --set ...` into `out`.
-fn run(config_name: &str, sets: &[&str], out: &Path) {
-    let cfg = config(config_name);
-    let mut args = vec!["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()];
-    for s in sets {
-        args.extend(["--set", s]);
-    }
-    cli(&args);
-}
-
-/// `file` (a CSV) as rows of (column, value).
-fn table(file: &Path) -> Vec<Vec<(String, String)>> {
-    let mut r = csv::Reader::from_path(file).unwrap();
-    let headers = r.headers().unwrap().clone();
-    r.records()
-        .map(|row| {
-            headers
-                .iter()
-                .zip(row.unwrap().iter())
-                .map(|(h, v)| (h.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
-}
-
-fn column(rows: &[Vec<(String, String)>], name: &str) -> Vec<u64> {
-    rows.iter()
-        .map(|row| {
-            let (_, v) = row.iter().find(|(h, _)| h == name).unwrap();
-            v.parse().unwrap()
-        })
-        .collect()
-}
-
-fn without(rows: &[Vec<(String, String)>], columns: &[&str]) -> Vec<Vec<(String, String)>> {
-    rows.iter()
-        .map(|row| {
-            row.iter()
-                .filter(|(h, _)| !columns.contains(&h.as_str()))
-                .cloned()
-                .collect()
-        })
-        .collect()
-}
 
 /// S1 with DCTCP (`configs/incast-dctcp.yaml`, K = 20 packets): marking above 20 packets
 /// through the extension gives every CSV the built-in `ecn_threshold` gives, byte for byte.
@@ -70,7 +25,7 @@ fn marking_equals_the_builtin_ecn_threshold_on_s1_dctcp() {
         let b = std::fs::read_to_string(mine.join(file)).unwrap();
         assert_eq!(a, b, "{file} differs");
     }
-    let marks = column(&table(&mine.join("runs.csv")), "ecn_marks");
+    let marks = numbers(&table(&mine.join("runs.csv")), "ecn_marks");
     assert!(marks[0] > 0, "it marked");
     let resolved = std::fs::read_to_string(mine.join("config.resolved.yaml")).unwrap();
     assert!(
@@ -129,15 +84,15 @@ fn dropping_equals_a_drop_tail_buffer_one_packet_larger() {
         table(&builtin.join("runs.csv")),
         table(&mine.join("runs.csv")),
     );
-    let full = column(&a, "drops_buffer_full")[0];
+    let full = numbers(&a, "drops_buffer_full")[0];
     assert!(full > 0, "the 20-packet buffer overflowed");
-    assert_eq!(column(&a, "drops_aqm"), [0]);
+    assert_eq!(numbers(&a, "drops_aqm"), [0]);
     assert_eq!(
-        column(&b, "drops_aqm"),
+        numbers(&b, "drops_aqm"),
         [full],
         "every drop is the threshold's"
     );
-    assert_eq!(column(&b, "drops_buffer_full"), [0]);
+    assert_eq!(numbers(&b, "drops_buffer_full"), [0]);
     // No switch queue held more than 20 packets (host NICs are unlimited).
     let switch_ports = |dir: &Path| -> Vec<Vec<(String, String)>> {
         table(&dir.join("ports.csv"))
@@ -148,11 +103,11 @@ fn dropping_equals_a_drop_tail_buffer_one_packet_larger() {
             })
             .collect()
     };
-    let max_queue = column(&switch_ports(&mine), "max_queue_packets");
+    let max_queue = numbers(&switch_ports(&mine), "max_queue_packets");
     assert_eq!(max_queue.iter().max(), Some(&20));
     assert_eq!(
         max_queue,
-        column(&switch_ports(&builtin), "max_queue_packets")
+        numbers(&switch_ports(&builtin), "max_queue_packets")
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -185,7 +140,7 @@ fn my_threshold_sweeps_over_its_threshold() {
         header.contains(&"topology.switch_queue.threshold"),
         "{header:?}"
     );
-    let aqm = column(&runs, "drops_aqm");
+    let aqm = numbers(&runs, "drops_aqm");
     assert!(
         aqm.iter().all(|&d| d > 0) && aqm[0] != aqm[1],
         "each threshold acts, differently: {aqm:?}"

@@ -4,58 +4,7 @@
 //! disciplines hold and drop at the head) in debug builds.
 
 mod common;
-use common::{cli, config, scratch, try_cli};
-
-use std::path::Path;
-
-/// `incastsim run <config> --set ...` into `out`.
-fn run(config_name: &str, sets: &[&str], out: &Path) {
-    let cfg = config(config_name);
-    let mut args = vec!["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()];
-    for s in sets {
-        args.extend(["--set", s]);
-    }
-    cli(&args);
-}
-
-/// `file` (a CSV) as rows of (column, value).
-fn table(file: &Path) -> Vec<Vec<(String, String)>> {
-    let mut r = csv::Reader::from_path(file).unwrap();
-    let headers = r.headers().unwrap().clone();
-    r.records()
-        .map(|row| {
-            headers
-                .iter()
-                .zip(row.unwrap().iter())
-                .map(|(h, v)| (h.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
-}
-
-fn column(rows: &[Vec<(String, String)>], name: &str) -> Vec<String> {
-    rows.iter()
-        .map(|row| row.iter().find(|(h, _)| h == name).unwrap().1.clone())
-        .collect()
-}
-
-fn numbers(rows: &[Vec<(String, String)>], name: &str) -> Vec<u64> {
-    column(rows, name)
-        .iter()
-        .map(|v| v.parse().unwrap())
-        .collect()
-}
-
-fn without(rows: &[Vec<(String, String)>], columns: &[&str]) -> Vec<Vec<(String, String)>> {
-    rows.iter()
-        .map(|row| {
-            row.iter()
-                .filter(|(h, _)| !columns.contains(&h.as_str()))
-                .cloned()
-                .collect()
-        })
-        .collect()
-}
+use common::{cli, column, config, numbers, run, scratch, table, try_cli, without};
 
 /// A discipline that schedules but never reorders or drops is a FIFO: CoDel at its RFC
 /// defaults (5 ms target, far above S1's queueing delays) and DRR with one queue in use

@@ -65,3 +65,55 @@ pub fn shape(e: &str) -> (&str, &str, &str) {
     let (value, allowed) = rest.split_once(": ").unwrap_or_else(|| panic!("{e}"));
     (key, value, allowed)
 }
+
+/// `incastsim run <config> --set ...` into `out`.
+pub fn run(config_name: &str, sets: &[&str], out: &Path) {
+    let cfg = config(config_name);
+    let mut args = vec!["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    cli(&args);
+}
+
+/// `file` (a CSV) as rows of (column, value).
+pub fn table(file: &Path) -> Vec<Vec<(String, String)>> {
+    let mut r = csv::Reader::from_path(file).unwrap();
+    let headers = r.headers().unwrap().clone();
+    r.records()
+        .map(|row| {
+            headers
+                .iter()
+                .zip(row.unwrap().iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// Column `name` of `rows`, as text.
+pub fn column(rows: &[Vec<(String, String)>], name: &str) -> Vec<String> {
+    rows.iter()
+        .map(|row| row.iter().find(|(h, _)| h == name).unwrap().1.clone())
+        .collect()
+}
+
+/// Column `name` of `rows`, as whole numbers.
+pub fn numbers(rows: &[Vec<(String, String)>], name: &str) -> Vec<u64> {
+    column(rows, name)
+        .iter()
+        .map(|v| v.parse().unwrap())
+        .collect()
+}
+
+/// `rows` without `columns`.
+pub fn without(rows: &[Vec<(String, String)>], columns: &[&str]) -> Vec<Vec<(String, String)>> {
+    rows.iter()
+        .map(|row| {
+            row.iter()
+                .filter(|(h, _)| !columns.contains(&h.as_str()))
+                .cloned()
+                .collect()
+        })
+        .collect()
+}
