@@ -6,6 +6,7 @@
 //! selections, port names) are the scenario crate's `check_buildable`.
 
 mod links;
+mod pfc;
 mod queue;
 
 use crate::config::Config;
@@ -18,6 +19,7 @@ use crate::workload::{
 };
 use incastsim_core::Duration;
 use links::check_links;
+pub use pfc::largest_packet_bytes;
 use queue::check_queue;
 
 /// Most bytes a workload may move in total (2^60: a run's byte counters, sequence numbers and
@@ -49,7 +51,7 @@ type SectionCheck = fn(&Config) -> Result<(), ConfigError>;
 /// Every section's checks, in the order they run (the first failure is reported). A new key's
 /// check goes into its section's function, once; `tcp` runs for every `tcp` section
 /// ([`Config::tcp_sections`]).
-const SECTION_CHECKS: [(&str, SectionCheck); 12] = [
+const SECTION_CHECKS: [(&str, SectionCheck); 13] = [
     ("name", |cfg| check_name(&cfg.name)),
     ("senders", check_senders),
     ("flow_overrides", check_override_flows),
@@ -62,6 +64,7 @@ const SECTION_CHECKS: [(&str, SectionCheck); 12] = [
     ("pcap", check_pcap),
     ("scheme", check_scheme),
     ("run", check_run),
+    ("pfc", pfc::check_pfc),
 ];
 
 /// Checks every single-field and cross-field rule of `cfg` that needs no topology built; the

@@ -97,6 +97,9 @@ pub struct Config {
     /// built-in columns are the same with or without them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub probes: Vec<crate::extension::ExtensionChoice>,
+    /// Priority Flow Control on every link for the lossless priorities (off when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pfc: Option<crate::pfc::PfcConfig>,
 }
 
 /// TCP settings for some flows. In the YAML, `tcp` may give any subset of the `tcp` keys; the

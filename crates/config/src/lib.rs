@@ -21,6 +21,7 @@ pub mod error;
 pub mod experiment;
 pub mod extension;
 mod load;
+pub mod pfc;
 pub mod profiles;
 pub mod program;
 mod queue;
@@ -38,6 +39,7 @@ pub use config::{Config, FlowOverride, RunConfig, TcpSectionKey, TieOrderConfig}
 pub use error::{ConfigError, invalid};
 pub use extension::{Catalog, ExtensionChoice, ExtensionPoint, NoExtensions};
 pub use load::{MAX_CONFIG_BYTES, read_bounded};
+pub use pfc::{DynamicXoff, Headroom, PfcConfig};
 pub use scheme::SchemeConfig;
 pub use tcp::*;
 pub use topology::*;

@@ -7,11 +7,14 @@
 
 #![warn(missing_docs)]
 
+pub mod pfc;
 pub mod port;
 pub mod qdisc;
 pub mod shared;
 
-pub use port::{Arrival, Enqueued, LinkLoss, OutputPort, PortStats, STAT_CLASSES, TxDone};
+pub use port::{
+    Arrival, Departed, Enqueued, LinkLoss, NO_INGRESS, OutputPort, PortStats, STAT_CLASSES, TxDone,
+};
 pub use qdisc::{
     BoxedQueueDisc, BufferLimit, DequeueContext, DequeueEffects, DropReason, DropTail,
     ExtensionQueueDisc, Held, Occupancy, QueueDisc, QueueDiscipline, Red, RedParams, RedProfile,

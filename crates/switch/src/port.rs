@@ -29,13 +29,14 @@ use incastsim_core::{
     Duration, Ecn, LazyTimer, NodeId, Packet, SerializationRate, SimRng, Time, prefetch,
     prefetch_bytes,
 };
-use std::collections::VecDeque;
 
 mod loss;
+mod priority;
 mod ring;
 mod stats;
 
 pub use loss::LinkLoss;
+use priority::{PriorityQueues, Waiting};
 use ring::Ring;
 pub use stats::{PortStats, STAT_CLASSES};
 
@@ -77,12 +78,9 @@ pub enum Enqueued {
 enum Scheduler {
     /// First come, first served: departure fixed at admission.
     Fifo,
-    /// Strict priority by class (class = min(DSCP, classes − 1), the highest class first).
-    Priority {
-        waiting: Vec<VecDeque<(Packet, Time)>>,
-        waiting_count: usize,
-        tx_done_pending: bool,
-    },
+    /// Strict priority by class (class = min(DSCP, classes − 1), the highest class first),
+    /// classes paused by PFC skipped (`port/priority.rs`).
+    Priority(PriorityQueues),
     /// The queue discipline holds the admitted packets and picks departures at dequeue
     /// ([`QueueDiscipline::schedules`]).
     Discipline(Box<DisciplineState>),
@@ -117,7 +115,25 @@ pub struct TxDone {
     pub started_admitted_at: Option<Time>,
     /// A `PortTimer` event to schedule for the discipline's timer: (when, generation).
     pub schedule_timer: Option<(Time, u32)>,
+    /// The packet that got the transmitter left the buffer of the node's input `ingress`
+    /// (for PFC's ingress accounting; `None`: no packet started, or it came with no ingress).
+    pub departed: Option<Departed>,
 }
+
+/// A packet that left a strict-priority port's queue for the transmitter, as its node's
+/// ingress accounting (PFC) counts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Departed {
+    /// The port it arrived on (the upstream node's port, as the engine names inputs).
+    pub ingress: u32,
+    /// Its class at this port.
+    pub class: u8,
+    /// Its bytes on the wire.
+    pub wire_bytes: u32,
+}
+
+/// An input that is no port: a host's own packets ([`OutputPort::enqueue`]'s `ingress`).
+pub const NO_INGRESS: u32 = u32::MAX;
 
 /// The head packet reached the far end of the link.
 #[derive(Clone, Copy, Debug)]
@@ -215,6 +231,9 @@ struct PortCold {
     trace: Option<Vec<(Time, u64, u32)>>,
     /// Drops, marks and per-class counts (class 0's admissions excepted: derived).
     stats: PortStats,
+    /// Bit c: class c is lossless (PFC): the discipline's drop verdicts do not drop its
+    /// packets (the node's ingress accounting bounds them instead).
+    lossless: u64,
 }
 
 impl OutputPort {
@@ -265,6 +284,7 @@ impl OutputPort {
                 },
                 trace: None,
                 stats: PortStats::default(),
+                lossless: 0,
             }),
         }
     }
@@ -360,12 +380,86 @@ impl OutputPort {
             "strict priority over a discipline that schedules"
         );
         self.scheduled = true;
-        self.cold.scheduler = Scheduler::Priority {
-            waiting: vec![VecDeque::new(); classes],
-            waiting_count: 0,
-            tx_done_pending: false,
-        };
+        self.cold.scheduler = Scheduler::Priority(PriorityQueues::new(classes, false));
         self
+    }
+
+    /// Makes this a strict-priority port with `classes` classes (≥ 1) that PFC may pause,
+    /// whose classes in `lossless` (bit c: class c) are never dropped by its discipline.
+    pub fn with_pfc(mut self, classes: usize, lossless: u64) -> OutputPort {
+        assert!(classes >= 1, "a port has at least one class");
+        assert!(
+            !matches!(self.cold.scheduler, Scheduler::Discipline(_)),
+            "PFC over a discipline that schedules"
+        );
+        self.scheduled = true;
+        self.cold.scheduler = Scheduler::Priority(PriorityQueues::new(classes, true));
+        self.cold.lossless = lossless;
+        self
+    }
+
+    /// Whether PFC may pause this port.
+    pub fn pausable(&self) -> bool {
+        matches!(&self.cold.scheduler, Scheduler::Priority(q) if q.pausable())
+    }
+
+    /// The class of `packet` at this port (min(DSCP, classes − 1); 0 at a FIFO port).
+    pub fn class_of(&self, packet: &Packet) -> usize {
+        match &self.cold.scheduler {
+            Scheduler::Priority(q) => q.class_of(packet),
+            _ => 0,
+        }
+    }
+
+    /// Pauses class `class` until `until` (a PAUSE frame's arrival; PFC ports only).
+    pub fn pause_class(&mut self, class: usize, until: Time) {
+        if let Scheduler::Priority(q) = &mut self.cold.scheduler {
+            q.set_pause(class, until);
+        }
+    }
+
+    /// Resumes class `class` at `now` (a RESUME, quanta 0): returns when to schedule a
+    /// `TxDone` if its packets can go.
+    pub fn resume_class(&mut self, now: Time, class: usize) -> Option<Time> {
+        let free_at = self.last_tx_end.max(now);
+        let Scheduler::Priority(q) = &mut self.cold.scheduler else {
+            return None;
+        };
+        q.set_pause(class, now);
+        if q.class_waiting(class) == 0 {
+            return None;
+        }
+        q.request_tx_done(free_at)
+    }
+
+    /// Whether class `class` is paused at `now`.
+    pub fn class_paused(&self, class: usize, now: Time) -> bool {
+        matches!(&self.cold.scheduler, Scheduler::Priority(q) if q.paused(class, now))
+    }
+
+    /// Packets of class `class` waiting for the transmitter.
+    pub fn class_waiting(&self, class: usize) -> usize {
+        match &self.cold.scheduler {
+            Scheduler::Priority(q) => q.class_waiting(class),
+            _ => 0,
+        }
+    }
+
+    /// Sends a control frame of `wire_bytes` (a PAUSE) at `now`: it goes on the wire as soon
+    /// as the packet being sent is done, ahead of every waiting packet, and holds the link for
+    /// its serialization. Returns when its last bit reaches the far end. Strict-priority ports
+    /// only (their departures are decided at dequeue, so the next packet waits for it).
+    pub fn send_control_frame(&mut self, now: Time, wire_bytes: u64) -> Time {
+        debug_assert!(
+            matches!(self.cold.scheduler, Scheduler::Priority(_)),
+            "a control frame on a port that fixes departures at admission"
+        );
+        let tx_time = self.serialization.time_for(wire_bytes);
+        let tx_end = self.last_tx_end.max(now) + tx_time;
+        self.last_tx_end = tx_end;
+        self.busy_ps += tx_time.as_ps();
+        self.cold.stats.control_frames += 1;
+        tx_end + self.latency
     }
 
     /// The link's serialization rate.
@@ -474,10 +568,10 @@ impl OutputPort {
         }
         match &self.cold.scheduler {
             Scheduler::Fifo => {}
-            Scheduler::Priority { waiting, .. } => {
-                for (p, admitted) in waiting.iter().flatten() {
-                    area += p.wire_bytes() as u128
-                        * end.as_ps().saturating_sub(admitted.as_ps()) as u128;
+            Scheduler::Priority(q) => {
+                for w in q.iter() {
+                    area += w.packet.wire_bytes() as u128
+                        * end.as_ps().saturating_sub(w.admitted.as_ps()) as u128;
                 }
             }
             // Σ wire × (end − enqueued), from the two sums kept as packets come and go.
@@ -568,6 +662,14 @@ impl OutputPort {
     /// hop); an extension's discipline gets its own copy to change.
     #[inline(always)] // one call site on the hot path; keeps the event loop flat
     pub fn enqueue(&mut self, now: Time, packet: &Packet) -> Enqueued {
+        self.enqueue_from(now, packet, NO_INGRESS)
+    }
+
+    /// [`OutputPort::enqueue`] of a packet that came in on `ingress` (the port it arrived
+    /// on): a strict-priority port hands it back with the packet when it gets the
+    /// transmitter ([`TxDone::departed`]), for PFC's ingress accounting.
+    #[inline(always)]
+    pub fn enqueue_from(&mut self, now: Time, packet: &Packet, ingress: u32) -> Enqueued {
         self.release_transmitted(now);
         if self.qdisc_tracks_idle && self.occ_packets == 0 {
             // Empty since the last packet's last bit left (or since the start).
@@ -575,8 +677,8 @@ impl OutputPort {
         }
         let occupancy = self.occ();
         match self.qdisc.built_in_verdict(packet, occupancy, now) {
-            Some(verdict) => self.admit(now, packet, verdict),
-            None => self.enqueue_to_extension(now, *packet, occupancy),
+            Some(verdict) => self.admit(now, packet, verdict, ingress),
+            None => self.enqueue_to_extension(now, *packet, occupancy, ingress),
         }
     }
 
@@ -588,14 +690,15 @@ impl OutputPort {
         now: Time,
         mut packet: Packet,
         occupancy: Occupancy,
+        ingress: u32,
     ) -> Enqueued {
         let verdict = self.qdisc.on_enqueue(&mut packet, occupancy, now);
-        self.admit(now, &packet, verdict)
+        self.admit(now, &packet, verdict, ingress)
     }
 
     /// Counts the discipline's verdict on `packet` and, if admitted, queues it.
     #[inline(always)]
-    fn admit(&mut self, now: Time, packet: &Packet, verdict: Verdict) -> Enqueued {
+    fn admit(&mut self, now: Time, packet: &Packet, verdict: Verdict, ingress: u32) -> Enqueued {
         let class = (packet.dscp as usize).min(STAT_CLASSES - 1);
         let marked = match verdict {
             Verdict::Admit => false,
@@ -605,15 +708,21 @@ impl OutputPort {
                 true
             }
             Verdict::Drop(reason) => {
-                self.count_drop(class, reason);
-                return Enqueued::Dropped(reason);
+                if !self.lossless_keeps(packet) {
+                    self.count_drop(class, reason);
+                    return Enqueued::Dropped(reason);
+                }
+                false
             }
         };
         let wire = packet.wire_bytes() as u64;
         self.occ_bytes += wire;
         self.occ_packets += 1;
         // Invariant: a queue never exceeds its limit.
-        debug_assert!(self.qdisc.limit().holds(self.occ()), "queue over its limit");
+        debug_assert!(
+            self.qdisc.limit().holds(self.occ()) || self.cold.lossless != 0,
+            "queue over its limit"
+        );
         self.enqueued_packets += 1;
         self.enqueued_bytes += wire;
         if self.tracing {
@@ -624,8 +733,8 @@ impl OutputPort {
         }
         self.max_buffered_bytes = self.max_buffered_bytes.max(self.occ_bytes);
         self.max_buffered_packets = self.max_buffered_packets.max(self.occ_packets);
-        if self.scheduled && self.waits(now) {
-            return self.wait_for_transmitter(now, *packet, marked);
+        if self.scheduled && self.waits(now, packet) {
+            return self.wait_for_transmitter(now, *packet, marked, ingress);
         }
         let (tx_end, arrive) = self.start_transmission(now, now, wire);
         let was_empty = self.fifo.is_empty();
@@ -668,21 +777,27 @@ impl OutputPort {
     fn waiting_count(&self) -> usize {
         match &self.cold.scheduler {
             Scheduler::Fifo => 0,
-            Scheduler::Priority { waiting_count, .. } => *waiting_count,
+            Scheduler::Priority(q) => q.waiting_count(),
             Scheduler::Discipline(d) => d.held,
         }
+    }
+
+    /// A drop verdict on `packet` that its class's losslessness overrides (PFC: the node's
+    /// ingress accounting, with its headroom, bounds what lossless classes hold).
+    #[cold]
+    #[inline(never)]
+    fn lossless_keeps(&self, packet: &Packet) -> bool {
+        self.cold.lossless != 0 && self.cold.lossless >> self.class_of(packet).min(63) & 1 != 0
     }
 
     /// Whether a packet admitted at `now` to a port that decides at dequeue waits for a
     /// `TxDone`: at a priority port if the transmitter is busy or others wait; at a scheduling
     /// discipline's always (the discipline hands out every packet).
     #[inline]
-    fn waits(&self, now: Time) -> bool {
+    fn waits(&self, now: Time, packet: &Packet) -> bool {
         match &self.cold.scheduler {
             Scheduler::Fifo => false,
-            Scheduler::Priority { waiting_count, .. } => {
-                self.last_tx_end > now || *waiting_count > 0
-            }
+            Scheduler::Priority(q) => q.must_wait(q.class_of(packet), now, self.last_tx_end),
             Scheduler::Discipline(_) => true,
         }
     }
@@ -691,16 +806,18 @@ impl OutputPort {
     /// packet (CE if `marked`) waits in its class queue, or in the discipline, for a `TxDone`.
     #[cold]
     #[inline(never)]
-    fn wait_for_transmitter(&mut self, now: Time, mut packet: Packet, marked: bool) -> Enqueued {
+    fn wait_for_transmitter(
+        &mut self,
+        now: Time,
+        mut packet: Packet,
+        marked: bool,
+        ingress: u32,
+    ) -> Enqueued {
         if marked {
             packet.ecn = Ecn::Ce;
         }
-        let (waiting, waiting_count, tx_done_pending) = match &mut self.cold.scheduler {
-            Scheduler::Priority {
-                waiting,
-                waiting_count,
-                tx_done_pending,
-            } => (waiting, waiting_count, tx_done_pending),
+        let q = match &mut self.cold.scheduler {
+            Scheduler::Priority(q) => q,
             Scheduler::Discipline(d) => {
                 let wire = packet.wire_bytes() as u64;
                 self.qdisc.hold(Held {
@@ -720,11 +837,18 @@ impl OutputPort {
             }
             Scheduler::Fifo => unreachable!("a FIFO port does not wait"),
         };
-        let c = (packet.dscp as usize).min(waiting.len() - 1);
-        waiting[c].push_back((packet, now));
-        *waiting_count += 1;
-        let tx_done = (!*tx_done_pending).then_some(self.last_tx_end);
-        *tx_done_pending = true;
+        let c = q.class_of(&packet);
+        q.push(
+            c,
+            Waiting {
+                packet,
+                admitted: now,
+                ingress,
+            },
+        );
+        // The transmitter is busy until `last_tx_end` (a pending `TxDone` is then due at that
+        // time already), or only paused classes waited.
+        let tx_done = q.request_tx_done(self.last_tx_end.max(now));
         Enqueued::Admitted {
             schedule_head_at: None,
             schedule_tx_done_at: tx_done,
@@ -738,6 +862,7 @@ impl OutputPort {
             DropReason::Aqm => self.cold.stats.drops_aqm += 1,
             DropReason::LinkLoss => self.cold.stats.drops_link_loss += 1,
             DropReason::Threshold => self.cold.stats.drops_threshold += 1,
+            DropReason::Headroom => self.cold.stats.drops_headroom += 1,
         }
         self.cold.stats.class_drops[class] += 1;
     }
@@ -778,42 +903,64 @@ impl OutputPort {
     /// discipline, its link was idle when a packet came): start the next packet of the highest
     /// non-empty class, or the one the discipline picks.
     pub fn on_tx_done(&mut self, now: Time) -> TxDone {
-        let (waiting, waiting_count, tx_done_pending) = match &mut self.cold.scheduler {
-            Scheduler::Priority {
-                waiting,
-                waiting_count,
-                tx_done_pending,
-            } => (waiting, waiting_count, tx_done_pending),
+        let last_tx_end = self.last_tx_end;
+        let q = match &mut self.cold.scheduler {
+            Scheduler::Priority(q) => q,
             Scheduler::Discipline(d) => {
                 d.tx_done_pending = false;
                 return self.serve_discipline(now, false);
             }
             Scheduler::Fifo => return TxDone::default(),
         };
-        *tx_done_pending = false;
-        let Some(q) = waiting.iter_mut().rev().find(|q| !q.is_empty()) else {
+        if !q.take_tx_done(now) {
             return TxDone::default();
-        };
-        let (packet, admitted) = q.pop_front().expect("non-empty");
-        *waiting_count -= 1;
-        let more = *waiting_count > 0;
-        if more {
-            *tx_done_pending = true;
         }
+        if last_tx_end > now {
+            // A PAUSE frame took the link: look again when it is done.
+            return TxDone {
+                schedule_tx_done_at: q.request_tx_done(last_tx_end),
+                ..TxDone::default()
+            };
+        }
+        let w = match q.pick(now) {
+            Ok(w) => w,
+            // Only paused classes wait: look again when the first pause lapses.
+            Err(resume_at) => {
+                return TxDone {
+                    schedule_tx_done_at: resume_at.and_then(|t| q.request_tx_done(t)),
+                    ..TxDone::default()
+                };
+            }
+        };
+        let class = q.class_of(&w.packet) as u8;
+        let more = q.waiting_count() > 0;
         self.release_transmitted(now);
-        let (tx_end, arrive) = self.start_transmission(now, admitted, packet.wire_bytes() as u64);
+        let wire = w.packet.wire_bytes();
+        let (tx_end, arrive) = self.start_transmission(now, w.admitted, wire as u64);
         let was_empty = self.fifo.is_empty();
         self.push(Queued {
-            packet,
+            packet: w.packet,
             tx_end,
             arrive,
         });
         let head = was_empty.then_some(arrive);
+        let Scheduler::Priority(q) = &mut self.cold.scheduler else {
+            unreachable!()
+        };
         TxDone {
             schedule_head_at: head,
-            schedule_tx_done_at: more.then_some(self.last_tx_end),
-            started_admitted_at: Some(admitted),
+            schedule_tx_done_at: if more {
+                q.request_tx_done(tx_end)
+            } else {
+                None
+            },
+            started_admitted_at: Some(w.admitted),
             schedule_timer: None,
+            departed: (w.ingress != NO_INGRESS).then_some(Departed {
+                ingress: w.ingress,
+                class,
+                wire_bytes: wire,
+            }),
         }
     }
 

@@ -56,6 +56,9 @@ pub enum DropReason {
     Threshold,
     /// Random loss on the link (Bernoulli, per direction).
     LinkLoss,
+    /// PFC: a lossless packet arrived above XOFF with its (input port, priority)'s headroom
+    /// full (the headroom was set too small, or a sender ignored a PAUSE).
+    Headroom,
 }
 
 /// A queue discipline's decision about an arriving packet.

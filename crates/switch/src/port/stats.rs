@@ -27,6 +27,11 @@ pub struct PortStats {
     pub drops_link_loss: u64,
     /// Refused by a shared buffer's Dynamic Threshold (shared-buffer switches only).
     pub drops_threshold: u64,
+    /// PFC: lossless packets dropped because their ingress headroom was full (counted at
+    /// the port they were offered to).
+    pub drops_headroom: u64,
+    /// Control frames (PFC PAUSE and RESUME) the port sent; not in the packet counts.
+    pub control_frames: u64,
     /// Packets marked CE.
     pub ecn_marks: u64,
     /// Packets that reached the far end of the link.
@@ -51,8 +56,12 @@ pub struct PortStats {
 }
 
 impl PortStats {
-    /// Every drop: buffer, AQM, link loss and shared-buffer threshold.
+    /// Every drop: buffer, AQM, link loss, shared-buffer threshold and PFC headroom.
     pub fn drops_total(&self) -> u64 {
-        self.drops_buffer + self.drops_aqm + self.drops_link_loss + self.drops_threshold
+        self.drops_buffer
+            + self.drops_aqm
+            + self.drops_link_loss
+            + self.drops_threshold
+            + self.drops_headroom
     }
 }
