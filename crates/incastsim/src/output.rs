@@ -293,6 +293,14 @@ pub fn write_run_outputs(
     } else if shared_path.exists() {
         std::fs::remove_file(&shared_path).map_err(io_err(&shared_path))?;
     }
+    // Single runs only, as shared_buffers.csv: one row per port and lossless priority.
+    let pfc: Vec<_> = results.iter().flat_map(|r| r.pfc.iter().cloned()).collect();
+    let pfc_path = dir.join("pfc.csv");
+    if !pfc.is_empty() {
+        write_csv(&pfc_path, &pfc)?;
+    } else if pfc_path.exists() {
+        std::fs::remove_file(&pfc_path).map_err(io_err(&pfc_path))?;
+    }
     write_probe_tables(dir, results)?;
     let resolved = dir.join("config.resolved.yaml");
     let mut header =

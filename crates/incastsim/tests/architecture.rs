@@ -461,6 +461,6 @@ fn the_chain_check_refuses_a_name_off_the_path() {
         "| packet | `Network::on_head_arrival` → `Network::forward` → `Network::enqueue` (`crates/scenario/src/engine/network.rs`) → `OutputPort::enqueue` |"
     ));
     assert!(check(
-        "| packet | `Network::arrive` → `Network::forward` → `Network::offer` → `OutputPort::enqueue` |"
+        "| packet | `Network::arrive` → `Network::forward` → `Network::offer` → `Network::offer_to` → `OutputPort::enqueue` |"
     ));
 }

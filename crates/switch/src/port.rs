@@ -362,6 +362,16 @@ impl OutputPort {
         self.cold.trace.take().unwrap_or_default()
     }
 
+    /// [`OutputPort::with_scheduler`], or, with lossless classes (`lossless` ≠ 0, bit c:
+    /// class c), [`OutputPort::with_pfc`].
+    pub fn with_classes(self, classes: usize, lossless: u64) -> OutputPort {
+        if lossless == 0 {
+            self.with_scheduler(classes)
+        } else {
+            self.with_pfc(classes, lossless)
+        }
+    }
+
     /// One FIFO for `classes` = 1, strict priority over `classes` classes otherwise.
     pub fn with_scheduler(self, classes: usize) -> OutputPort {
         if classes <= 1 {

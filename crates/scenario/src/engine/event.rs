@@ -81,6 +81,24 @@ pub enum Event {
         /// Flow index (into the senders and receivers).
         flow: u32,
     },
+    /// PFC: a PAUSE (or RESUME, `quanta` 0) frame that `port` sent takes effect at the far
+    /// end: the port back, [`crate::plan::pfc::PfcPlan::reverse`], pauses `class`.
+    PauseFrame {
+        /// The port that sent the frame.
+        port: u32,
+        /// The paused class (< 64).
+        class: u8,
+        /// Pause time in quanta of 512 bit times (0: resume).
+        quanta: u16,
+    },
+    /// PFC: the input fed by `port` re-sends its PAUSE for `class` if still paused (stale
+    /// unless due now).
+    PfcRefresh {
+        /// The port that feeds the input (its far end holds the count).
+        port: u32,
+        /// The class (< 64).
+        class: u8,
+    },
 }
 
 /// The queue of the loop's events, each stored packed.
@@ -93,6 +111,8 @@ const TAG_SHIFT: u32 = 60;
 const FLOW_SHIFT: u32 = 32;
 const FLOW_BITS: u32 = 28;
 const LOW: u64 = u32::MAX as u64;
+const PFC_CLASS_SHIFT: u32 = 48;
+const PFC_REFRESH_BIT: u32 = 59;
 
 /// An [`Event`] in 8 bytes, as the queue stores it: the variant in the top 4 bits, then a timer
 /// event's flow (28 bits) and its generation (32), or the one field of the other variants (32).
@@ -130,6 +150,24 @@ impl From<Event> for PackedEvent {
             Event::FirstBlock => one(12, 0),
             Event::SchemeTimer { flow } => one(13, flow),
             Event::PortTimer { port, generation } => timer(14, port, generation),
+            // Tag 15 holds both PFC events: bit 59 tells them apart, then the class (6 bits,
+            // 48..54), the quanta (16 bits, 32..48) and the port (32 bits).
+            Event::PauseFrame {
+                port,
+                class,
+                quanta,
+            } => PackedEvent(
+                15 << TAG_SHIFT
+                    | u64::from(class & 63) << PFC_CLASS_SHIFT
+                    | u64::from(quanta) << FLOW_SHIFT
+                    | u64::from(port),
+            ),
+            Event::PfcRefresh { port, class } => PackedEvent(
+                15 << TAG_SHIFT
+                    | 1 << PFC_REFRESH_BIT
+                    | u64::from(class & 63) << PFC_CLASS_SHIFT
+                    | u64::from(port),
+            ),
         }
     }
 }
@@ -161,10 +199,22 @@ impl PackedEvent {
             11 => Event::End,
             12 => Event::FirstBlock,
             13 => Event::SchemeTimer { flow: value },
-            _ => Event::PortTimer {
+            14 => Event::PortTimer {
                 port: flow,
                 generation: value,
             },
+            _ => {
+                let class = ((self.0 >> PFC_CLASS_SHIFT) & 63) as u8;
+                if self.0 >> PFC_REFRESH_BIT & 1 != 0 {
+                    Event::PfcRefresh { port: value, class }
+                } else {
+                    Event::PauseFrame {
+                        port: value,
+                        class,
+                        quanta: (self.0 >> FLOW_SHIFT) as u16,
+                    }
+                }
+            }
         }
     }
 
@@ -252,6 +302,20 @@ mod tests {
             Event::PortTimer {
                 port: max_flow,
                 generation: 17,
+            },
+            Event::PauseFrame {
+                port: u32::MAX,
+                class: 63,
+                quanta: u16::MAX,
+            },
+            Event::PauseFrame {
+                port: 3,
+                class: 0,
+                quanta: 0,
+            },
+            Event::PfcRefresh {
+                port: u32::MAX,
+                class: 7,
             },
         ];
         for event in events {

@@ -22,6 +22,7 @@ mod invariants;
 pub mod network;
 pub mod observe;
 mod paths;
+pub mod pfc;
 pub mod sampler;
 pub mod transport;
 
@@ -168,6 +169,7 @@ impl Simulation {
             header_bytes,
             profiles,
             output_budget,
+            pfc,
             ..
         } = plan;
         let tie_order = match cfg.run.tie_order {
@@ -184,7 +186,7 @@ impl Simulation {
             cfg,
             seed,
             events: Events::with_tie_order(tie_order, tie_rng),
-            network: Network::new(fabric),
+            network: Network::new(fabric).with_pfc(pfc),
             transport,
             workload: Workload::new(workload),
             workload_flows,
@@ -482,7 +484,29 @@ impl Simulation {
             Event::End => self.on_end(now),
             Event::FirstBlock => self.start_block(now),
             Event::SchemeTimer { flow } => self.on_scheme_timer(now, flow as usize),
+            Event::PauseFrame {
+                port,
+                class,
+                quanta,
+            } => self.on_pause_frame(now, port, class, quanta),
+            Event::PfcRefresh { port, class } => self.on_pfc_refresh(now, port, class),
         }
+    }
+
+    /// PFC: a PAUSE or RESUME frame sent by `port` takes effect at its far end.
+    #[cold]
+    #[inline(never)]
+    fn on_pause_frame(&mut self, now: Time, port: u32, class: u8, quanta: u16) {
+        self.network
+            .on_pause_frame(now, port, class as usize, quanta, &mut self.events);
+    }
+
+    /// PFC: the input fed by `port` re-sends its PAUSE if still paused.
+    #[cold]
+    #[inline(never)]
+    fn on_pfc_refresh(&mut self, now: Time, port: u32, class: u8) {
+        self.network
+            .on_pfc_refresh(now, port, class as usize, &mut self.events);
     }
 
     // ----- event handlers: the per-packet ones inlined into the loop, the rare ones not -----

@@ -15,7 +15,8 @@ pub use crate::probe::view::PacketCounters;
 use incastsim_core::{
     Ecn, HostId, NO_PATH, NodeId, NodeKind, Packet, PacketKind, Routes, SimRng, Time,
 };
-use incastsim_switch::{DropReason, Enqueued};
+use incastsim_switch::pfc::{PAUSE_FRAME_BYTES, QUANTUM_BYTES};
+use incastsim_switch::{Departed, DropReason, Enqueued, NO_INGRESS};
 
 /// Random packet spraying (Dixit et al., "On the impact of packet spraying in data center
 /// networks", INFOCOM 2013): each packet picks one of the equal-cost next hops uniformly at
@@ -73,6 +74,10 @@ pub struct Network {
     /// Each port's name as ports.csv has it, for the probes' [`PortView`]s: computed once
     /// when the first probe is added (empty without probes).
     pub(crate) port_names: Vec<String>,
+    /// `pfc` is `Some`: an admission takes the PFC path (one flag beside `watched`).
+    pfc_on: bool,
+    /// Priority Flow Control's counts, pauses and frames (`pfc:`; `None` without it).
+    pub pfc: Option<Box<super::pfc::PfcState>>,
 }
 
 impl Network {
@@ -91,7 +96,19 @@ impl Network {
             counters: PacketCounters::default(),
             watched: false,
             port_names: Vec::new(),
+            pfc_on: false,
+            pfc: None,
         }
+    }
+
+    /// Turns PFC on with its plan.
+    pub fn with_pfc(mut self, plan: Option<crate::plan::pfc::PfcPlan>) -> Network {
+        if let Some(plan) = plan {
+            let ports = self.fabric.ports.len();
+            self.pfc = Some(Box::new(super::pfc::PfcState::new(plan, ports)));
+            self.pfc_on = true;
+        }
+        self
     }
 
     /// Names the ports for probes (once; nothing without probes).
@@ -355,6 +372,9 @@ impl Network {
         if let Some(at) = done.schedule_tx_done_at {
             events.schedule(at, Event::PortTxDone { port }.into());
         }
+        if let Some(d) = done.departed {
+            self.on_departed(now, d, events);
+        }
         if let Some((at, generation)) = done.schedule_timer {
             debug_assert!(
                 u64::from(port) < super::event::MAX_FLOWS,
@@ -523,11 +543,33 @@ impl Network {
         events: &mut Events,
         obs: &mut Observers,
     ) -> Option<AdmissionDrop> {
+        if self.pfc_on {
+            return self.offer_pfc(now, port, packet, input, events, obs);
+        }
+        self.offer_to::<false>(now, port, packet, input, NO_INGRESS, events, obs)
+    }
+
+    /// [`Network::offer`]'s admission; `LOSSLESS`: a lossless packet, which no shared
+    /// buffer's threshold refuses (its input's PFC count bounds it) and which the port hands
+    /// back with `ingress` when it gets the transmitter.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn offer_to<const LOSSLESS: bool>(
+        &mut self,
+        now: Time,
+        port: u32,
+        packet: &Packet,
+        input: u32,
+        ingress: u32,
+        events: &mut Events,
+        obs: &mut Observers,
+    ) -> Option<AdmissionDrop> {
         let (flow, kind) = (packet.flow, packet.kind);
         let f = &mut self.fabric;
         let shared = f.ports[port as usize].shared_buffer();
         let wire = packet.wire_bytes() as u64;
-        if let Some((pool, slot)) = shared
+        if !LOSSLESS
+            && let Some((pool, slot)) = shared
             && let Err(reason) =
                 f.shared_buffers[pool as usize].admit(&mut f.ports, slot, now, wire)
         {
@@ -540,7 +582,11 @@ impl Network {
                 reason,
             });
         }
-        let offered = f.ports[port as usize].enqueue(now, packet);
+        let offered = if LOSSLESS {
+            f.ports[port as usize].enqueue_from(now, packet, ingress)
+        } else {
+            f.ports[port as usize].enqueue(now, packet)
+        };
         if let Some((pool, slot)) = shared {
             let taken = matches!(offered, Enqueued::Admitted { .. });
             f.shared_buffers[pool as usize].after_offer(&mut f.ports, slot, wire, taken);
@@ -567,6 +613,199 @@ impl Network {
                 reason,
             }),
         }
+    }
+
+    /// [`Network::offer`] with PFC on. A lossless packet coming into a switch is counted at
+    /// its input (`input`, the port it came by): refused if XOFF and the headroom are full;
+    /// if it waits in the buffer, counted, and the input PAUSEs on crossing XOFF. Lossy
+    /// packets, and a host's own, are offered as without PFC (a host's NIC never drops a
+    /// lossless packet: its port's lossless classes override drop verdicts).
+    #[cold]
+    #[inline(never)]
+    fn offer_pfc(
+        &mut self,
+        now: Time,
+        port: u32,
+        packet: &Packet,
+        input: u32,
+        events: &mut Events,
+        obs: &mut Observers,
+    ) -> Option<AdmissionDrop> {
+        let pfc = self.pfc.as_deref_mut().expect("PFC on");
+        let class = self.fabric.ports[port as usize].class_of(packet);
+        let slot = pfc.slot(input, class);
+        let Some(slot) = slot.filter(|_| input != LOCAL_INPUT) else {
+            let lossless = pfc.slot(0, class).is_some();
+            return if lossless {
+                self.offer_to::<true>(now, port, packet, input, NO_INGRESS, events, obs)
+            } else {
+                self.offer_to::<false>(now, port, packet, input, NO_INGRESS, events, obs)
+            };
+        };
+        let wire = packet.wire_bytes() as u64;
+        let xoff = pfc.xoff(input);
+        let headroom = pfc.plan.headroom[input as usize];
+        if !pfc.counts[slot].fits(wire, xoff, headroom) {
+            pfc.counts[slot].overflow_drops += 1;
+            debug_assert!(
+                !pfc.plan.headroom_auto || !pfc.plan.hosts_honour,
+                "a lossless packet overflowed a computed headroom (input {input}, class {class})"
+            );
+            self.fabric.ports[port as usize].refuse(packet, DropReason::Headroom);
+            return Some(AdmissionDrop {
+                port,
+                input,
+                flow: packet.flow,
+                kind: packet.kind,
+                reason: DropReason::Headroom,
+            });
+        }
+        let waiting = self.fabric.ports[port as usize].waiting_packets();
+        let dropped = self.offer_to::<true>(now, port, packet, input, input, events, obs);
+        debug_assert!(dropped.is_none(), "a lossless packet dropped at admission");
+        if self.fabric.ports[port as usize].waiting_packets() > waiting {
+            // It waits in the buffer: its input counts it until it gets the transmitter.
+            let pfc = self.pfc.as_deref_mut().expect("PFC on");
+            let (below, pause) = pfc.counts[slot].admit(wire, xoff);
+            pfc.pool_change(input, below, 0);
+            if pause {
+                let quanta = pfc.plan.quanta;
+                self.send_pause(now, input, class, quanta, events);
+            }
+        }
+        dropped
+    }
+
+    /// The input fed by `input` sends a PFC frame for `class` (`quanta` 0: RESUME) by the
+    /// port back to `input`'s node; a PAUSE schedules its refresh.
+    #[cold]
+    fn send_pause(
+        &mut self,
+        now: Time,
+        input: u32,
+        class: usize,
+        quanta: u16,
+        events: &mut Events,
+    ) {
+        let pfc = self.pfc.as_deref_mut().expect("PFC on");
+        let back = pfc.plan.reverse[input as usize];
+        let arrive = self.fabric.ports[back as usize].send_control_frame(now, PAUSE_FRAME_BYTES);
+        let at = arrive + pfc.plan.response_time;
+        events.schedule(
+            at,
+            Event::PauseFrame {
+                port: back,
+                class: class as u8,
+                quanta,
+            }
+            .into(),
+        );
+        let back_slot = pfc.slot(back, class).expect("lossless");
+        let sent = &mut pfc.pause[back_slot];
+        if quanta == 0 {
+            sent.resumes_sent += 1;
+            return;
+        }
+        sent.pauses_sent += 1;
+        // Re-sent after `refresh` of the pause time (at the paused port's rate).
+        let pause = self.fabric.ports[input as usize]
+            .serialization()
+            .time_for(u64::from(quanta) * QUANTUM_BYTES);
+        let refresh = incastsim_core::Duration((pause.as_ps() as f64 * pfc.plan.refresh) as u64);
+        let slot = pfc.slot(input, class).expect("lossless");
+        pfc.refresh_at[slot] = now + refresh;
+        events.schedule(
+            now + refresh,
+            Event::PfcRefresh {
+                port: input,
+                class: class as u8,
+            }
+            .into(),
+        );
+    }
+
+    /// A lossless packet that came in by `d.ingress` got the transmitter: its input's count
+    /// falls, and a paused input resumes below the XON point.
+    #[cold]
+    #[inline(never)]
+    fn on_departed(&mut self, now: Time, d: Departed, events: &mut Events) {
+        let Some(pfc) = self.pfc.as_deref_mut() else {
+            return;
+        };
+        let class = d.class as usize;
+        let Some(slot) = pfc.slot(d.ingress, class) else {
+            return;
+        };
+        let below = pfc.counts[slot].remove(u64::from(d.wire_bytes));
+        pfc.pool_change(d.ingress, 0, below);
+        let xoff = pfc.xoff(d.ingress);
+        if pfc.counts[slot].try_resume(xoff, pfc.plan.xon_offset) {
+            pfc.refresh_at[slot] = Time::MAX;
+            if pfc.plan.resume {
+                self.send_pause(now, d.ingress, class, 0, events);
+            }
+        }
+    }
+
+    /// A PFC frame that port `sender` sent reaches the far end: the port back pauses
+    /// `class` for `quanta` (or resumes it), unless it is a host's NIC that ignores pauses.
+    pub fn on_pause_frame(
+        &mut self,
+        now: Time,
+        sender: u32,
+        class: usize,
+        quanta: u16,
+        events: &mut Events,
+    ) {
+        let Some(target) = self.pfc.as_deref().map(|p| p.plan.reverse[sender as usize]) else {
+            return;
+        };
+        let from_host = !self.switch_bits_has(self.fabric.port_from[target as usize]);
+        let pfc = self.pfc.as_deref_mut().expect("PFC on");
+        let Some(slot) = pfc.slot(target, class) else {
+            return;
+        };
+        if from_host && !pfc.plan.hosts_honour {
+            pfc.pause[slot].pauses_received += u64::from(quanta > 0);
+            pfc.pause[slot].resumes_received += u64::from(quanta == 0);
+            return;
+        }
+        let port = &mut self.fabric.ports[target as usize];
+        if quanta == 0 {
+            pfc.pause[slot].on_resume(now);
+            if let Some(at) = port.resume_class(now, class) {
+                events.schedule(at, Event::PortTxDone { port: target }.into());
+            }
+        } else {
+            let until = now
+                + port
+                    .serialization()
+                    .time_for(u64::from(quanta) * QUANTUM_BYTES);
+            pfc.pause[slot].on_pause(now, until);
+            port.pause_class(class, until);
+        }
+    }
+
+    /// A PAUSE refresh of the input fed by `input` for `class` came due: re-sent if the input
+    /// is still paused (a stale event, after a RESUME or a newer PAUSE, does nothing).
+    pub fn on_pfc_refresh(&mut self, now: Time, input: u32, class: usize, events: &mut Events) {
+        let Some(pfc) = self.pfc.as_deref_mut() else {
+            return;
+        };
+        let Some(slot) = pfc.slot(input, class) else {
+            return;
+        };
+        if pfc.refresh_at[slot] != now || !pfc.counts[slot].paused {
+            return;
+        }
+        let quanta = pfc.plan.quanta;
+        self.send_pause(now, input, class, quanta, events);
+    }
+
+    /// Whether `node` is a switch.
+    #[inline]
+    fn switch_bits_has(&self, node: NodeId) -> bool {
+        self.switch_bits[node as usize / 64] >> (node % 64) & 1 != 0
     }
 
     /// Packets dropped anywhere (every reason).

@@ -56,7 +56,7 @@ pub(super) fn check_scheduling(cfg: &Config, extensions: &Extensions) -> Result<
         return Ok(());
     };
     let classes = cfg.topology.links().priority_classes;
-    if classes <= 1 {
+    if classes <= 1 && cfg.pfc.is_none() {
         return Ok(());
     }
     use incastsim_switch::QueueDiscipline;
@@ -69,7 +69,15 @@ pub(super) fn check_scheduling(cfg: &Config, extensions: &Extensions) -> Result<
         incastsim_switch::BufferLimit::Unlimited,
         cfg.tcp.mss.0 as u32,
     );
-    if queue.new_discipline(&probe).schedules() {
+    if queue.new_discipline(&probe).schedules() && cfg.pfc.is_some() {
+        return Err(invalid(
+            "topology.switch_queue",
+            &choice.name,
+            "a discipline that does not schedule its own departures, with pfc (PFC pauses \
+             the classes of a strict-priority port)",
+        ));
+    }
+    if queue.new_discipline(&probe).schedules() && classes > 1 {
         return Err(invalid(
             "topology.priority_classes",
             classes,

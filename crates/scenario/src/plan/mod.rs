@@ -11,6 +11,7 @@ mod checks;
 mod connections;
 pub mod fabric;
 pub mod memory;
+pub mod pfc;
 mod ports;
 pub mod schemes;
 mod tcp;
@@ -67,6 +68,8 @@ pub struct Plan {
     pub seed: u64,
     /// Nodes, ports, routes and shared buffers.
     pub fabric: Fabric,
+    /// Priority Flow Control (`pfc:`), if on.
+    pub pfc: Option<pfc::PfcPlan>,
     /// Workload flows first, then the generated flows in generator and start order.
     pub flows: Vec<PlannedFlow>,
     /// Profile 0 is the top-level `tcp`; profile i + 1 is `flow_overrides[i]`.
@@ -185,6 +188,7 @@ impl Plan {
             shared,
             queue_extension.as_deref(),
         );
+        let pfc = pfc::plan(cfg, &built.topology, &fabric)?;
         let workload_flows = cfg.workload.flow_count(cfg.senders) as usize;
         let flows = plan_flows(cfg, &built, workload_flows, &generated);
 
@@ -214,6 +218,7 @@ impl Plan {
             .map(|(i, choice)| extensions.prepare_probe(&format!("probes[{i}]"), choice))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Plan {
+            pfc,
             probes,
             probe_factories: options.probes.to_vec(),
             cfg: cfg.clone(),

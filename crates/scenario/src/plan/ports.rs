@@ -128,6 +128,8 @@ pub fn build_ports(
         .map(|u| topology.node_of_host(u.src))
         .collect();
     let links = cfg.topology.links();
+    // PFC: every port (host NICs too) serves the classes by strict priority and may be paused.
+    let pfc_mask = cfg.pfc.as_ref().map_or(0, crate::plan::pfc::lossless_mask);
     // Per-node clock offsets: a node's ports all run at nominal × (1 + offset).
     let ppm = links.clock_tolerance_ppm;
     let clock_rate = |nominal: BitsPerSec, node: NodeId| {
@@ -215,11 +217,14 @@ pub fn build_ports(
                 SimRng::for_stream(seed, Stream::LinkLoss, i as u64),
                 qdisc,
             )
-            .with_scheduler(if from_host {
-                1
-            } else {
-                links.priority_classes as usize
-            })
+            .with_classes(
+                if from_host && pfc_mask == 0 {
+                    1
+                } else {
+                    links.priority_classes as usize
+                },
+                pfc_mask,
+            )
             .with_latency_jitter(
                 if to_switch {
                     links.switch_delay_jitter.0

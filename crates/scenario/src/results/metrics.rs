@@ -333,7 +333,7 @@ macro_rules! set_bins {
 
 // The per-port records (ports.csv, port_classes.csv, shared_buffers.csv, time series).
 mod ports;
-pub use ports::{PortClassRecord, PortRecord, SharedBufferRecord, TimeSeriesRecord};
+pub use ports::{PfcRecord, PortClassRecord, PortRecord, SharedBufferRecord, TimeSeriesRecord};
 
 impl RunRecord {
     /// Sets `input_drop_run_1` … `input_drop_run_8plus` from a histogram of run lengths 1..7, 8+.
@@ -757,6 +757,8 @@ pub struct RunResult {
     pub shared_buffers: Vec<SharedBufferRecord>,
     /// Probes' own CSV files (`crate::probe::ProbeReport::table`); empty without probes.
     pub probe_tables: Vec<crate::probe::columns::ProbeTable>,
+    /// PFC per port and lossless priority (pfc.csv; empty without `pfc:`).
+    pub pfc: Vec<PfcRecord>,
 }
 
 #[cfg(test)]

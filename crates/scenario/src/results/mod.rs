@@ -64,9 +64,11 @@ impl Simulation {
         let drop_runs = self.fill_diagnostics(&mut run, &mut flows, &mut ports);
         let time_series = ports::time_series(self, end);
         let shared_buffers = ports::shared_buffer_records(self, end);
+        let pfc = ports::pfc_records(self, end);
         run.probes.0.extend(self.generated.value_columns());
         let probe_tables = self.finish_probes(&mut run, &mut flows);
         RunResult {
+            pfc,
             probe_tables,
             shared_buffers,
             drop_runs,

@@ -2,7 +2,9 @@
 //! queue trace of `time_series.on_change_port`).
 
 use crate::engine::Simulation;
-use crate::results::metrics::{PortClassRecord, PortRecord, SharedBufferRecord, TimeSeriesRecord};
+use crate::results::metrics::{
+    PfcRecord, PortClassRecord, PortRecord, SharedBufferRecord, TimeSeriesRecord,
+};
 use incastsim_core::Time;
 
 /// The rows of ports.csv (diagnostic columns are filled later).
@@ -124,6 +126,46 @@ pub(crate) fn shared_buffer_records(sim: &mut Simulation, end: Time) -> Vec<Shar
                 max_queue_bytes: port.stats().max_buffered_bytes,
                 mean_queue_bytes: mean,
                 ..base.clone()
+            });
+        }
+    }
+    out
+}
+
+/// The rows of pfc.csv: per port and lossless priority, the frames it sent and received,
+/// its pause time, and the counts of its node's input from its far end.
+pub(crate) fn pfc_records(sim: &Simulation, end: Time) -> Vec<PfcRecord> {
+    let Some(pfc) = sim.network.pfc.as_deref() else {
+        return Vec::new();
+    };
+    let fabric = &sim.network.fabric;
+    let mut out = Vec::new();
+    for p in 0..fabric.ports.len() as u32 {
+        let input = pfc.plan.reverse[p as usize];
+        for &class in &pfc.plan.lossless {
+            let slot = pfc.slot(p, class as usize).expect("lossless");
+            let count = &pfc.counts[pfc.slot(input, class as usize).expect("lossless")];
+            let pause = &pfc.pause[slot];
+            let (paused_ps, longest_ps) = pause.paused_by(end);
+            out.push(PfcRecord {
+                scenario: sim.cfg.name.clone(),
+                seed: sim.seed,
+                senders: sim.cfg.senders,
+                port: p,
+                from_node: fabric.node_names[fabric.port_from[p as usize] as usize].clone(),
+                to_node: fabric.node_names[fabric.ports[p as usize].to as usize].clone(),
+                priority: class,
+                pauses_sent: pause.pauses_sent,
+                resumes_sent: pause.resumes_sent,
+                pauses_received: pause.pauses_received,
+                resumes_received: pause.resumes_received,
+                paused_us: paused_ps as f64 / 1e6,
+                longest_pause_us: longest_ps as f64 / 1e6,
+                xoff_crossings: count.xoff_crossings,
+                ingress_peak_bytes: count.peak,
+                headroom_bytes: pfc.plan.headroom[input as usize],
+                headroom_peak_bytes: count.headroom_peak,
+                overflow_drops: count.overflow_drops,
             });
         }
     }

@@ -173,3 +173,47 @@ impl PortRecord {
         );
     }
 }
+
+/// One row of pfc.csv (runs with `pfc:` only): one port and lossless priority, seen from the
+/// node the port leaves. The PAUSEs it sent are for that node's input from `to_node`; the
+/// pauses it received stopped it; the input's counts are of what came in from `to_node`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct PfcRecord {
+    /// The config's `name`.
+    pub scenario: String,
+    /// The run's seed.
+    pub seed: u64,
+    /// The config's `senders`.
+    pub senders: u32,
+    /// The port, as in ports.csv.
+    pub port: u32,
+    /// The node it leaves.
+    pub from_node: String,
+    /// The node at the far end.
+    pub to_node: String,
+    /// The lossless priority (traffic class).
+    pub priority: u8,
+    /// PAUSE frames (quanta > 0) the port sent, refreshes included.
+    pub pauses_sent: u64,
+    /// RESUME frames (quanta 0) the port sent.
+    pub resumes_sent: u64,
+    /// PAUSE frames that paused the port.
+    pub pauses_received: u64,
+    /// RESUME frames that resumed it.
+    pub resumes_received: u64,
+    /// Time the port's priority was paused, µs.
+    pub paused_us: f64,
+    /// The longest single pause, µs.
+    pub longest_pause_us: f64,
+    /// Times the input from `to_node` went over XOFF (a PAUSE from the unpaused state).
+    pub xoff_crossings: u64,
+    /// The input's largest count (below XOFF plus headroom), bytes.
+    pub ingress_peak_bytes: u64,
+    /// The input's headroom, bytes (computed or set).
+    pub headroom_bytes: u64,
+    /// The input's largest headroom in use, bytes.
+    pub headroom_peak_bytes: u64,
+    /// Lossless packets dropped with the input's headroom full.
+    pub overflow_drops: u64,
+}

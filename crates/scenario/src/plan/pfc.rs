@@ -1,0 +1,192 @@
+//! PFC's plan (`pfc:`): which classes are lossless, each input's headroom (computed from its
+//! link unless set), the XOFF rule and each switch's lossless pool, and each port's reverse
+//! direction (a PAUSE for what came in on a port leaves by the port back to its sender).
+
+use crate::config::{Config, ConfigError, Headroom, PfcConfig, invalid};
+use crate::plan::fabric::Fabric;
+use crate::units::Buffer;
+use incastsim_core::{Duration, NodeKind, Topology};
+use incastsim_switch::pfc::{LosslessPool, PAUSE_FRAME_BYTES, XoffRule};
+
+/// No lossless class (in [`PfcPlan::lossless_index`]).
+pub const NOT_LOSSLESS: u8 = u8::MAX;
+
+/// PFC as the engine runs it.
+#[derive(Clone, Debug)]
+pub struct PfcPlan {
+    /// The lossless classes, in `pfc.priorities` order (index k of a class is its position).
+    pub lossless: Vec<u8>,
+    /// Class → its index in `lossless`, or [`NOT_LOSSLESS`] (64 classes at most).
+    pub lossless_index: [u8; 64],
+    /// XOFF: static or dynamic.
+    pub rule: XoffRule,
+    /// The hysteresis below XOFF.
+    pub xon_offset: u64,
+    /// Per port P: the headroom of P's far-end node's input from P, per lossless class.
+    pub headroom: Vec<u64>,
+    /// Whether the headroom was computed (then no lossless packet may ever be dropped).
+    pub headroom_auto: bool,
+    /// Pause time of a PAUSE frame, quanta.
+    pub quanta: u16,
+    /// Re-send a PAUSE after this fraction of its pause time.
+    pub refresh: f64,
+    /// Send RESUME frames.
+    pub resume: bool,
+    /// Delay from a PAUSE's arrival to its effect.
+    pub response_time: Duration,
+    /// Host NICs honour PAUSEs.
+    pub hosts_honour: bool,
+    /// Per port: the port in the other direction of its link.
+    pub reverse: Vec<u32>,
+    /// Per port P: the pool of P's far-end switch (`u32::MAX` if it is a host).
+    pub pool_of_input: Vec<u32>,
+    /// One lossless pool per switch (dynamic XOFF; unused by a static one).
+    pub pools: Vec<LosslessPool>,
+}
+
+/// The bitmask of lossless classes for [`incastsim_switch::OutputPort::with_pfc`].
+pub fn lossless_mask(p: &PfcConfig) -> u64 {
+    p.priorities.iter().fold(0, |m, &c| m | 1 << c)
+}
+
+/// Builds PFC's plan for the built fabric (`None` without `pfc:`); refuses a headroom that
+/// does not fit with XOFF in a switch's buffer, and a pool smaller than its headroom.
+pub fn plan(
+    cfg: &Config,
+    topology: &Topology,
+    fabric: &Fabric,
+) -> Result<Option<PfcPlan>, ConfigError> {
+    let Some(p) = &cfg.pfc else {
+        return Ok(None);
+    };
+    let links = cfg.topology.links();
+    let largest = crate::config::check::largest_packet_bytes(cfg);
+    let reverse: Vec<u32> = topology.ports.iter().map(|s| s.reverse).collect();
+    let headroom: Vec<u64> = (0..fabric.ports.len())
+        .map(|i| match p.headroom {
+            Headroom::Bytes(h) => h,
+            Headroom::Auto => auto_headroom(fabric, i, reverse[i] as usize, p, largest, &links),
+        })
+        .collect();
+    let mut lossless_index = [NOT_LOSSLESS; 64];
+    for (k, &c) in p.priorities.iter().enumerate() {
+        lossless_index[c as usize] = k as u8;
+    }
+    let is_switch = |n: u32| matches!(fabric.nodes[n as usize], NodeKind::Switch(_));
+    let switches: Vec<u32> = (0..fabric.nodes.len() as u32)
+        .filter(|&n| is_switch(n))
+        .collect();
+    let mut pool_of_node = vec![u32::MAX; fabric.nodes.len()];
+    for (i, &n) in switches.iter().enumerate() {
+        pool_of_node[n as usize] = i as u32;
+    }
+    let pool_of_input: Vec<u32> = fabric
+        .ports
+        .iter()
+        .map(|port| pool_of_node[port.to as usize])
+        .collect();
+    let rule = match (&p.xoff, &p.dynamic) {
+        (Some(x), _) => XoffRule::Static(x.0),
+        (None, Some(d)) => XoffRule::Dynamic {
+            alpha: d.alpha.value(),
+            pool: d.pool.0,
+        },
+        (None, None) => unreachable!("checked: one of xoff and dynamic"),
+    };
+    let classes = p.priorities.len() as u64;
+    let mut pools = vec![LosslessPool::default(); switches.len()];
+    for (i, &n) in switches.iter().enumerate() {
+        let reserved: u64 = (0..fabric.ports.len())
+            .filter(|&q| fabric.ports[q].to == n)
+            .map(|q| headroom[q] * classes)
+            .sum();
+        if let XoffRule::Dynamic { pool, .. } = rule {
+            if reserved >= pool {
+                return Err(invalid(
+                    "pfc.dynamic.pool",
+                    crate::units::format_bytes(pool),
+                    format!(
+                        "above the headroom {} reserves ({} bytes for its inputs' lossless priorities)",
+                        fabric.node_names[n as usize], reserved
+                    ),
+                ));
+            }
+            pools[i].sharable = pool - reserved;
+        }
+    }
+    if let (XoffRule::Static(xoff), Buffer::Bytes(buffer)) = (rule, links.switch_buffer)
+        && let Some(q) = (0..fabric.ports.len())
+            .filter(|&q| is_switch(fabric.ports[q].to))
+            .max_by_key(|&q| headroom[q])
+        && xoff + headroom[q] > buffer
+    {
+        return Err(invalid(
+            "pfc.xoff",
+            crate::units::format_bytes(xoff),
+            format!(
+                "at most the switch buffer ({}) less the headroom of the input from {} ({} bytes{})",
+                crate::units::format_bytes(buffer),
+                fabric.port_name(q as u32),
+                headroom[q],
+                if p.headroom == Headroom::Auto {
+                    ", computed: link rate × (both directions' latency + response time) + 2 largest packets + a PAUSE frame"
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    Ok(Some(PfcPlan {
+        lossless: p.priorities.clone(),
+        lossless_index,
+        rule,
+        xon_offset: p.xon_offset.0,
+        headroom,
+        headroom_auto: p.headroom == Headroom::Auto,
+        quanta: p.pause_quanta,
+        refresh: p.refresh,
+        resume: p.resume,
+        response_time: p.response_time.0,
+        hosts_honour: p.hosts_honour,
+        reverse,
+        pool_of_input,
+        pools,
+    }))
+}
+
+/// The headroom of the input that port `input` feeds: everything its sender may still put on
+/// the wire between the input crossing XOFF and the sender stopping. The PAUSE waits for the
+/// packet the reverse port is sending (one largest packet at its rate), takes its own 64 B,
+/// crosses the reverse link (latency and jitter), waits `response_time`; meanwhile the sender
+/// keeps sending at its rate, and the bytes already on the forward link (its latency and
+/// jitter) still arrive; then the packet on the sender's wire finishes (one largest packet).
+fn auto_headroom(
+    fabric: &Fabric,
+    input: usize,
+    reverse: usize,
+    p: &PfcConfig,
+    largest: u64,
+    links: &crate::config::LinkDefaults,
+) -> u64 {
+    let fwd = &fabric.ports[input];
+    let back = &fabric.ports[reverse];
+    let jitter = |to_switch: bool| {
+        if to_switch {
+            links.switch_delay_jitter.0
+        } else {
+            Duration::ZERO
+        }
+    };
+    let to_switch = |port: &incastsim_switch::OutputPort| {
+        matches!(fabric.nodes[port.to as usize], NodeKind::Switch(_))
+    };
+    let wait = back.serialization().time_for(largest + PAUSE_FRAME_BYTES)
+        + back.latency()
+        + jitter(to_switch(back))
+        + p.response_time.0
+        + fwd.latency()
+        + jitter(to_switch(fwd));
+    let rate = fwd.serialization().rate().0 as u128;
+    let in_flight = (rate * u128::from(wait.as_ps())).div_ceil(8 * 1_000_000_000_000) as u64;
+    in_flight + largest
+}

@@ -1,0 +1,186 @@
+//! Priority Flow Control (issue 40): a hand-worked 2:1 duty cycle, lossless under random
+//! fabrics and loads, and the counted overflow of a headroom set too small. The ingress
+//! accounting's own hand trace is a unit test in the switch crate (`crates/switch/src/pfc.rs`).
+
+mod common;
+use common::run;
+use incastsim_scenario::{Config, RunResult};
+use proptest::prelude::*;
+
+/// Two hosts send UDP at 100 Gbps (1000 B on the wire) into one 100 Gbps port for 100 µs, on
+/// lossless priority 1, static XOFF 20 KB, XON offset 3 KiB (3072 B); 1 µs links. A TCP bulk
+/// flow per host on lossy priority 0 keeps the run going (strict priority starves it).
+fn two_to_one(extra: &[&str]) -> Config {
+    let yaml = "name: pfc-2to1
+senders: 2
+topology: {kind: star, link_rate: 100Gbps, link_delay: 1us, switch_buffer: 1MB, priority_classes: 2}
+workload: {kind: bulk, duration: 300us, start_jitter: 0us}
+background:
+  - {kind: udp_cbr, from: senders, to: receiver, rate: 100Gbps, packet_size: 1000B, start: 0us, stop: 100us, dscp: 1}
+pfc: {priorities: [1], xoff: 20KB}
+";
+    let sets: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    Config::from_yaml(yaml, &sets).expect("valid config")
+}
+
+fn pfc_row<'a>(r: &'a RunResult, from: &str, to: &str) -> &'a incastsim_scenario::PfcRecord {
+    r.pfc
+        .iter()
+        .find(|p| p.from_node == from && p.to_node == to)
+        .expect("a pfc.csv row")
+}
+
+/// The duty cycle, worked by hand (r = 100 Gbps = 12.5 B/ns; both inputs alike, so while
+/// both hold packets the egress drains each at r/2 = 6.25 B/ns):
+/// - Rising: an input gains r − r/2 = 6.25 B/ns. It crosses XOFF (20,000 B) at t0.
+/// - The PAUSE leaves at once (the port back to the host is idle): 64 B take 5.12 ns, then
+///   1 µs of link: the host stops at t0 + 1.005 µs. Bytes already on the wire, and those the
+///   host sends meanwhile, keep arriving until t0 + 2.005 µs (+ the 80 ns packet on its
+///   wire): the count peaks near 20,000 + 2.085 µs × 6.25 B/ns ≈ 33,000 B (≤ XOFF + headroom).
+/// - Draining at 6.25 B/ns to the XON point 20,000 − 3,072 = 16,928 B takes ≈ 2.57 µs: the
+///   RESUME leaves at ≈ t0 + 4.66 µs and reaches the host at ≈ t0 + 5.67 µs, so each pause
+///   lasts ≈ 4.66 µs. New bytes arrive 1 µs later (≈ t0 + 6.67 µs), the count down to
+///   16,928 − 2.01 µs × 6.25 ≈ 4,360 B, and climbs back to XOFF in (20,000 − 4,360) / 6.25
+///   ≈ 2.50 µs: one cycle ≈ 9.2 µs, paused ≈ 51 % of it.
+/// - The hosts queue what the pause holds back, so the two hosts' 2 × 1,250 packets leave the
+///   switch at the egress rate: 2.5 MB / 12.5 B/ns = 200 µs, ≈ 200 / 9.2 ≈ 21.7 cycles; the
+///   last climb may stop short of XOFF, so 21 or 22 pauses per input, each answered by a
+///   RESUME, none refreshed (a pause lasts 4.7 µs, its refresh is due after 168 µs).
+#[test]
+fn two_to_one_matches_the_hand_worked_duty_cycle() {
+    let r = run(&two_to_one(&[]), 1);
+    assert_eq!(r.run.drops_total, 0, "lossless: nothing dropped");
+    for host in ["host0", "host1"] {
+        let switch_side = pfc_row(&r, "switch0", host);
+        let host_side = pfc_row(&r, host, "switch0");
+        assert!(
+            (21..=22).contains(&switch_side.pauses_sent),
+            "{host}: {} pauses",
+            switch_side.pauses_sent
+        );
+        assert_eq!(switch_side.resumes_sent, switch_side.pauses_sent);
+        assert_eq!(switch_side.xoff_crossings, switch_side.pauses_sent);
+        assert_eq!(host_side.pauses_received, switch_side.pauses_sent);
+        // The count never exceeds XOFF + headroom; it peaks near the hand-worked 33,000 B.
+        let peak = switch_side.ingress_peak_bytes;
+        assert!(peak <= 20_000 + switch_side.headroom_bytes, "{peak}");
+        assert!((32_000..=34_000).contains(&peak), "peak {peak}");
+        assert_eq!(switch_side.overflow_drops, 0);
+        // Each pause ≈ 4.66 µs; ≈ 51 % of the 200 µs the backlog takes.
+        let mean = host_side.paused_us / host_side.pauses_received as f64;
+        assert!((4.4..=4.9).contains(&mean), "mean pause {mean} µs");
+        assert!(host_side.longest_pause_us < 5.0);
+        let share = host_side.paused_us / 200.0;
+        assert!((0.45..=0.56).contains(&share), "paused {share}");
+    }
+    // The congested port's own traffic is not paused (the receiver sends no PAUSE).
+    assert_eq!(pfc_row(&r, "switch0", "host2").pauses_received, 0);
+}
+
+/// A headroom set below what is on the wire overflows: the drops are counted as headroom
+/// drops (pfc.csv, runs.csv's total), and the run reports them instead of failing.
+#[test]
+fn a_headroom_too_small_overflows_and_is_counted() {
+    let r = run(&two_to_one(&["pfc.headroom=2KB"]), 1);
+    let overflow: u64 = r.pfc.iter().map(|p| p.overflow_drops).sum();
+    assert!(overflow > 0);
+    // The other drops are the lossy TCP packets behind paused UDP in the hosts' NIC queues.
+    let r2 = &r.run;
+    let other = r2.drops_buffer + r2.drops_aqm + r2.drops_link_loss;
+    assert_eq!(r2.drops_total, overflow + other);
+    for p in &r.pfc {
+        assert!(p.ingress_peak_bytes <= 20_000 + 2_000 + 1_000);
+    }
+}
+
+/// Without RESUME frames, pauses lapse on their own: the input stops refreshing below XON.
+/// With a short pause time (100 quanta = 512 ns at 100 Gbps), refreshes keep the host paused.
+#[test]
+fn pauses_lapse_without_resume_and_refresh_while_over() {
+    let r = run(
+        &two_to_one(&["pfc.resume=false", "pfc.pause_quanta=100"]),
+        1,
+    );
+    let s = pfc_row(&r, "switch0", "host0");
+    assert_eq!(s.resumes_sent, 0);
+    assert!(s.pauses_sent > s.xoff_crossings, "refreshed: {s:?}");
+    assert_eq!(r.run.drops_total, 0);
+}
+
+/// Hosts that ignore PAUSEs overflow the switch's headroom: counted, not hidden.
+#[test]
+fn hosts_that_ignore_pauses_overflow() {
+    let r = run(&two_to_one(&["pfc.hosts_honour=false"]), 1);
+    let overflow: u64 = r.pfc.iter().map(|p| p.overflow_drops).sum();
+    assert!(overflow > 0);
+    assert_eq!(pfc_row(&r, "host0", "switch0").paused_us, 0.0);
+}
+
+/// A random lossless fabric: a star or a k = 4 fat-tree, link rates and delays, static or
+/// dynamic XOFF with computed headroom, TCP flows (on the lossless class, with a switch
+/// buffer far too small for them) and a UDP blast, with switch delay jitter.
+fn random_case(
+    fat_tree: bool,
+    senders: u32,
+    gbps: u64,
+    delay_ns: u64,
+    dynamic: bool,
+    xoff_kb: u64,
+    udp_gbps: u64,
+    jitter_ns: u64,
+) -> Config {
+    let topology = if fat_tree {
+        format!(
+            "{{kind: fat_tree, k: 4, link_rate: {gbps}Gbps, link_delay: {delay_ns}ns, switch_buffer: 2MB, priority_classes: 2, switch_delay_jitter: {jitter_ns}ns}}"
+        )
+    } else {
+        format!(
+            "{{kind: star, link_rate: {gbps}Gbps, link_delay: {delay_ns}ns, switch_buffer: 2MB, priority_classes: 2, switch_delay_jitter: {jitter_ns}ns}}"
+        )
+    };
+    let xoff = if dynamic {
+        "dynamic: {alpha: 2^-3, pool: 4MB}".to_string()
+    } else {
+        format!("xoff: {xoff_kb}KB")
+    };
+    let yaml = format!(
+        "name: pfc-random
+senders: {senders}
+topology: {topology}
+tcp: {{dscp: 1, mss: 1000B}}
+workload: {{kind: synchronized_reads, sru: 64KB, blocks: 2, start_jitter: 0us}}
+background:
+  - {{kind: udp_cbr, from: senders, to: receiver, rate: {udp_gbps}Gbps, packet_size: 1000B, start: 0us, stop: 30us, dscp: 1}}
+pfc: {{priorities: [1], {xoff}}}
+run: {{max_sim_time: 20ms}}
+"
+    );
+    Config::from_yaml(&yaml, &[]).expect("valid config")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// With computed headroom, no packet of a lossless priority is ever dropped, whatever
+    /// the fabric, rates, thresholds and load (the debug build also asserts it at every
+    /// admission).
+    #[test]
+    fn lossless_with_computed_headroom(
+        fat_tree in any::<bool>(),
+        senders in 2u32..8,
+        gbps in prop::sample::select(vec![10u64, 25, 40, 100]),
+        delay_ns in 100u64..3000,
+        dynamic in any::<bool>(),
+        xoff_kb in 4u64..60,
+        udp_gbps in 1u64..100,
+        jitter_ns in prop::sample::select(vec![0u64, 1000]),
+        seed in 1u64..1000,
+    ) {
+        let cfg = random_case(fat_tree, senders, gbps, delay_ns, dynamic, xoff_kb, udp_gbps, jitter_ns);
+        let r = run(&cfg, seed);
+        prop_assert!(r.run.events > 1000, "{} events", r.run.events);
+        prop_assert_eq!(r.run.drops_total, 0, "{:?}", cfg.pfc);
+        prop_assert!(r.run.completed, "did not complete");
+        prop_assert!(r.pfc.iter().all(|p| p.overflow_drops == 0));
+    }
+}
