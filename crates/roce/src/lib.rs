@@ -1,0 +1,40 @@
+//! incastsim-roce: the RoCEv2 host transport as pure state machines (no I/O, no clock: time is
+//! an input), one reliable-connection queue pair per flow.
+//!
+//! - [`sender`]: [`RoceSender`], the requester: messages segmented into MTU packets with PSNs,
+//!   per-packet pacing at the current rate, an optional window (HPCC) and BDP cap (IRN),
+//!   go-back-N or selective-repeat loss recovery, the retransmission timer.
+//! - [`receiver`]: [`RoceReceiver`], the responder: in-order delivery, ACKs every `ack_every`
+//!   packets, sequence-error NAKs, IRN's out-of-order buffer; CE marks reported for DCQCN.
+//! - [`controller`]: the [`RateController`] hook a congestion controller implements, and the
+//!   [`Controller`] enum the sender dispatches on ([`FixedRate`] is the only built-in yet).
+//! - [`config`]: [`RoceConfig`] and the defaults, each with its source.
+//! - [`packet`]: the [`DataPacket`] and [`AckPacket`] values exchanged with the engine.
+//!
+//! What the two recovery modes model:
+//!
+//! - **Go-back-N** ([`Recovery::GoBackN`]), as Mellanox ConnectX NICs (and the HPCC authors'
+//!   ns-3 fork, alibaba-edu/High-Precision-Congestion-Control, `rdma-hw.cc`) do: the receiver
+//!   drops out-of-order packets and NAKs the PSN it expects, once per gap; the sender resends
+//!   everything from it.
+//! - **Selective repeat** ([`Recovery::SelectiveRepeat`]), as IRN (Mittal et al., "Revisiting
+//!   Network Support for RDMA", SIGCOMM 2018): the receiver keeps out-of-order packets and
+//!   NACKs each with the cumulative PSN and its own; the sender retransmits only what is
+//!   missing, then new packets; a BDP cap bounds the packets in flight.
+//!
+//! Both end with the retransmission timer when no NACK can come (a lost tail).
+//!
+//! PSNs are `u64` from 0 and never wrap (the wire format's 24-bit wrap is irrelevant here; see
+//! [`packet`]).
+
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod packet;
+
+pub use config::{
+    DEFAULT_IB_TIMEOUT_EXPONENT, HPCC_FORK_MTU, HPCC_FORK_NACK_INTERVAL, IB_ACK_TIMEOUT_UNIT,
+    IRN_RTO_HIGH, IRN_RTO_LOW, IRN_RTO_LOW_PACKETS, ROCEV2_ACK_BYTES, ROCEV2_DATA_HEADER_BYTES,
+    Recovery, RoceConfig, RtoConfig,
+};
+pub use packet::{AckKind, AckPacket, DataPacket};
