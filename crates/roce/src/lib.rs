@@ -30,11 +30,16 @@
 #![warn(missing_docs)]
 
 pub mod config;
+pub mod controller;
 pub mod packet;
 
 pub use config::{
     DEFAULT_IB_TIMEOUT_EXPONENT, HPCC_FORK_MTU, HPCC_FORK_NACK_INTERVAL, IB_ACK_TIMEOUT_UNIT,
     IRN_RTO_HIGH, IRN_RTO_LOW, IRN_RTO_LOW_PACKETS, ROCEV2_ACK_BYTES, ROCEV2_DATA_HEADER_BYTES,
     Recovery, RoceConfig, RtoConfig,
+};
+pub use controller::{
+    AckSample, Controller, CustomController, DynRateController, FixedRate, RateControl,
+    RateController,
 };
 pub use packet::{AckKind, AckPacket, DataPacket};
