@@ -32,6 +32,8 @@
 pub mod config;
 pub mod controller;
 pub mod packet;
+mod scoreboard;
+pub mod sender;
 
 pub use config::{
     DEFAULT_IB_TIMEOUT_EXPONENT, HPCC_FORK_MTU, HPCC_FORK_NACK_INTERVAL, IB_ACK_TIMEOUT_UNIT,
@@ -43,3 +45,4 @@ pub use controller::{
     RateController,
 };
 pub use packet::{AckKind, AckPacket, DataPacket};
+pub use sender::{AckOutcome, RoceSender, SenderStats};
