@@ -32,6 +32,7 @@
 pub mod config;
 pub mod controller;
 pub mod packet;
+pub mod receiver;
 mod scoreboard;
 pub mod sender;
 
@@ -45,4 +46,5 @@ pub use controller::{
     RateController,
 };
 pub use packet::{AckKind, AckPacket, DataPacket};
+pub use receiver::{Arrival, ReceiverStats, RoceReceiver, RxOutcome};
 pub use sender::{AckOutcome, RoceSender, SenderStats};
