@@ -48,3 +48,8 @@ pub use controller::{
 pub use packet::{AckKind, AckPacket, DataPacket};
 pub use receiver::{Arrival, ReceiverStats, RoceReceiver, RxOutcome};
 pub use sender::{AckOutcome, RoceSender, SenderStats};
+
+#[cfg(test)]
+mod harness;
+#[cfg(test)]
+mod trace_tests;
