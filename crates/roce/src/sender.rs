@@ -535,3 +535,100 @@ impl RoceSender {
         &self.controller
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::RtoConfig;
+    use incastsim_core::Duration;
+
+    fn sender(cfg: RoceConfig, bytes: u64) -> RoceSender {
+        let mut s = RoceSender::new(cfg, BitsPerSec::gbps(100), Controller::default());
+        s.post_message(bytes);
+        s
+    }
+
+    fn ack(epsn: u64) -> AckPacket {
+        AckPacket {
+            kind: AckKind::Ack,
+            epsn,
+            sack_psn: None,
+            echo_sent_at: Time::ZERO,
+            ecn_echo: false,
+            telemetry: [0; 3],
+        }
+    }
+
+    /// A caller that comes late gets one packet, and the next is paced from it: no burst.
+    #[test]
+    fn a_late_caller_gets_no_burst() {
+        let mut s = sender(RoceConfig::default(), 5_000);
+        let mut out = Vec::new();
+        s.emit(Time::ZERO, &mut out);
+        assert_eq!(s.emit(Time(1_000_000), &mut out), 1);
+        assert_eq!(s.next_send_time(Time(1_000_000)), Some(Time(1_084_960)));
+    }
+
+    /// A window smaller than one packet still lets one packet go at a time; a zero rate is
+    /// taken as 1 bit/s instead of dividing by zero.
+    #[test]
+    fn degenerate_window_and_rate_still_progress() {
+        let cfg = RoceConfig {
+            window_bytes: Some(1),
+            ..RoceConfig::default()
+        };
+        let mut s = sender(cfg, 3_000);
+        let mut out = Vec::new();
+        s.emit(Time::ZERO, &mut out);
+        assert_eq!(s.next_send_time(Time(1)), None, "window full");
+        s.on_ack(Time(2_000_000), &ack(1), &mut out);
+        assert_eq!(
+            out.len(),
+            2,
+            "the ACK opened the window and the pacing allows it"
+        );
+        s.set_rate(BitsPerSec(0));
+        assert_eq!(s.rate(), BitsPerSec(1));
+    }
+
+    /// Stale and out-of-range acknowledgements change nothing; progress restarts the timer and
+    /// the last ACK stops it; byte counts follow a short last packet.
+    #[test]
+    fn acknowledgements_and_the_timer() {
+        let cfg = RoceConfig {
+            rto: RtoConfig::Fixed(Duration::from_us(10)),
+            ..RoceConfig::default()
+        };
+        let mut s = sender(cfg, 2_500);
+        let mut out = Vec::new();
+        let mut t = Time::ZERO;
+        while let Some(n) = s.next_send_time(t) {
+            t = n;
+            s.emit(t, &mut out);
+        }
+        assert_eq!(
+            s.rto_deadline(),
+            Some(Time(10_000_000)),
+            "armed at the first send"
+        );
+        let o = s.on_ack(Time(3_000_000), &ack(2), &mut out);
+        assert_eq!(
+            (o.acked_bytes, o.messages_completed, o.all_acked),
+            (2_000, 0, false)
+        );
+        assert_eq!(
+            s.rto_deadline(),
+            Some(Time(13_000_000)),
+            "restarted on progress"
+        );
+        assert_eq!(s.bytes_in_flight(), 500);
+        assert_eq!(s.on_ack(Time(3_000_001), &ack(1), &mut out).acked_bytes, 0);
+        let o = s.on_ack(Time(4_000_000), &ack(99), &mut out);
+        assert_eq!(
+            (o.acked_bytes, o.messages_completed, o.all_acked),
+            (500, 1, true)
+        );
+        assert_eq!((s.rto_deadline(), s.timer_deadline()), (None, None));
+        assert_eq!(s.stats().bytes_acked, 2_500);
+    }
+}
