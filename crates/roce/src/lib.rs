@@ -26,6 +26,13 @@
 //!
 //! PSNs are `u64` from 0 and never wrap (the wire format's 24-bit wrap is irrelevant here; see
 //! [`packet`]).
+//!
+//! For the engine that carries these on `incastsim_core::Packet`: `seq` holds the PSN (data)
+//! or the expected PSN (ACK/NACK), `timestamp_ps` the send time or its echo, `header_bytes`
+//! [`RoceConfig::header_bytes`] (an ACK is [`RoceConfig::ack_bytes`] with no payload),
+//! `flags::RETX` the retransmission mark and `flags::ECE` the ECN echo. AckReq, the NACK kind
+//! and the NACK's selective PSN have no field or flag bit in `Packet` yet, and
+//! `Packet::telemetry` reads nothing on an ACK, so echoing telemetry needs a place of its own.
 
 #![warn(missing_docs)]
 

@@ -29,10 +29,10 @@ pub struct RxOutcome {
     pub delivered_bytes: u64,
     /// The ACK or NACK to send back now, if any.
     pub ack: Option<AckPacket>,
-    /// The packet arrived CE-marked: the hook for DCQCN's notification point, which sends a
-    /// CNP to the sender for CE arrivals (at most one per QP per interval; the controller crate
-    /// adds that). Reported for every arrival, discarded and duplicate ones included, since the
-    /// mark tells of the queue it crossed whatever became of the packet.
+    /// The packet arrived CE-marked: the hook for DCQCN's notification point, which answers CE
+    /// arrivals with CNPs to the sender (rate-limited per QP; DCQCN itself is not built here).
+    /// Reported for every arrival, discarded and duplicate ones included, since the mark tells
+    /// of the queue the packet crossed whatever became of it.
     pub ce_marked: bool,
     /// What became of it.
     pub arrival: Arrival,
