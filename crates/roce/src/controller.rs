@@ -1,0 +1,244 @@
+//! The rate controller hook: what a RoCE congestion controller (DCQCN, HPCC, TIMELY, ...) sees
+//! of each ACK, NACK and CNP, and what it sets in return (a sending rate, a window, a timer of
+//! its own).
+//!
+//! A RoCE NIC paces every QP at a rate (the HPCC fork's `m_rate`, `m_nextAvail`); congestion
+//! control is the code that moves that rate, and for HPCC a window too. The sender holds a
+//! [`Controller`] enum so the per-ACK call is a `match` on the built-ins; a controller from
+//! outside this crate is the one [`Controller::Custom`] variant (one indirect call per hook),
+//! the pattern of `incastsim_tcp::Cc`.
+
+use incastsim_core::{BitsPerSec, Duration, TELEMETRY_WORDS, Time};
+
+/// One ACK or NACK as a controller sees it, after the sender has processed it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AckSample {
+    /// When it arrived.
+    pub now: Time,
+    /// It was a NACK (sequence-error NAK).
+    pub nack: bool,
+    /// Payload bytes it newly acknowledged cumulatively.
+    pub acked_bytes: u64,
+    /// `now` minus the echoed send time of the data packet that triggered it.
+    pub rtt: Duration,
+    /// The ACK's ECN echo (a packet it covers arrived CE-marked).
+    pub ecn_echo: bool,
+    /// The telemetry words the ACK echoed (HPCC's INT; all zero when no switch stamps them).
+    pub telemetry: [u64; TELEMETRY_WORDS],
+    /// The cumulative acknowledgement after it (snd_una, a PSN).
+    pub snd_una: u64,
+    /// The next PSN the sender will send new or (go-back-N) again.
+    pub snd_nxt: u64,
+    /// Payload bytes sent and not cumulatively acknowledged after it (snd_nxt − snd_una).
+    pub bytes_in_flight: u64,
+}
+
+/// What a controller sets: the sender reads it back after every hook.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateControl {
+    /// The sending rate: packet k+1 leaves at the earliest when packet k would have finished
+    /// serializing at this rate. Must be positive (0 is taken as 1 bit/s). Not capped at the
+    /// line rate: the NIC's port serializes at line rate anyway.
+    pub rate: BitsPerSec,
+    /// The window in bytes (sent and not cumulatively acknowledged); `None`: none.
+    pub window_bytes: Option<u64>,
+    /// Call [`RateController::on_timer`] at this time; `None`: no timer. It runs only while
+    /// the sender has data outstanding or to send, so a periodic timer does not keep a
+    /// finished QP alive.
+    pub timer: Option<Time>,
+}
+
+/// Hooks a RoCE rate controller implements. All but [`on_ack`](Self::on_ack) default to doing
+/// nothing.
+pub trait RateController {
+    /// The QP is about to send its first packet. `ctl.rate` holds the initial rate (the config's
+    /// `initial_rate`, or the line rate); `line_rate` is the NIC's.
+    fn on_start(&mut self, now: Time, line_rate: BitsPerSec, ctl: &mut RateControl) {
+        let _ = (now, line_rate, ctl);
+    }
+
+    /// Every ACK and NACK, after the sender processed it (loss recovery included).
+    fn on_ack(&mut self, sample: &AckSample, ctl: &mut RateControl);
+
+    /// A congestion notification packet (RoCEv2 CNP, IBTA Annex A17) for this QP arrived.
+    fn on_cnp(&mut self, now: Time, ctl: &mut RateControl) {
+        let _ = (now, ctl);
+    }
+
+    /// The controller's timer ([`RateControl::timer`]) is due (it is cleared before the call:
+    /// set it again for a periodic timer).
+    fn on_timer(&mut self, now: Time, ctl: &mut RateControl) {
+        let _ = (now, ctl);
+    }
+}
+
+/// No congestion control: the rate stays the initial rate (the line rate unless the config
+/// sets `initial_rate`), as a RoCE QP without DCQCN on a lossless fabric sends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FixedRate;
+
+impl RateController for FixedRate {
+    #[inline]
+    fn on_ack(&mut self, _sample: &AckSample, _ctl: &mut RateControl) {}
+}
+
+/// A rate controller behind a pointer: any [`RateController`] that can be cloned (each QP gets
+/// its own) and printed. Implemented for every such type.
+pub trait DynRateController: RateController + std::fmt::Debug {
+    /// A boxed copy (so that [`Controller`] stays `Clone`).
+    fn box_clone(&self) -> Box<dyn DynRateController>;
+    /// The controller as `Any`, so that its own crate can read its state back.
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+impl<T: RateController + Clone + std::fmt::Debug + 'static> DynRateController for T {
+    fn box_clone(&self) -> Box<dyn DynRateController> {
+        Box::new(self.clone())
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// A controller from outside this crate, with the name it was registered under.
+#[derive(Debug)]
+pub struct CustomController {
+    /// The name outputs show.
+    pub name: &'static str,
+    /// The controller.
+    pub controller: Box<dyn DynRateController>,
+}
+
+impl CustomController {
+    /// `controller`, named `name`.
+    pub fn new(name: &'static str, controller: impl DynRateController + 'static) -> Self {
+        CustomController {
+            name,
+            controller: Box::new(controller),
+        }
+    }
+}
+
+impl Clone for CustomController {
+    fn clone(&self) -> Self {
+        CustomController {
+            name: self.name,
+            controller: self.controller.box_clone(),
+        }
+    }
+}
+
+/// Which controller a QP runs (enum dispatch on the per-ACK path; DCQCN, HPCC and TIMELY join
+/// as variants).
+#[derive(Clone, Debug)]
+pub enum Controller {
+    /// [`FixedRate`]: no congestion control.
+    Fixed(FixedRate),
+    /// A controller registered from outside this crate.
+    Custom(CustomController),
+}
+
+impl Default for Controller {
+    fn default() -> Self {
+        Controller::Fixed(FixedRate)
+    }
+}
+
+impl Controller {
+    /// The controller's name in outputs.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Controller::Fixed(_) => "fixed",
+            Controller::Custom(c) => c.name,
+        }
+    }
+}
+
+impl RateController for Controller {
+    #[inline]
+    fn on_start(&mut self, now: Time, line_rate: BitsPerSec, ctl: &mut RateControl) {
+        match self {
+            Controller::Fixed(c) => c.on_start(now, line_rate, ctl),
+            Controller::Custom(c) => c.controller.on_start(now, line_rate, ctl),
+        }
+    }
+    #[inline]
+    fn on_ack(&mut self, sample: &AckSample, ctl: &mut RateControl) {
+        match self {
+            Controller::Fixed(c) => c.on_ack(sample, ctl),
+            Controller::Custom(c) => c.controller.on_ack(sample, ctl),
+        }
+    }
+    #[inline]
+    fn on_cnp(&mut self, now: Time, ctl: &mut RateControl) {
+        match self {
+            Controller::Fixed(c) => c.on_cnp(now, ctl),
+            Controller::Custom(c) => c.controller.on_cnp(now, ctl),
+        }
+    }
+    #[inline]
+    fn on_timer(&mut self, now: Time, ctl: &mut RateControl) {
+        match self {
+            Controller::Fixed(c) => c.on_timer(now, ctl),
+            Controller::Custom(c) => c.controller.on_timer(now, ctl),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Debug, Default)]
+    struct Counting {
+        acks: u32,
+    }
+    impl RateController for Counting {
+        fn on_ack(&mut self, _s: &AckSample, ctl: &mut RateControl) {
+            self.acks += 1;
+            ctl.rate = BitsPerSec(ctl.rate.0 / 2);
+        }
+    }
+
+    /// Names, dispatch to a custom controller, and cloning keeps each copy's own state.
+    #[test]
+    fn dispatch_and_clone() {
+        assert_eq!(Controller::default().name(), "fixed");
+        let mut c = Controller::Custom(CustomController::new("mine", Counting::default()));
+        assert_eq!(c.name(), "mine");
+        let mut ctl = RateControl {
+            rate: BitsPerSec::gbps(100),
+            window_bytes: None,
+            timer: None,
+        };
+        let s = AckSample {
+            now: Time::ZERO,
+            nack: false,
+            acked_bytes: 1000,
+            rtt: Duration::from_us(2),
+            ecn_echo: false,
+            telemetry: [0; TELEMETRY_WORDS],
+            snd_una: 1,
+            snd_nxt: 1,
+            bytes_in_flight: 0,
+        };
+        c.on_ack(&s, &mut ctl);
+        assert_eq!(ctl.rate, BitsPerSec::gbps(50));
+        let copy = c.clone();
+        c.on_ack(&s, &mut ctl);
+        let acks = |c: &Controller| match c {
+            Controller::Custom(c) => {
+                c.controller
+                    .as_any()
+                    .downcast_ref::<Counting>()
+                    .unwrap()
+                    .acks
+            }
+            Controller::Fixed(_) => unreachable!(),
+        };
+        assert_eq!((acks(&c), acks(&copy)), (2, 1));
+        let mut fixed = Controller::default();
+        fixed.on_ack(&s, &mut ctl);
+        assert_eq!(ctl.rate, BitsPerSec::gbps(25));
+    }
+}
