@@ -5,7 +5,7 @@
 //! each file's header from a default record), so no simulation runs here.
 
 use incastsim::output::{csv_bytes, csv_tables};
-use incastsim::scenario::results::metrics::SharedBufferRecord;
+use incastsim::scenario::results::metrics::{PfcRecord, SharedBufferRecord};
 use incastsim::sweep::store::SUMMARY_COLUMNS;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -34,6 +34,8 @@ fn written_headers() -> BTreeMap<String, Vec<String>> {
     }
     let shared = csv_bytes::<SharedBufferRecord>(&[]).unwrap();
     out.insert("shared_buffers.csv".to_string(), header_of(&shared));
+    let pfc = csv_bytes::<PfcRecord>(&[]).unwrap();
+    out.insert("pfc.csv".to_string(), header_of(&pfc));
     // A sweep's summary.csv: the point, one column per swept key (none in a sweep of seeds
     // alone), then the statistics.
     let mut summary = vec!["point".to_string()];
