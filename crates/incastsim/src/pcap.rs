@@ -44,6 +44,8 @@ pub const SERVER_PORT: u16 = 5001;
 /// The UDP port background datagrams are sent to (discard).
 pub const UDP_SINK_PORT: u16 = 9;
 const TTL: u8 = 64;
+/// A PFC frame as captured: the 64-byte minimum Ethernet frame less its 4-byte FCS.
+const PFC_FRAME_CAPTURED: usize = 60;
 
 /// The TCP port of flow `f`'s receiver (the "client"): one per flow, in Linux's ephemeral range
 /// (32768-60999), so flows between the same two hosts are distinct streams (up to 28232 flows).
@@ -108,6 +110,9 @@ impl FrameBuilder<'_> {
     /// The frame of `c` (at most `snaplen` bytes of it) and its full length.
     fn build(&mut self, c: &CapturedPacket) -> Result<(&[u8], u32), String> {
         let p = &c.packet;
+        if p.kind == PacketKind::Pause {
+            return Ok(self.pfc_frame(p));
+        }
         let payload = p.payload_bytes as usize;
         if self.zeros.len() < payload {
             self.zeros.resize(payload, 0);
@@ -151,6 +156,31 @@ impl FrameBuilder<'_> {
         }
         self.frame.truncate(keep);
         Ok((&self.frame, full as u32))
+    }
+
+    /// A PFC frame (IEEE 802.1Qbb Annex 36B; Wireshark: "MAC Control", opcode "Class Based
+    /// Flow Control"): to the MAC control multicast address, EtherType 0x8808, opcode 0x0101,
+    /// the class-enable vector, eight pause times (the paused class's is the quanta), padded
+    /// to the 60-byte minimum (the FCS is not captured). Its source is the sending port's
+    /// locally administered MAC (02:00:… with the port's index).
+    fn pfc_frame(&mut self, p: &Packet) -> (&[u8], u32) {
+        let class = (p.dscp & 7) as usize;
+        let port = p.flow.to_be_bytes();
+        self.frame.clear();
+        self.frame
+            .extend_from_slice(&[0x01, 0x80, 0xc2, 0x00, 0x00, 0x01]);
+        self.frame
+            .extend_from_slice(&[0x02, 0x00, port[0], port[1], port[2], port[3]]);
+        self.frame.extend_from_slice(&[0x88, 0x08, 0x01, 0x01]);
+        self.frame.extend_from_slice(&(1u16 << class).to_be_bytes());
+        for c in 0..8 {
+            let time = if c == class { p.seq as u16 } else { 0 };
+            self.frame.extend_from_slice(&time.to_be_bytes());
+        }
+        self.frame.resize(PFC_FRAME_CAPTURED, 0);
+        let keep = PFC_FRAME_CAPTURED.min(self.capture.snaplen as usize);
+        self.frame.truncate(keep);
+        (&self.frame, PFC_FRAME_CAPTURED as u32)
     }
 
     /// Source and destination hosts and the transport header (checksum 0 for now).
@@ -213,6 +243,7 @@ impl FrameBuilder<'_> {
                 .map_err(|_| too_big(p))?;
                 Ok((flow.dst, flow.src, Transport::Udp(udp)))
             }
+            PacketKind::Pause => Err("a PFC frame has no transport header".into()),
             PacketKind::Udp => {
                 let (src, dst) = self.capture.udp[f as usize];
                 let udp = UdpHeader::without_ipv4_checksum(
@@ -314,7 +345,13 @@ pub fn write_pcaps(dir: &Path, result: &RunResult) -> Result<Vec<PathBuf>, Outpu
         zeros: Vec::new(),
         frame: Vec::new(),
     };
-    for c in &capture.packets {
+    // In time order (a PFC frame that acts `pfc.response_time` after it arrives is recorded
+    // then, with its arrival time).
+    let mut order: Vec<&CapturedPacket> = capture.packets.iter().collect();
+    if !capture.packets.is_sorted_by_key(|c| c.time) {
+        order.sort_by_key(|c| c.time);
+    }
+    for c in order {
         let i = c.point as usize;
         let (frame, full_len) = frames.build(c).map_err(|m| err(&paths[i], m))?;
         let ts = std::time::Duration::from_nanos(c.time.as_ps() / 1000);
@@ -350,5 +387,36 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("Error reading bytes"), "{text}");
+    }
+
+    /// A PFC frame's bytes as 802.1Qbb lays them out (checked against Wireshark's decoding
+    /// by hand: "Class Based Flow Control", C3 enabled, C3 time 65535).
+    #[test]
+    fn a_pfc_frame_is_a_mac_control_frame() {
+        let capture = CaptureResult {
+            snaplen: 128,
+            ..CaptureResult::default()
+        };
+        let mut b = FrameBuilder {
+            capture: &capture,
+            zeros: Vec::new(),
+            frame: Vec::new(),
+        };
+        let mut p = Packet::new(PacketKind::Pause, 0x0102_0304, 0, 0, 64);
+        p.dscp = 3;
+        p.seq = 65535;
+        let (frame, full) = b.pfc_frame(&p);
+        assert_eq!(full, 60);
+        assert_eq!(&frame[..6], &[0x01, 0x80, 0xc2, 0, 0, 1]);
+        assert_eq!(&frame[6..12], &[0x02, 0, 1, 2, 3, 4]);
+        assert_eq!(
+            &frame[12..16],
+            &[0x88, 0x08, 0x01, 0x01],
+            "EtherType, opcode"
+        );
+        assert_eq!(&frame[16..18], &[0, 0b1000], "class-enable vector: C3");
+        assert_eq!(&frame[18 + 6..18 + 8], &[0xff, 0xff], "C3's pause time");
+        assert!(frame[18..18 + 6].iter().all(|&x| x == 0));
+        assert_eq!(frame.len(), 60);
     }
 }

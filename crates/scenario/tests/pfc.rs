@@ -77,6 +77,45 @@ fn two_to_one_matches_the_hand_worked_duty_cycle() {
     assert_eq!(pfc_row(&r, "switch0", "host2").pauses_received, 0);
 }
 
+/// PAUSE and RESUME frames are in the pcap capture of the port that sends them (one per
+/// frame), and the time series shows the paused class and its waiting packets.
+#[test]
+fn frames_are_captured_and_pauses_sampled() {
+    let cfg = two_to_one(&[
+        "pcap={ports: [\"switch0->host0\"]}",
+        "time_series={interval: 1us, ports: [\"host0->switch0\"]}",
+    ]);
+    let r = run(&cfg, 1);
+    let s = pfc_row(&r, "switch0", "host0");
+    let capture = r.capture.as_ref().expect("captured");
+    let frames: Vec<_> = capture
+        .packets
+        .iter()
+        .filter(|c| c.packet.kind == incastsim_core::PacketKind::Pause)
+        .collect();
+    assert_eq!(frames.len() as u64, s.pauses_sent + s.resumes_sent);
+    assert!(frames.iter().all(|c| c.packet.dscp == 1));
+    assert_eq!(
+        frames.iter().filter(|c| c.packet.seq == 0).count() as u64,
+        s.resumes_sent
+    );
+    let samples = |metric: &str| {
+        r.time_series
+            .iter()
+            .filter(|t| t.metric == metric)
+            .map(|t| t.value)
+            .collect::<Vec<f64>>()
+    };
+    let paused = samples("paused_p1");
+    let share = paused.iter().sum::<f64>() / paused.len() as f64;
+    assert!(paused.iter().all(|&v| v == 0.0 || v == 1.0));
+    assert!(
+        (0.3..0.7).contains(&share),
+        "paused in {share} of the samples"
+    );
+    assert!(samples("waiting_p1_packets").iter().any(|&v| v > 10.0));
+}
+
 /// A headroom set below what is on the wire overflows: the drops are counted as headroom
 /// drops (pfc.csv, runs.csv's total), and the run reports them instead of failing.
 #[test]
@@ -119,6 +158,7 @@ fn hosts_that_ignore_pauses_overflow() {
 /// A random lossless fabric: a star or a k = 4 fat-tree, link rates and delays, static or
 /// dynamic XOFF with computed headroom, TCP flows (on the lossless class, with a switch
 /// buffer far too small for them) and a UDP blast, with switch delay jitter.
+#[allow(clippy::too_many_arguments)]
 fn random_case(
     fat_tree: bool,
     senders: u32,

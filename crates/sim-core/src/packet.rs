@@ -21,6 +21,11 @@ pub enum PacketKind {
     Request,
     /// A UDP datagram of a constant-bit-rate background source.
     Udp,
+    /// A PFC frame (IEEE 802.1Qbb): `dscp` is the paused class, `seq` the pause time in
+    /// quanta (0: resume), `flow` the port that sent it. The network carries PFC frames as
+    /// control frames of their own (they are never queued, forwarded or delivered); this
+    /// kind only describes one in a capture.
+    Pause,
 }
 
 /// ECN codepoint in the IP header (RFC 3168 §5).

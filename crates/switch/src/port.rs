@@ -408,6 +408,14 @@ impl OutputPort {
         self
     }
 
+    /// Traffic classes the port serves (1 for a FIFO or a scheduling discipline's port).
+    pub fn classes(&self) -> usize {
+        match &self.cold.scheduler {
+            Scheduler::Priority(q) => q.classes(),
+            _ => 1,
+        }
+    }
+
     /// Whether PFC may pause this port.
     pub fn pausable(&self) -> bool {
         matches!(&self.cold.scheduler, Scheduler::Priority(q) if q.pausable())

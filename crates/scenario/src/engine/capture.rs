@@ -158,6 +158,19 @@ impl Capture {
         }
     }
 
+    /// A PFC frame `port` sent reached the far end at `arrived`: recorded at the port's point
+    /// (as [`PacketKind::Pause`], class in `dscp`, quanta in `seq`, the sending port in `flow`).
+    #[cold]
+    pub fn on_pause_frame(&mut self, arrived: Time, port: u32, class: u8, quanta: u16) {
+        let Some(&point) = self.port_point.get(port as usize) else {
+            return;
+        };
+        let mut frame = Packet::new(PacketKind::Pause, port, 0, 0, 64);
+        frame.dscp = class;
+        frame.seq = u64::from(quanta);
+        self.record(arrived, point, &frame);
+    }
+
     #[inline]
     fn record(&mut self, time: Time, point: u32, packet: &Packet) {
         if point != NONE {

@@ -499,6 +499,14 @@ impl Simulation {
     fn on_pause_frame(&mut self, now: Time, port: u32, class: u8, quanta: u16) {
         self.network
             .on_pause_frame(now, port, class as usize, quanta, &mut self.events);
+        if self.obs.capture.on
+            && let Some(pfc) = self.network.pfc.as_deref()
+        {
+            let arrived = Time(now.as_ps() - pfc.plan.response_time.as_ps());
+            self.obs
+                .capture
+                .on_pause_frame(arrived, port, class, quanta);
+        }
     }
 
     /// PFC: the input fed by `port` re-sends its PAUSE if still paused.
@@ -793,6 +801,8 @@ impl Simulation {
                 }
             }
             PacketKind::Udp => self.udp[f].delivered += 1,
+            // PFC frames are control frames of their own, never delivered.
+            PacketKind::Pause => debug_assert!(false, "a PFC frame delivered to a host"),
         }
     }
 

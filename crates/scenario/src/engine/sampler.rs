@@ -9,6 +9,18 @@ use crate::plan::fabric::Fabric;
 use crate::results::metrics::TimeSeriesRecord;
 use incastsim_core::{Duration, Time};
 
+/// PFC's per-class metric names of a pausable port (802.1Qbb's eight priorities).
+const PFC_CLASS_METRICS: [(&str, &str); 8] = [
+    ("paused_p0", "waiting_p0_packets"),
+    ("paused_p1", "waiting_p1_packets"),
+    ("paused_p2", "waiting_p2_packets"),
+    ("paused_p3", "waiting_p3_packets"),
+    ("paused_p4", "waiting_p4_packets"),
+    ("paused_p5", "waiting_p5_packets"),
+    ("paused_p6", "waiting_p6_packets"),
+    ("paused_p7", "waiting_p7_packets"),
+];
+
 /// The `time_series` sampler: periodic samples of ports and flows, and every change of the
 /// traced port.
 pub struct Sampler {
@@ -84,6 +96,21 @@ impl Sampler {
             // The discipline's own values, by their names.
             for (name, value) in fabric.ports[port as usize].discipline_values() {
                 self.record(t, &object, name, value);
+            }
+            // PFC: each class's pause state (1 paused) and its packets waiting.
+            let p = &fabric.ports[port as usize];
+            if p.pausable() {
+                for (c, &(paused, waiting)) in
+                    PFC_CLASS_METRICS.iter().enumerate().take(p.classes())
+                {
+                    self.record(
+                        t,
+                        &object,
+                        paused,
+                        f64::from(u8::from(p.class_paused(c, now))),
+                    );
+                    self.record(t, &object, waiting, p.class_waiting(c) as f64);
+                }
             }
         }
         // Every shared buffer's total occupancy (the sum of its queues).

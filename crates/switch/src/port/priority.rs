@@ -48,6 +48,11 @@ impl PriorityQueues {
         }
     }
 
+    /// Number of classes.
+    pub fn classes(&self) -> usize {
+        self.waiting.len()
+    }
+
     /// Whether PFC may pause these queues.
     pub fn pausable(&self) -> bool {
         !self.paused_until.is_empty()
