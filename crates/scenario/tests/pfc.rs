@@ -224,3 +224,32 @@ proptest! {
         prop_assert!(r.pfc.iter().all(|p| p.overflow_drops == 0));
     }
 }
+
+/// What needs the topology built is refused by `check` (and every run) too, with the key, the
+/// value and what is allowed: XOFF with a computed headroom over the switch buffer (naming the
+/// port), a dynamic pool smaller than the headroom its switch reserves.
+#[test]
+fn thresholds_that_do_not_fit_the_built_fabric_are_refused() {
+    let builtin = incastsim_scenario::Extensions::builtin();
+    let e = incastsim_scenario::check_buildable(
+        &two_to_one(&["topology.switch_buffer=30KB"]),
+        &builtin,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.starts_with("pfc.xoff = 20KB: at most the switch buffer (30KB) less the headroom of the input from host0->switch0 (27144 bytes, computed"),
+        "{e}"
+    );
+    let e = incastsim_scenario::check_buildable(
+        &two_to_one(&["pfc={priorities: [1], dynamic: {pool: 60KB}}"]),
+        &builtin,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.starts_with("pfc.dynamic.pool = 60KB: above the headroom switch0 reserves (81432 bytes"),
+        "{e}"
+    );
+    assert!(incastsim_scenario::check_buildable(&two_to_one(&[]), &builtin).is_ok());
+}

@@ -111,6 +111,7 @@ pub(super) fn check_built(
     generated: &[GeneratedFlow],
 ) -> Result<(), ConfigError> {
     super::ports::shared_switches(cfg, built)?;
+    super::pfc::plan(cfg, &built.topology)?;
     let workload_flows = cfg.workload.flow_count(cfg.senders) as usize;
     let total_flows = workload_flows + generated.len();
     if total_flows == 0 {

@@ -188,7 +188,7 @@ impl Plan {
             shared,
             queue_extension.as_deref(),
         );
-        let pfc = pfc::plan(cfg, &built.topology, &fabric)?;
+        let pfc = pfc::plan(cfg, &built.topology)?;
         let workload_flows = cfg.workload.flow_count(cfg.senders) as usize;
         let flows = plan_flows(cfg, &built, workload_flows, &generated);
 

@@ -3,9 +3,9 @@
 //! direction (a PAUSE for what came in on a port leaves by the port back to its sender).
 
 use crate::config::{Config, ConfigError, Headroom, PfcConfig, invalid};
-use crate::plan::fabric::Fabric;
 use crate::units::Buffer;
-use incastsim_core::{Duration, NodeKind, Topology};
+use incastsim_core::topology::PortSpec;
+use incastsim_core::{NodeKind, SerializationRate, Topology};
 use incastsim_switch::pfc::{LosslessPool, PAUSE_FRAME_BYTES, XoffRule};
 
 /// No lossless class (in [`PfcPlan::lossless_index`]).
@@ -33,7 +33,7 @@ pub struct PfcPlan {
     /// Send RESUME frames.
     pub resume: bool,
     /// Delay from a PAUSE's arrival to its effect.
-    pub response_time: Duration,
+    pub response_time: incastsim_core::Duration,
     /// Host NICs honour PAUSEs.
     pub hosts_honour: bool,
     /// Per port: the port in the other direction of its link.
@@ -49,42 +49,35 @@ pub fn lossless_mask(p: &PfcConfig) -> u64 {
     p.priorities.iter().fold(0, |m, &c| m | 1 << c)
 }
 
-/// Builds PFC's plan for the built fabric (`None` without `pfc:`); refuses a headroom that
-/// does not fit with XOFF in a switch's buffer, and a pool smaller than its headroom.
-pub fn plan(
-    cfg: &Config,
-    topology: &Topology,
-    fabric: &Fabric,
-) -> Result<Option<PfcPlan>, ConfigError> {
+/// Builds PFC's plan for the built topology (`None` without `pfc:`); refuses a headroom that
+/// does not fit with XOFF in a switch's buffer, and a pool smaller than its headroom (so
+/// `check` refuses them too: `plan::checks::check_built` calls it).
+pub fn plan(cfg: &Config, topology: &Topology) -> Result<Option<PfcPlan>, ConfigError> {
     let Some(p) = &cfg.pfc else {
         return Ok(None);
     };
     let links = cfg.topology.links();
     let largest = crate::config::check::largest_packet_bytes(cfg);
     let reverse: Vec<u32> = topology.ports.iter().map(|s| s.reverse).collect();
-    let headroom: Vec<u64> = (0..fabric.ports.len())
+    let ports = &topology.ports;
+    let headroom: Vec<u64> = (0..ports.len())
         .map(|i| match p.headroom {
             Headroom::Bytes(h) => h,
-            Headroom::Auto => auto_headroom(fabric, i, reverse[i] as usize, p, largest, &links),
+            Headroom::Auto => auto_headroom(topology, i, p, largest, &links),
         })
         .collect();
+    let nodes = &topology.nodes;
     let mut lossless_index = [NOT_LOSSLESS; 64];
     for (k, &c) in p.priorities.iter().enumerate() {
         lossless_index[c as usize] = k as u8;
     }
-    let is_switch = |n: u32| matches!(fabric.nodes[n as usize], NodeKind::Switch(_));
-    let switches: Vec<u32> = (0..fabric.nodes.len() as u32)
-        .filter(|&n| is_switch(n))
-        .collect();
-    let mut pool_of_node = vec![u32::MAX; fabric.nodes.len()];
+    let is_switch = |n: u32| matches!(nodes[n as usize], NodeKind::Switch(_));
+    let switches: Vec<u32> = (0..nodes.len() as u32).filter(|&n| is_switch(n)).collect();
+    let mut pool_of_node = vec![u32::MAX; nodes.len()];
     for (i, &n) in switches.iter().enumerate() {
         pool_of_node[n as usize] = i as u32;
     }
-    let pool_of_input: Vec<u32> = fabric
-        .ports
-        .iter()
-        .map(|port| pool_of_node[port.to as usize])
-        .collect();
+    let pool_of_input: Vec<u32> = ports.iter().map(|s| pool_of_node[s.to as usize]).collect();
     let rule = match (&p.xoff, &p.dynamic) {
         (Some(x), _) => XoffRule::Static(x.0),
         (None, Some(d)) => XoffRule::Dynamic {
@@ -96,8 +89,8 @@ pub fn plan(
     let classes = p.priorities.len() as u64;
     let mut pools = vec![LosslessPool::default(); switches.len()];
     for (i, &n) in switches.iter().enumerate() {
-        let reserved: u64 = (0..fabric.ports.len())
-            .filter(|&q| fabric.ports[q].to == n)
+        let reserved: u64 = (0..ports.len())
+            .filter(|&q| ports[q].to == n)
             .map(|q| headroom[q] * classes)
             .sum();
         if let XoffRule::Dynamic { pool, .. } = rule {
@@ -107,7 +100,8 @@ pub fn plan(
                     crate::units::format_bytes(pool),
                     format!(
                         "above the headroom {} reserves ({} bytes for its inputs' lossless priorities)",
-                        fabric.node_names[n as usize], reserved
+                        crate::plan::topology::node_names(topology)[n as usize],
+                        reserved
                     ),
                 ));
             }
@@ -115,9 +109,9 @@ pub fn plan(
         }
     }
     if let (XoffRule::Static(xoff), Buffer::Bytes(buffer)) = (rule, links.switch_buffer)
-        && let Some(q) = (0..fabric.ports.len())
-            .filter(|&q| is_switch(fabric.ports[q].to))
-            .max_by_key(|&q| headroom[q])
+        && let Some(q) = (0..ports.len())
+            .filter(|&q| is_switch(ports[q].to))
+            .max_by_key(|&q| (headroom[q], std::cmp::Reverse(q)))
         && xoff + headroom[q] > buffer
     {
         return Err(invalid(
@@ -126,7 +120,7 @@ pub fn plan(
             format!(
                 "at most the switch buffer ({}) less the headroom of the input from {} ({} bytes{})",
                 crate::units::format_bytes(buffer),
-                fabric.port_name(q as u32),
+                crate::plan::topology::port_names(topology)[q],
                 headroom[q],
                 if p.headroom == Headroom::Auto {
                     ", computed: link rate × (both directions' latency + response time) + 2 largest packets + a PAUSE frame"
@@ -160,33 +154,36 @@ pub fn plan(
 /// crosses the reverse link (latency and jitter), waits `response_time`; meanwhile the sender
 /// keeps sending at its rate, and the bytes already on the forward link (its latency and
 /// jitter) still arrive; then the packet on the sender's wire finishes (one largest packet).
+/// Rates are the nominal ones raised by `clock_tolerance_ppm` (a port's clock may run that
+/// much fast).
 fn auto_headroom(
-    fabric: &Fabric,
+    topology: &Topology,
     input: usize,
-    reverse: usize,
     p: &PfcConfig,
     largest: u64,
     links: &crate::config::LinkDefaults,
 ) -> u64 {
-    let fwd = &fabric.ports[input];
-    let back = &fabric.ports[reverse];
-    let jitter = |to_switch: bool| {
-        if to_switch {
-            links.switch_delay_jitter.0
+    let fwd = &topology.ports[input];
+    let back = &topology.ports[fwd.reverse as usize];
+    let fast = |rate: incastsim_core::BitsPerSec| {
+        incastsim_core::BitsPerSec(
+            (rate.0 as f64 * (1.0 + links.clock_tolerance_ppm * 1e-6)).ceil() as u64,
+        )
+    };
+    // A port's latency and jitter as `plan::ports` builds them: propagation, plus the
+    // receiving switch's processing delay and its jitter.
+    let latency = |spec: &PortSpec| {
+        if matches!(topology.nodes[spec.to as usize], NodeKind::Switch(_)) {
+            spec.propagation + links.switch_delay.0 + links.switch_delay_jitter.0
         } else {
-            Duration::ZERO
+            spec.propagation
         }
     };
-    let to_switch = |port: &incastsim_switch::OutputPort| {
-        matches!(fabric.nodes[port.to as usize], NodeKind::Switch(_))
-    };
-    let wait = back.serialization().time_for(largest + PAUSE_FRAME_BYTES)
-        + back.latency()
-        + jitter(to_switch(back))
+    let wait = SerializationRate::new(back.rate).time_for(largest + PAUSE_FRAME_BYTES)
+        + latency(back)
         + p.response_time.0
-        + fwd.latency()
-        + jitter(to_switch(fwd));
-    let rate = fwd.serialization().rate().0 as u128;
+        + latency(fwd);
+    let rate = u128::from(fast(fwd.rate).0);
     let in_flight = (rate * u128::from(wait.as_ps())).div_ceil(8 * 1_000_000_000_000) as u64;
     in_flight + largest
 }
