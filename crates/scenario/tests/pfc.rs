@@ -253,3 +253,28 @@ fn thresholds_that_do_not_fit_the_built_fabric_are_refused() {
     );
     assert!(incastsim_scenario::check_buildable(&two_to_one(&[]), &builtin).is_ok());
 }
+
+/// Collateral damage (NDP §6, `configs/pfc-collateral.yaml`, 5 blocks): with PFC the long flow
+/// to the incast receiver's neighbour loses most of its throughput; lossy, it keeps it.
+#[test]
+fn pfc_hurts_the_long_flow_next_to_an_incast() {
+    let long_flow = |set: &[&str]| {
+        let mut sets = vec!["workload.blocks=5"];
+        sets.extend_from_slice(set);
+        let cfg = common::shipped("pfc-collateral.yaml", &sets);
+        let r = run(&cfg, 1);
+        assert!(r.run.completed);
+        let f = r
+            .flows
+            .iter()
+            .find(|f| f.src_host == 127)
+            .expect("the long flow");
+        f.goodput_mbps
+    };
+    let lossy = long_flow(&["pfc=null"]);
+    let lossless = long_flow(&[]);
+    assert!(
+        lossless < 0.6 * lossy,
+        "PFC {lossless:.0} Mbps, lossy {lossy:.0} Mbps"
+    );
+}
