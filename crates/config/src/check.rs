@@ -467,6 +467,20 @@ fn check_topology(cfg: &Config) -> Result<(), ConfigError> {
             "1 (FIFO) to 64",
         ));
     }
+    if let Some(w) = &l.class_weights
+        && (w.len() != l.priority_classes as usize
+            || l.priority_classes < 2
+            || w.iter().any(|&x| x == 0 || x > 1000))
+    {
+        return Err(invalid(
+            "topology.class_weights",
+            format!("{w:?}"),
+            format!(
+                "one weight from 1 to 1000 per class (topology.priority_classes = {}, at least 2)",
+                l.priority_classes
+            ),
+        ));
+    }
     Ok(())
 }
 

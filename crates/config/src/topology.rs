@@ -139,6 +139,11 @@ pub struct CustomTopologyConfig {
     /// Strict-priority classes per switch port, by DSCP (1: one FIFO queue).
     #[serde(default = "default_one")]
     pub priority_classes: u32,
+    /// Deficit weighted round robin between the classes instead of strict priority: one
+    /// weight per class (class c gets weight × the largest packet per round; Shreedhar &
+    /// Varghese, SIGCOMM 1995). Absent: strict priority, the highest class first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class_weights: Option<Vec<u32>>,
     /// Buffer of each host NIC queue (`unlimited`: the host never drops its own packets).
     #[serde(default = "default_host_buffer")]
     pub host_buffer: Buffer,
@@ -318,6 +323,11 @@ pub struct FatTreeConfig {
     /// Strict-priority classes per switch port, by DSCP (1: one FIFO queue).
     #[serde(default = "default_one")]
     pub priority_classes: u32,
+    /// Deficit weighted round robin between the classes instead of strict priority: one
+    /// weight per class (class c gets weight × the largest packet per round; Shreedhar &
+    /// Varghese, SIGCOMM 1995). Absent: strict priority, the highest class first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class_weights: Option<Vec<u32>>,
     /// Buffer of each host NIC queue (`unlimited`: the host never drops its own packets).
     #[serde(default = "default_host_buffer")]
     pub host_buffer: Buffer,
@@ -380,6 +390,11 @@ pub struct TreeConfig {
     /// Strict-priority classes per switch port, by DSCP (1: one FIFO queue).
     #[serde(default = "default_one")]
     pub priority_classes: u32,
+    /// Deficit weighted round robin between the classes instead of strict priority: one
+    /// weight per class (class c gets weight × the largest packet per round; Shreedhar &
+    /// Varghese, SIGCOMM 1995). Absent: strict priority, the highest class first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class_weights: Option<Vec<u32>>,
     /// Buffer of each host NIC queue (`unlimited`: the host never drops its own packets).
     #[serde(default = "default_host_buffer")]
     pub host_buffer: Buffer,
@@ -428,6 +443,11 @@ pub struct DumbbellConfig {
     pub shared_buffer: Option<SharedBufferConfig>,
     /// Strict-priority classes per switch port, by DSCP (1: one FIFO queue).
     pub priority_classes: u32,
+    /// Deficit weighted round robin between the classes instead of strict priority: one
+    /// weight per class (class c gets weight × the largest packet per round; Shreedhar &
+    /// Varghese, SIGCOMM 1995). Absent: strict priority, the highest class first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class_weights: Option<Vec<u32>>,
     /// Buffer of each host NIC queue (`unlimited`: the host never drops its own packets).
     pub host_buffer: Buffer,
     /// Probability that a packet is lost on any link direction (independent per packet; 0 = none).
@@ -472,6 +492,11 @@ pub struct LinkDefaults {
     /// Strict-priority classes per switch port (class = min(DSCP, classes − 1), highest first);
     /// 1 means one FIFO.
     pub priority_classes: u32,
+    /// Deficit weighted round robin between the classes instead of strict priority: one
+    /// weight per class (class c gets weight × the largest packet per round; Shreedhar &
+    /// Varghese, SIGCOMM 1995). Absent: strict priority, the highest class first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class_weights: Option<Vec<u32>>,
     /// The host NIC queue (unlimited by default, as a host's socket buffer backs it).
     pub host_buffer: Buffer,
     /// Per-direction Bernoulli loss probability of every link.
@@ -513,6 +538,8 @@ impl Default for LinkDefaults {
             shared_buffer: None,
             // One FIFO queue per port.
             priority_classes: 1,
+            // Strict priority between classes.
+            class_weights: None,
             // Unlimited: a host's socket buffer backs its NIC queue.
             host_buffer: Buffer::Unlimited,
             // No loss, no processing delay, exact clocks.
@@ -537,6 +564,7 @@ impl Default for DumbbellConfig {
             switch_queue: l.switch_queue,
             shared_buffer: l.shared_buffer,
             priority_classes: l.priority_classes,
+            class_weights: l.class_weights,
             host_buffer: l.host_buffer,
             link_loss: l.link_loss,
             lossy_links: l.lossy_links,
@@ -643,6 +671,7 @@ impl TopologyConfig {
                 switch_queue: d.switch_queue.clone(),
                 shared_buffer: d.shared_buffer.clone(),
                 priority_classes: d.priority_classes,
+                class_weights: d.class_weights.clone(),
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 lossy_links: d.lossy_links.clone(),
@@ -658,6 +687,7 @@ impl TopologyConfig {
                 switch_queue: d.switch_queue.clone(),
                 shared_buffer: d.shared_buffer.clone(),
                 priority_classes: d.priority_classes,
+                class_weights: d.class_weights.clone(),
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 lossy_links: d.lossy_links.clone(),
@@ -673,6 +703,7 @@ impl TopologyConfig {
                 switch_queue: d.switch_queue.clone(),
                 shared_buffer: d.shared_buffer.clone(),
                 priority_classes: d.priority_classes,
+                class_weights: d.class_weights.clone(),
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 lossy_links: d.lossy_links.clone(),
@@ -688,6 +719,7 @@ impl TopologyConfig {
                 switch_queue: d.switch_queue.clone(),
                 shared_buffer: d.shared_buffer.clone(),
                 priority_classes: d.priority_classes,
+                class_weights: d.class_weights.clone(),
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 lossy_links: d.lossy_links.clone(),

@@ -278,3 +278,44 @@ fn pfc_hurts_the_long_flow_next_to_an_incast() {
         "PFC {lossless:.0} Mbps, lossy {lossy:.0} Mbps"
     );
 }
+
+/// DWRR between classes (`topology.class_weights`): two 100 Gbps UDP sources, one per class,
+/// into one 100 Gbps port with weights 3:1 share it 3:1; strict priority gives class 1 nearly
+/// everything. Both classes lossless (PFC), so what the port admits by 200 µs is what it
+/// served plus a queue bounded by XOFF and headroom (with one drop-tail buffer for both, the
+/// arrivals, not the scheduler, would decide who gets in).
+#[test]
+fn dwrr_shares_the_port_by_weight() {
+    let yaml = "name: dwrr
+senders: 2
+topology: {kind: star, link_rate: 100Gbps, link_delay: 1us, switch_buffer: 1MB, priority_classes: 2, class_weights: [3, 1]}
+workload: {kind: bulk, duration: 200us, start_jitter: 0us}
+pfc: {priorities: [0, 1], xoff: 20KB}
+background:
+  - {kind: udp_cbr, from: \"sender:0\", to: receiver, rate: 100Gbps, packet_size: 1000B, start: 0us, stop: 300us, dscp: 0}
+  - {kind: udp_cbr, from: \"sender:1\", to: receiver, rate: 100Gbps, packet_size: 1000B, start: 0us, stop: 300us, dscp: 1}
+";
+    let share = |extra: &[&str]| {
+        let sets: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+        let r = run(&Config::from_yaml(yaml, &sets).unwrap(), 1);
+        let class = |c: u32| {
+            r.port_classes
+                .iter()
+                .find(|p| p.to_node == "host2" && p.class == c)
+                .map_or(0, |p| p.packets_enqueued)
+        };
+        class(0) as f64 / (class(0) + class(1)) as f64
+    };
+    let weighted = share(&[]);
+    assert!(
+        (0.72..=0.78).contains(&weighted),
+        "class 0's share {weighted}"
+    );
+    let strict = share(&["topology.class_weights=null"]);
+    assert!(strict < 0.1, "strict priority: class 0's share {strict}");
+    let e = Config::from_yaml(yaml, &["topology.class_weights=[1]".to_string()]).unwrap_err();
+    assert!(
+        e.to_string().starts_with("topology.class_weights = [1]: one weight from 1 to 1000 per class (topology.priority_classes = 2"),
+        "{e}"
+    );
+}

@@ -394,6 +394,15 @@ impl OutputPort {
         self
     }
 
+    /// Serves this port's classes by deficit weighted round robin with these quanta (bytes,
+    /// one per class) instead of strict priority. A port with classes only.
+    pub fn with_dwrr(mut self, quantum: Vec<u64>) -> OutputPort {
+        if let Scheduler::Priority(q) = &mut self.cold.scheduler {
+            *q = q.clone().with_dwrr(quantum);
+        }
+        self
+    }
+
     /// Makes this a strict-priority port with `classes` classes (≥ 1) that PFC may pause,
     /// whose classes in `lossless` (bit c: class c) are never dropped by its discipline.
     pub fn with_pfc(mut self, classes: usize, lossless: u64) -> OutputPort {

@@ -130,6 +130,11 @@ pub fn build_ports(
     let links = cfg.topology.links();
     // PFC: every port (host NICs too) serves the classes by strict priority and may be paused.
     let pfc_mask = cfg.pfc.as_ref().map_or(0, crate::plan::pfc::lossless_mask);
+    let largest = crate::config::check::largest_packet_bytes(cfg);
+    let dwrr_quanta: Option<Vec<u64>> = links
+        .class_weights
+        .as_ref()
+        .map(|w| w.iter().map(|&x| u64::from(x) * largest).collect());
     // Per-node clock offsets: a node's ports all run at nominal × (1 + offset).
     let ppm = links.clock_tolerance_ppm;
     let clock_rate = |nominal: BitsPerSec, node: NodeId| {
@@ -207,7 +212,7 @@ pub fn build_ports(
                 let rng = SimRng::for_stream(seed, Stream::Queue, i as u64);
                 switch_qdisc(&links.switch_queue, limit, typical_tx_ps, rng)
             };
-            OutputPort::new(
+            let port = OutputPort::new(
                 spec.to,
                 serialization,
                 latency,
@@ -232,7 +237,12 @@ pub fn build_ports(
                     Duration::ZERO
                 },
                 SimRng::for_stream(seed, Stream::SwitchJitter, i as u64),
-            )
+            );
+            // DWRR between the classes: weight × the largest packet per turn.
+            match &dwrr_quanta {
+                Some(q) if port.classes() == q.len() => port.with_dwrr(q.clone()),
+                _ => port,
+            }
         })
         .collect()
 }

@@ -1,8 +1,10 @@
-//! A port that serves traffic classes by strict priority, deciding each departure at dequeue,
-//! and that may be paused per class by Priority Flow Control (IEEE 802.1Qbb).
+//! A port that serves traffic classes by strict priority (or deficit weighted round robin),
+//! deciding each departure at dequeue, and that may be paused per class by Priority Flow
+//! Control (IEEE 802.1Qbb).
 //!
 //! Waiting packets sit in one FIFO per class. Each transmission end (a `TxDone` event) starts
-//! the next packet of the highest class that has one and is not paused. A paused class keeps
+//! the next packet of the highest class that has one and is not paused (with DWRR: of the
+//! class whose turn it is, [`Dwrr`]). A paused class keeps
 //! its packets until its pause lapses or a RESUME comes (802.1Qbb §36.1.3.2: the MAC control
 //! sublayer stops transmission of the priority, but a frame already being sent finishes). PAUSE
 //! frames this port sends jump every class queue: they go on the wire as soon as the packet
@@ -31,6 +33,42 @@ pub(super) struct PriorityQueues {
     /// Per class: paused until this time (a time not after now: not paused). Empty: this
     /// port is never paused (no PFC), and every check of it is skipped.
     paused_until: Vec<Time>,
+    /// Round robin between the classes instead of strict priority (`None`).
+    dwrr: Option<Dwrr>,
+}
+
+/// Deficit weighted round robin (Shreedhar & Varghese, "Efficient fair queueing using deficit
+/// round robin", SIGCOMM 1995, Fig. 2): the classes take turns; on its turn a class adds its
+/// quantum to its deficit and sends head packets while they fit in it; a class found empty
+/// loses its deficit. A paused class is passed over without a quantum, its deficit kept.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Dwrr {
+    /// Per class: bytes added per turn.
+    quantum: Vec<u64>,
+    /// Per class: bytes it may still send.
+    deficit: Vec<u64>,
+    /// The class whose turn it is.
+    turn: usize,
+    /// The class on its turn has had its quantum.
+    credited: bool,
+}
+
+impl Dwrr {
+    /// Quanta per class, bytes (each ≥ 1).
+    pub fn new(quantum: Vec<u64>) -> Dwrr {
+        let n = quantum.len();
+        Dwrr {
+            quantum,
+            deficit: vec![0; n],
+            turn: 0,
+            credited: false,
+        }
+    }
+
+    fn next_turn(&mut self) {
+        self.turn = (self.turn + 1) % self.quantum.len();
+        self.credited = false;
+    }
 }
 
 impl PriorityQueues {
@@ -45,7 +83,17 @@ impl PriorityQueues {
             } else {
                 Vec::new()
             },
+            dwrr: None,
         }
+    }
+
+    /// Serves the classes by DWRR with these quanta (bytes per class) instead of strict
+    /// priority.
+    pub fn with_dwrr(mut self, quantum: Vec<u64>) -> PriorityQueues {
+        assert_eq!(quantum.len(), self.waiting.len(), "one quantum per class");
+        assert!(quantum.iter().all(|&q| q > 0), "quanta above 0");
+        self.dwrr = Some(Dwrr::new(quantum));
+        self
     }
 
     /// Number of classes.
@@ -116,6 +164,9 @@ impl PriorityQueues {
     /// The next packet to start at `now`: the head of the highest class that has one and is
     /// not paused; `Err(Some(t))`: every class with packets is paused, the first until `t`.
     pub fn pick(&mut self, now: Time) -> Result<Waiting, Option<Time>> {
+        if self.dwrr.is_some() {
+            return self.pick_dwrr(now);
+        }
         let mut resume_at = None::<Time>;
         for c in (0..self.waiting.len()).rev() {
             if self.waiting[c].is_empty() {
@@ -133,6 +184,58 @@ impl PriorityQueues {
         Err(resume_at)
     }
 
+    /// [`PriorityQueues::pick`] by DWRR: every class with packets and not paused gets turns
+    /// until one's deficit covers its head packet (a quantum may be smaller than a packet, so
+    /// this may take several rounds: at most the largest packet over the smallest quantum).
+    fn pick_dwrr(&mut self, now: Time) -> Result<Waiting, Option<Time>> {
+        let mut resume_at = None::<Time>;
+        let eligible = (0..self.waiting.len())
+            .filter(|&c| !self.waiting[c].is_empty())
+            .filter(|&c| {
+                let paused = self.paused(c, now);
+                if paused {
+                    let until = self.paused_until[c];
+                    resume_at = Some(resume_at.map_or(until, |t| t.min(until)));
+                }
+                !paused
+            })
+            .count();
+        if eligible == 0 {
+            return Err(resume_at);
+        }
+        let d = self.dwrr.as_mut().expect("DWRR");
+        loop {
+            let c = d.turn;
+            let Some(head) = self.waiting[c].front() else {
+                // An empty class loses its deficit (DRR: "if queue empty, deficit = 0").
+                d.deficit[c] = 0;
+                d.next_turn();
+                continue;
+            };
+            let paused = self.paused_until.get(c).is_some_and(|&t| t > now);
+            if paused {
+                d.next_turn();
+                continue;
+            }
+            if !d.credited {
+                d.deficit[c] += d.quantum[c];
+                d.credited = true;
+            }
+            let size = u64::from(head.packet.wire_bytes());
+            if size <= d.deficit[c] {
+                d.deficit[c] -= size;
+                let w = self.waiting[c].pop_front().expect("non-empty");
+                self.waiting_count -= 1;
+                if self.waiting[c].is_empty() {
+                    d.deficit[c] = 0;
+                    d.next_turn();
+                }
+                return Ok(w);
+            }
+            d.next_turn();
+        }
+    }
+
     /// Pauses class `c` until `until` (a later PAUSE replaces an earlier one's time, as
     /// 802.1Qbb's per-priority timer is reloaded; `until` ≤ now resumes it).
     pub fn set_pause(&mut self, c: usize, until: Time) {
@@ -144,5 +247,70 @@ impl PriorityQueues {
     /// Packets waiting in class `c`.
     pub fn class_waiting(&self, c: usize) -> usize {
         self.waiting.get(c).map_or(0, VecDeque::len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use incastsim_core::PacketKind;
+
+    fn packet(class: u8, bytes: u32) -> Waiting {
+        let mut packet = Packet::new(PacketKind::Udp, 0, 0, bytes, 0);
+        packet.dscp = class;
+        Waiting {
+            packet,
+            admitted: Time::ZERO,
+            ingress: u32::MAX,
+        }
+    }
+
+    fn order(q: &mut PriorityQueues, now: Time, n: usize) -> Vec<u8> {
+        (0..n)
+            .map(|_| q.pick(now).expect("a packet").packet.dscp)
+            .collect()
+    }
+
+    /// DWRR by hand: quanta 3000 and 1000 B, 1000 B packets, both classes backlogged: class 0
+    /// sends three, class 1 one, and so on; a 1500 B packet of class 1 waits a turn for its
+    /// deficit to reach it (1000, then 2000, leaving 500 for the next 1000 B packet, which
+    /// waits another turn).
+    #[test]
+    fn dwrr_serves_by_weight_by_hand() {
+        let mut q = PriorityQueues::new(2, true).with_dwrr(vec![3000, 1000]);
+        for _ in 0..8 {
+            q.push(0, packet(0, 1000));
+        }
+        q.push(1, packet(1, 1000));
+        q.push(1, packet(1, 1500));
+        q.push(1, packet(1, 1000));
+        let now = Time::ZERO;
+        assert_eq!(order(&mut q, now, 4), [0, 0, 0, 1]);
+        // Class 1's head is 1500 B: 1000 B of deficit is not enough, its turn passes.
+        assert_eq!(order(&mut q, now, 4), [0, 0, 0, 0]);
+        // Class 0's last packet on its deficit (2000 left), then class 1's 1500 B at 2000.
+        assert_eq!(order(&mut q, now, 2), [0, 1]);
+        // Class 0 is empty: class 1 gets every turn (500 + 1000 covers its last 1000 B).
+        assert_eq!(order(&mut q, now, 1), [1]);
+        assert!(q.pick(now).is_err());
+    }
+
+    /// A paused class is passed over (its deficit kept); strict priority skips it too, and
+    /// when only paused classes wait, the earliest resume time is the answer.
+    #[test]
+    fn paused_classes_are_passed_over() {
+        for dwrr in [false, true] {
+            let mut q = PriorityQueues::new(2, true);
+            if dwrr {
+                q = q.with_dwrr(vec![1000, 1000]);
+            }
+            q.push(0, packet(0, 1000));
+            q.push(1, packet(1, 1000));
+            q.set_pause(1, Time(50));
+            let now = Time(10);
+            assert_eq!(order(&mut q, now, 1), [0], "dwrr {dwrr}");
+            assert_eq!(q.pick(now).unwrap_err(), Some(Time(50)));
+            assert_eq!(order(&mut q, Time(50), 1), [1]);
+        }
     }
 }
