@@ -8,6 +8,7 @@
 mod links;
 mod pfc;
 mod queue;
+mod transport;
 
 use crate::config::Config;
 use crate::error::{ConfigError, invalid};
@@ -169,6 +170,17 @@ fn check_tcp_sections(cfg: &Config) -> Result<(), ConfigError> {
 /// in one packet.
 fn check_tcp_in_context(cfg: &Config, p: &str, t: &TcpConfig) -> Result<(), ConfigError> {
     check_tcp(t, p)?;
+    transport::check_transport(&t.transport, p)?;
+    if !t.transport.is_tcp() && !matches!(cfg.scheme, crate::scheme::SchemeConfig::None) {
+        return Err(invalid(
+            &format!("{p}transport"),
+            t.transport.name(),
+            format!(
+                "tcp with scheme {} (the incast schemes change TCP's behaviour; scheme: none for RoCE flows)",
+                cfg.scheme.name()
+            ),
+        ));
+    }
     let l = cfg.topology.links();
     check_buffers_fit(&l, t, p)?;
     if let Some(sb) = &l.shared_buffer {

@@ -215,6 +215,10 @@ pub struct TcpConfig {
     /// What cwnd counts: `bytes` (RFC 5681 byte counting) or `packets` (segments of any size,
     /// grown per acknowledged segment: Linux without ABC, as in the TCPRand paper).
     pub cwnd_unit: CwndUnit,
+    /// The transport of these flows: `tcp` (this section's TCP), or `{kind: roce, ...}`
+    /// (RoCEv2 queue pairs; see [`crate::transport`]).
+    #[serde(skip_serializing_if = "crate::transport::TransportConfig::is_tcp")]
+    pub transport: crate::transport::TransportConfig,
 }
 
 /// What cwnd counts (`tcp.cwnd_unit`).
@@ -294,6 +298,8 @@ impl Default for TcpConfig {
             send_overhead: Dur(Duration::ZERO),
             // RFC 5681 byte counting.
             cwnd_unit: CwndUnit::Bytes,
+            // TCP.
+            transport: crate::transport::TransportConfig::Tcp,
         }
     }
 }

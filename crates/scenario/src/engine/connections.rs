@@ -48,6 +48,9 @@ pub struct FlowSummary {
 
 /// `slot` of a flow that has not started (a lazily built one).
 const NOT_STARTED: u32 = u32::MAX;
+/// `slot` of a RoCE flow: its ends are in [`Connections::roce`] (tested before `FINISHED`,
+/// whose bit it has).
+const ROCE: u32 = u32::MAX - 1;
 /// `slot` bit of a finished flow: the rest is its index in `summaries`.
 const FINISHED: u32 = 1 << 31;
 /// `in_flight` bits: the flow gives up its connection when finished; its application has
@@ -70,6 +73,10 @@ pub struct Connections {
     src: Vec<HostId>,
     dst: Vec<HostId>,
     profile: Vec<u32>,
+    /// The flows whose transport is RoCE (`tcp.transport: roce`): their queue pairs, built up
+    /// front and kept. The same interface (this store, and `Transport`'s methods that ask
+    /// [`super::roce::RoceFlows::has`] first) holds every transport's endpoints.
+    pub roce: super::roce::RoceFlows,
 }
 
 impl Connections {
@@ -93,8 +100,12 @@ impl Connections {
             src,
             dst,
             profile,
+            roce: super::roce::RoceFlows::default(),
         };
         for f in 0..n {
+            if c.add_roce(f) {
+                continue;
+            }
             if lazy(f) {
                 c.in_flight[f] = FREEABLE;
             } else {
@@ -113,9 +124,24 @@ impl Connections {
         self.src.push(src);
         self.dst.push(dst);
         self.profile.push(profile);
+        if self.add_roce(f) {
+            self.in_flight[f] = 0;
+            return;
+        }
         if !lazy {
             self.build(f);
         }
+    }
+
+    /// Builds flow f's queue pair if its profile's transport is RoCE (true then).
+    fn add_roce(&mut self, f: usize) -> bool {
+        let Some(cfg) = self.factory.roce(self.profile[f]) else {
+            return false;
+        };
+        let rate = self.factory.host_link_rate(self.src[f]);
+        self.roce.add(f, cfg, rate);
+        self.slot[f] = ROCE;
+        true
     }
 
     fn build(&mut self, f: usize) {
@@ -218,6 +244,7 @@ impl Connections {
                 .factory
                 .sender(f as u32, self.src[f], self.dst[f], self.profile[f])
                 .summary(),
+            ROCE => self.roce.summary(f).sender,
             s if s & FINISHED != 0 => self.summaries[(s & !FINISHED) as usize].sender,
             s => self.live[s as usize].sender.summary(),
         }
@@ -238,6 +265,7 @@ impl Connections {
                 .factory
                 .sender(f as u32, self.src[f], self.dst[f], self.profile[f])
                 .component_values(),
+            ROCE => Vec::new(),
             s if s & FINISHED != 0 => self.summaries[(s & !FINISHED) as usize].values.to_vec(),
             s => self.live[s as usize].sender.component_values(),
         }
@@ -247,6 +275,7 @@ impl Connections {
     pub fn receiver_summary(&self, f: usize) -> ReceiverSummary {
         match self.slot[f] {
             NOT_STARTED => ReceiverSummary::default(),
+            ROCE => self.roce.summary(f).receiver,
             s if s & FINISHED != 0 => self.summaries[(s & !FINISHED) as usize].receiver,
             s => self.live[s as usize].receiver.summary(),
         }

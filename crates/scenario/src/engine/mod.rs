@@ -23,6 +23,7 @@ pub mod network;
 pub mod observe;
 mod paths;
 pub mod pfc;
+pub mod roce;
 pub mod sampler;
 pub mod transport;
 
@@ -544,6 +545,9 @@ impl Simulation {
     /// The sender's timer slot (RTO, RACK reordering timer, loss probe) popped.
     #[inline(always)]
     fn fire_timer(&mut self, now: Time, flow: u32, generation: u32) {
+        if self.transport.is_roce(flow as usize) {
+            return self.roce_timer(now, flow, generation);
+        }
         if self
             .transport
             .on_rto_event(now, flow, generation, &mut self.events)
@@ -559,7 +563,8 @@ impl Simulation {
     #[inline(never)]
     fn on_rto_probed(&mut self, now: Time, flow: u32, generation: u32) {
         let f = flow as usize;
-        // A finished flow's stale timer event fires nothing.
+        // A finished flow's stale timer event fires nothing (a RoCE flow's timer: nothing for
+        // the probes, which hear of TCP's RTOs).
         let Some(c) = self.transport.conns.try_get(f) else {
             return self.fire_timer(now, flow, generation);
         };
@@ -619,9 +624,11 @@ impl Simulation {
     #[inline]
     fn on_flow_stop(&mut self, f: usize) {
         if let FlowOrigin::Generated { index, .. } = self.transport.origin[f] {
-            let c = self.transport.conns.get_mut(f);
-            c.sender.stop_writing();
-            let delivered = c.receiver.stats().delivered_bytes;
+            // A RoCE flow's message was posted whole: its queue pair sends it to the end.
+            if !self.transport.is_roce(f) {
+                self.transport.conns.get_mut(f).sender.stop_writing();
+            }
+            let delivered = self.transport.delivered_bytes(f);
             self.generated.on_stop(index as usize, delivered);
             self.transport.conns.app_done(f);
         }
@@ -757,6 +764,7 @@ impl Simulation {
     #[inline(never)]
     fn on_admission_drop(&mut self, now: Time, d: AdmissionDrop) {
         let srtt = match d.kind {
+            PacketKind::Data if self.transport.is_roce(d.flow as usize) => None,
             PacketKind::Data => self
                 .transport
                 .conns
@@ -776,6 +784,9 @@ impl Simulation {
 
     fn deliver_to_host(&mut self, now: Time, packet: &Packet) {
         let f = packet.flow as usize;
+        if matches!(packet.kind, PacketKind::Data | PacketKind::Ack) && self.transport.is_roce(f) {
+            return self.deliver_roce(now, packet);
+        }
         match packet.kind {
             PacketKind::Data => {
                 let delivered = self.transport.on_data(now, f, packet);
@@ -806,6 +817,63 @@ impl Simulation {
         }
     }
 
+    // ----- RoCE flows (`tcp.transport: roce`; `engine/roce.rs`) -----
+
+    /// Flow f (RoCE) posts a message of `bytes`.
+    #[cold]
+    #[inline(never)]
+    fn roce_write(&mut self, now: Time, f: usize, bytes: u64) {
+        self.transport.conns.roce.write(now, f, bytes);
+        self.transmit_roce(now, f);
+    }
+
+    /// A RoCE flow's data packet or ACK reached its host.
+    #[inline(never)]
+    fn deliver_roce(&mut self, now: Time, packet: &Packet) {
+        let f = packet.flow as usize;
+        if packet.kind == PacketKind::Data {
+            let delivered = self.transport.conns.roce.on_data(now, f, packet);
+            if let Some(mut ack) = self.transport.roce_ack_packet(f) {
+                let dst = self.transport.flows[f].dst;
+                self.transport.conns.sent(f, 1);
+                self.send_from_host(now, dst, &mut ack);
+            }
+            if delivered > 0 {
+                self.on_app_delivery(now, f, delivered);
+            }
+        } else {
+            self.transport.conns.roce.on_ack(now, f, packet);
+            self.transmit_roce(now, f);
+        }
+        self.transport.conns.gone(f);
+    }
+
+    /// Flow f's (RoCE) timer event: a retransmission timeout, or its next paced packet.
+    #[inline(never)]
+    fn roce_timer(&mut self, now: Time, flow: u32, generation: u32) {
+        let f = flow as usize;
+        if self
+            .transport
+            .conns
+            .roce
+            .on_timer_event(now, f, generation, &mut self.events)
+        {
+            self.transmit_roce(now, f);
+        }
+    }
+
+    /// Sends what flow f's queue pair just emitted, and moves its timer.
+    fn transmit_roce(&mut self, now: Time, f: usize) {
+        let src = self.transport.flows[f].src;
+        let n = self.transport.conns.roce.out.len();
+        self.transport.conns.sent(f, n);
+        for i in 0..n {
+            let mut packet = self.transport.roce_data_packet(f, i);
+            self.send_from_host(now, src, &mut packet);
+        }
+        self.transport.conns.roce.sync_timer(f, &mut self.events);
+    }
+
     /// Sends what flow f's sender just emitted.
     fn transmit_segments(&mut self, now: Time, f: usize) {
         let src = self.transport.flows[f].src;
@@ -833,6 +901,9 @@ impl Simulation {
 
     /// Flow f's application writes `bytes` and the sender sends what it may.
     fn write(&mut self, now: Time, f: usize, bytes: u64) {
+        if self.transport.is_roce(f) {
+            return self.roce_write(now, f, bytes);
+        }
         self.transport.write(now, f, bytes);
         self.transmit_segments(now, f);
         self.transport.sync_rto_timer(f, &mut self.events);
@@ -889,7 +960,13 @@ impl Simulation {
         let next = w.on_request_check(
             now,
             block,
-            |f| conns.get(f).receiver.highest_received(),
+            |f| {
+                if conns.roce.has(f) {
+                    conns.roce.delivered_bytes(f)
+                } else {
+                    conns.get(f).receiver.highest_received()
+                }
+            },
             &self.transport.flows,
             self.header_bytes,
             &mut self.outbox,
@@ -902,7 +979,7 @@ impl Simulation {
 
     fn on_app_delivery(&mut self, now: Time, f: usize, bytes: u64) {
         if let FlowOrigin::Generated { index, .. } = self.transport.origin[f] {
-            let delivered = self.transport.conns.get(f).receiver.stats().delivered_bytes;
+            let delivered = self.transport.delivered_bytes(f);
             let i = index as usize;
             if self.generated.on_delivery(now, i, delivered) {
                 // The generator's reaction first: flows it adds keep a draining run going.

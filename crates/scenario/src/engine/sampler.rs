@@ -124,6 +124,14 @@ impl Sampler {
         }
         for i in 0..self.flows.len() {
             let f = self.flows[i];
+            if transport.is_roce(f as usize) {
+                // A queue pair: its sending rate and what it has in flight.
+                let s = &transport.conns.roce.get(f as usize).sender;
+                let object = format!("flow {f}");
+                self.record(t, &object, "rate_gbps", s.rate().as_f64() / 1e9);
+                self.record(t, &object, "bytes_in_flight", s.bytes_in_flight() as f64);
+                continue;
+            }
             // A sampled flow keeps its connection for the whole run (`Transport::new`).
             let s = &transport.conns.get(f as usize).sender;
             // The controller-independent state view (the same fields for every controller).

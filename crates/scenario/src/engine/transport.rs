@@ -156,6 +156,55 @@ impl Transport {
         f
     }
 
+    /// Whether flow f runs over RoCE (`tcp.transport: roce`): its ends are in `conns.roce`,
+    /// and the engine takes the RoCE path for its packets, writes and timer.
+    #[inline(always)]
+    pub fn is_roce(&self, f: usize) -> bool {
+        self.conns.roce.has(f)
+    }
+
+    /// RoCE data packet i of `conns.roce.out` as a packet of flow f.
+    #[inline]
+    pub fn roce_data_packet(&self, f: usize, i: usize) -> Packet {
+        super::roce::data_packet(
+            f,
+            self.flows[f].dst,
+            self.flow_header[f],
+            self.flow_dscp[f],
+            &self.conns.roce.out[i],
+        )
+    }
+
+    /// The RoCE ACK or NAK flow f's receiver just answered, as a packet.
+    #[inline]
+    pub fn roce_ack_packet(&self, f: usize) -> Option<Packet> {
+        let a = self.conns.roce.ack?;
+        let bytes = self.conns.roce.get(f).sender.config().ack_bytes;
+        Some(super::roce::ack_packet(
+            f,
+            self.flows[f].src,
+            bytes,
+            self.flow_dscp[f],
+            &a,
+        ))
+    }
+
+    /// Bytes flow f's receiver has delivered in order, whatever its transport.
+    pub fn delivered_bytes(&self, f: usize) -> u64 {
+        if self.is_roce(f) {
+            return self.conns.roce.delivered_bytes(f);
+        }
+        self.conns.get(f).receiver.stats().delivered_bytes
+    }
+
+    /// One past the highest byte flow f's receiver got, in order or not (RoCE: in order).
+    pub fn highest_received(&self, f: usize) -> u64 {
+        if self.is_roce(f) {
+            return self.conns.roce.delivered_bytes(f);
+        }
+        self.conns.get(f).receiver.highest_received()
+    }
+
     /// The RTO event of `flow` popped; true if the timer fired (the sender's retransmissions
     /// or probe are then in `segments`).
     pub fn on_rto_event(

@@ -93,6 +93,19 @@ impl ConnectionFactory {
         }
     }
 
+    /// Profile `profile`'s RoCE queue-pair configuration, if its transport is RoCE.
+    pub fn roce(&self, profile: u32) -> Option<incastsim_roce::RoceConfig> {
+        self.profiles.get(profile as usize).and_then(|p| p.roce)
+    }
+
+    /// The line rate of host `h`'s NIC (a RoCE sender paces from it).
+    pub fn host_link_rate(&self, h: HostId) -> BitsPerSec {
+        self.host_link_rate
+            .get(h as usize)
+            .copied()
+            .unwrap_or(BitsPerSec(1))
+    }
+
     /// The names of the values the connections' controllers and schemes report of their own
     /// (`TcpSender::component_values`), over every TCP profile, each once, in the order they
     /// first appear: flows.csv's columns for them (a flow whose components lack one leaves it

@@ -54,6 +54,9 @@ pub struct TcpProfile {
     pub send_overhead: Duration,
     /// The settings the closed-form ideal FCT and base RTT use (the config's header).
     pub ideal: IdealTcp,
+    /// `transport: roce`: the flows are RoCEv2 queue pairs with this configuration (the TCP
+    /// parts above are then unused).
+    pub roce: Option<incastsim_roce::RoceConfig>,
 }
 
 impl TcpProfile {
@@ -65,22 +68,81 @@ impl TcpProfile {
         key: &str,
         extensions: &Extensions,
     ) -> Result<TcpProfile, ConfigError> {
+        let roce = roce_config(&t.transport);
         Ok(TcpProfile {
+            roce,
             sender: sender_config(t),
             receiver: receiver_config(t),
             controller: controller(t, key, extensions)?,
             packet_cwnd: t.cwnd_unit == CwndUnit::Packets,
-            wire_header_bytes: scheme_header.unwrap_or(t.header.0) as u16,
+            wire_header_bytes: match &roce {
+                Some(r) => r.header_bytes,
+                None => scheme_header.unwrap_or(t.header.0) as u16,
+            },
             dscp: t.dscp,
             send_overhead: t.send_overhead.0,
-            ideal: IdealTcp {
-                mss: t.mss.0,
-                header: t.header.0,
-                initial_cwnd_segments: t.initial_cwnd as u64,
-                receive_window_segments: t.receive_window_segments as u64,
+            ideal: match &roce {
+                // A queue pair sends at line rate from the start: no window limits it alone.
+                Some(r) => IdealTcp {
+                    mss: u64::from(r.mtu),
+                    header: u64::from(r.header_bytes),
+                    initial_cwnd_segments: u64::from(u32::MAX),
+                    receive_window_segments: u64::from(u32::MAX),
+                },
+                None => IdealTcp {
+                    mss: t.mss.0,
+                    header: t.header.0,
+                    initial_cwnd_segments: t.initial_cwnd as u64,
+                    receive_window_segments: t.receive_window_segments as u64,
+                },
             },
         })
     }
+}
+
+/// A `tcp.transport: roce` section's queue-pair configuration: the keys it sets over
+/// `incastsim_roce`'s defaults (IRN: its preset's timers).
+fn roce_config(t: &crate::config::TransportConfig) -> Option<incastsim_roce::RoceConfig> {
+    use crate::config::{RoceRecovery, TransportConfig};
+    use incastsim_roce::{RoceConfig, RtoConfig};
+    let TransportConfig::Roce(r) = t else {
+        return None;
+    };
+    let mut c = match r.recovery {
+        RoceRecovery::GoBackN => RoceConfig::default(),
+        RoceRecovery::Irn => RoceConfig::irn(),
+    };
+    if let Some(mtu) = r.mtu {
+        c.mtu = mtu.0 as u32;
+    }
+    if let Some(h) = r.header {
+        // An ACK is the data header plus the 4-byte AETH (IBTA vol. 1 §9.3).
+        c.header_bytes = h.0 as u16;
+        c.ack_bytes = h.0 as u16 + 4;
+    }
+    if let Some(n) = r.ack_every {
+        c.ack_every = n;
+    }
+    c.rto = match (r.recovery, c.rto) {
+        (RoceRecovery::GoBackN, rto) => r.rto.map_or(rto, |d| RtoConfig::Fixed(d.0)),
+        (
+            RoceRecovery::Irn,
+            RtoConfig::Irn {
+                low,
+                high,
+                low_below_packets,
+            },
+        ) => RtoConfig::Irn {
+            low: r.rto.map_or(low, |d| d.0),
+            high: r.rto_high.map_or(high, |d| d.0),
+            low_below_packets: r.rto_low_below.unwrap_or(low_below_packets),
+        },
+        (RoceRecovery::Irn, rto) => rto,
+    };
+    c.window_bytes = r.window.map(|b| b.0);
+    c.bdp_cap_packets = r.bdp_cap_packets;
+    c.nack_reissue = r.nack_reissue.map(|d| d.0);
+    Some(c)
 }
 
 fn sender_config(t: &TcpConfig) -> SenderConfig {

@@ -1,0 +1,336 @@
+//! RoCEv2 queue pairs in the engine (`tcp.transport: roce`): each such flow's sender and
+//! receiver (`incastsim_roce`, pure state machines) with the lazy timer that serves both the
+//! sender's retransmission timer and its pacing, and the mapping between their packets and
+//! the simulator's [`Packet`].
+//!
+//! On the wire a RoCE data packet is a `Data` packet whose `seq` is its PSN, `timestamp_ps`
+//! when it was sent, the `RETX` flag a retransmission, ECT(0) (RoCEv2 NICs mark their packets
+//! ECN-capable for DCQCN), and `window_bytes` its BTH flags (bit 0: AckReq, IBTA vol. 1 §9.2;
+//! the field carries a TCP ACK's window otherwise). An ACK or NAK is an `Ack` packet whose
+//! `seq` is the expected PSN, `timestamp_ps` the echoed send time, `window_bytes` the AETH
+//! syndrome (0x00 ACK, 0x60 NAK PSN sequence error; IBTA vol. 1 §9.3.1), `ECE` the ECN echo,
+//! and IRN's selective PSN the first SACK block (offset from the expected PSN, length 1).
+
+use super::connections::FlowSummary;
+use incastsim_core::packet::flags;
+use incastsim_core::{
+    BitsPerSec, Ecn, FlowId, HostId, LazyTimer, Packet, PacketKind, SackBlock, Time,
+};
+use incastsim_roce::{
+    AckKind, AckPacket, Controller, DataPacket, RoceConfig, RoceReceiver, RoceSender,
+};
+use incastsim_tcp::{ReceiverSummary, SenderSummary};
+
+/// BTH AckReq in a RoCE data packet's `window_bytes`.
+pub const BTH_ACK_REQ: u32 = 1;
+/// AETH syndrome of a NAK for a PSN sequence error (IBTA vol. 1 §9.3.1, Table 44).
+pub const AETH_NAK_SEQUENCE_ERROR: u32 = 0x60;
+
+/// A RoCE flow's two ends and its timer.
+pub struct RoceEnds {
+    /// The requester (data sender).
+    pub sender: RoceSender,
+    /// The responder (data receiver).
+    pub receiver: RoceReceiver,
+    /// The sender's one timer slot: the earlier of its retransmission timer (and its rate
+    /// controller's) and the time its next paced packet may leave.
+    pub timer: LazyTimer,
+}
+
+/// No RoCE ends (in `RoceFlows::slot`).
+const NONE: u32 = u32::MAX;
+
+/// Every RoCE flow's ends, by flow (empty without RoCE flows: one length test per question).
+#[derive(Default)]
+pub struct RoceFlows {
+    slot: Vec<u32>,
+    ends: Vec<RoceEnds>,
+    /// What the last sender call emitted (reused: no allocation per packet).
+    pub out: Vec<DataPacket>,
+    /// What the last receiver call answered.
+    pub ack: Option<AckPacket>,
+}
+
+impl RoceFlows {
+    /// Makes flow `f` a RoCE flow: a queue pair with `cfg` on a NIC of `line_rate`.
+    pub fn add(&mut self, f: usize, cfg: RoceConfig, line_rate: BitsPerSec) {
+        if self.slot.len() <= f {
+            self.slot.resize(f + 1, NONE);
+        }
+        self.slot[f] = self.ends.len() as u32;
+        self.ends.push(RoceEnds {
+            sender: RoceSender::new(cfg, line_rate, Controller::default()),
+            receiver: RoceReceiver::new(&cfg),
+            timer: LazyTimer::default(),
+        });
+    }
+
+    /// Whether flow `f` is a RoCE flow.
+    #[inline(always)]
+    pub fn has(&self, f: usize) -> bool {
+        self.slot.get(f).is_some_and(|&s| s != NONE)
+    }
+
+    /// Whether any flow is.
+    #[inline(always)]
+    pub fn any(&self) -> bool {
+        !self.ends.is_empty()
+    }
+
+    /// Flow `f`'s ends (a RoCE flow).
+    pub fn get(&self, f: usize) -> &RoceEnds {
+        &self.ends[self.slot[f] as usize]
+    }
+
+    /// Flow `f`'s ends, to change.
+    pub fn get_mut(&mut self, f: usize) -> &mut RoceEnds {
+        let i = self.slot[f] as usize;
+        &mut self.ends[i]
+    }
+
+    /// Flow `f`'s summary as the results read a flow's (its counters in TCP's terms:
+    /// packets as segments, the queue pair's retransmissions and timeouts).
+    pub fn summary(&self, f: usize) -> FlowSummary {
+        let e = self.get(f);
+        let s = e.sender.stats();
+        let mut sender = SenderSummary {
+            stats: Default::default(),
+            timeout_classes: Default::default(),
+            // A queue pair has no window of its own: its rate, in bytes per RTT, is the
+            // controller's business (the next issue's). Reported as the bytes in flight.
+            cc: incastsim_tcp::CcState {
+                cwnd_bytes: e.sender.bytes_in_flight(),
+                ssthresh_bytes: u64::MAX / 2,
+                cubic: None,
+                dctcp_alpha: None,
+                dctcp_alpha_mean: None,
+                recovery: if e.sender.in_recovery() {
+                    incastsim_tcp::RecoveryState::FastRecovery
+                } else {
+                    incastsim_tcp::RecoveryState::Open
+                },
+            },
+            cc_name: match e.sender.config().recovery {
+                incastsim_roce::Recovery::GoBackN => "roce_go_back_n",
+                incastsim_roce::Recovery::SelectiveRepeat => "roce_irn",
+            },
+            srtt: None,
+            rtt_samples: 0,
+            rtt_sample_sum_ps: 0,
+            snd_una: s.bytes_acked,
+            snd_max: s.bytes_sent - s.retransmitted_bytes,
+            app_limit: e.sender.bytes_posted(),
+        };
+        sender.stats.segments_sent = s.packets_sent;
+        sender.stats.bytes_sent = s.bytes_sent;
+        sender.stats.retransmitted_segments = s.retransmitted_packets;
+        sender.stats.retransmitted_bytes = s.retransmitted_bytes;
+        sender.stats.timeouts = s.timeouts;
+        let r = e.receiver.stats();
+        let mut receiver = ReceiverSummary {
+            rcv_nxt: e.receiver.bytes_delivered(),
+            highest_received: e.receiver.bytes_delivered(),
+            ..ReceiverSummary::default()
+        };
+        receiver.stats.segments = r.packets;
+        receiver.stats.delivered_bytes = e.receiver.bytes_delivered();
+        receiver.stats.duplicate_segments = r.duplicates;
+        receiver.stats.acks_sent = r.acks_sent + r.nacks_sent;
+        FlowSummary {
+            sender,
+            receiver,
+            values: Box::new([]),
+        }
+    }
+}
+
+impl RoceFlows {
+    /// Flow f's application posts a message of `bytes`: what may leave now goes into `out`.
+    pub fn write(&mut self, now: Time, f: usize, bytes: u64) {
+        self.out.clear();
+        let i = self.slot[f] as usize;
+        let e = &mut self.ends[i];
+        e.sender.post_message(bytes);
+        e.sender.emit(now, &mut self.out);
+    }
+
+    /// A data packet of flow f reached its receiver: its ACK or NAK, if any, goes into `ack`.
+    /// Returns the bytes newly delivered in order.
+    pub fn on_data(&mut self, now: Time, f: usize, packet: &Packet) -> u64 {
+        let i = self.slot[f] as usize;
+        let (d, ce, telemetry) = data_of(packet);
+        let rx = self.ends[i].receiver.on_data(now, &d, ce, telemetry);
+        self.ack = rx.ack;
+        rx.delivered_bytes
+    }
+
+    /// An ACK or NAK of flow f reached its sender: what may leave now goes into `out`.
+    pub fn on_ack(&mut self, now: Time, f: usize, packet: &Packet) {
+        self.out.clear();
+        let i = self.slot[f] as usize;
+        self.ends[i]
+            .sender
+            .on_ack(now, &ack_of(packet), &mut self.out);
+    }
+
+    /// Flow f's timer event popped: true if it fired (a due retransmission timeout, then
+    /// what pacing lets leave now, are in `out`).
+    pub fn on_timer_event(
+        &mut self,
+        now: Time,
+        f: usize,
+        generation: u32,
+        events: &mut super::event::Events,
+    ) -> bool {
+        let i = self.slot[f] as usize;
+        let e = &mut self.ends[i];
+        let flow = f as u32;
+        let fired = super::event::timer_fires(&mut e.timer, events, now, generation, |g| {
+            super::event::Event::Rto {
+                flow,
+                generation: g,
+            }
+        });
+        if fired {
+            self.out.clear();
+            if e.sender.timer_deadline().is_some_and(|t| t <= now) {
+                e.sender.on_timer(now, &mut self.out);
+            }
+            e.sender.emit(now, &mut self.out);
+        }
+        fired
+    }
+
+    /// Moves flow f's timer to the earlier of its sender's timer and its next paced send.
+    pub fn sync_timer(&mut self, f: usize, events: &mut super::event::Events) {
+        let now = events.now();
+        let i = self.slot[f] as usize;
+        let e = &mut self.ends[i];
+        let want = match (e.sender.timer_deadline(), e.sender.next_send_time(now)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let flow = f as u32;
+        super::event::sync_timer(&mut e.timer, want, events, |g| super::event::Event::Rto {
+            flow,
+            generation: g,
+        });
+    }
+
+    /// Bytes flow f's receiver has delivered in order.
+    pub fn delivered_bytes(&self, f: usize) -> u64 {
+        self.get(f).receiver.bytes_delivered()
+    }
+}
+
+/// The packet of RoCE data packet `d` of flow `flow` to host `dst`.
+#[inline]
+pub fn data_packet(flow: usize, dst: HostId, header: u16, dscp: u8, d: &DataPacket) -> Packet {
+    let mut p = Packet::new(PacketKind::Data, flow as FlowId, dst, d.payload, header);
+    p.seq = d.psn;
+    p.timestamp_ps = d.sent_at.as_ps();
+    p.dscp = dscp;
+    p.ecn = Ecn::Ect0;
+    if d.retransmit {
+        p.flags |= flags::RETX;
+    }
+    if d.ack_req {
+        p.window_bytes = BTH_ACK_REQ;
+    }
+    p
+}
+
+/// The RoCE data packet a [`data_packet`] carries, whether it arrived CE-marked, and its
+/// telemetry.
+#[inline]
+pub fn data_of(p: &Packet) -> (DataPacket, bool, [u64; incastsim_core::TELEMETRY_WORDS]) {
+    (
+        DataPacket {
+            psn: p.seq,
+            payload: p.payload_bytes,
+            ack_req: p.window_bytes & BTH_ACK_REQ != 0,
+            retransmit: p.has_flag(flags::RETX),
+            sent_at: Time(p.timestamp_ps),
+        },
+        p.ecn == Ecn::Ce,
+        p.telemetry().unwrap_or_default(),
+    )
+}
+
+/// The packet of ACK or NAK `a` of flow `flow`, back to host `src` (`bytes` on the wire).
+#[inline]
+pub fn ack_packet(flow: usize, src: HostId, bytes: u16, dscp: u8, a: &AckPacket) -> Packet {
+    let mut p = Packet::new(PacketKind::Ack, flow as FlowId, src, 0, bytes);
+    p.seq = a.epsn;
+    p.timestamp_ps = a.echo_sent_at.as_ps();
+    p.dscp = dscp;
+    if a.kind == AckKind::Nack {
+        p.window_bytes = AETH_NAK_SEQUENCE_ERROR;
+    }
+    if a.ecn_echo {
+        p.flags |= flags::ECE;
+    }
+    if let Some(psn) = a.sack_psn {
+        p.sack_count = 1;
+        p.sack[0] = SackBlock {
+            start_offset: (psn - a.epsn) as i32,
+            len: 1,
+        };
+    }
+    p
+}
+
+/// The ACK or NAK an [`ack_packet`] carries.
+#[inline]
+pub fn ack_of(p: &Packet) -> AckPacket {
+    AckPacket {
+        kind: if p.window_bytes == AETH_NAK_SEQUENCE_ERROR {
+            AckKind::Nack
+        } else {
+            AckKind::Ack
+        },
+        epsn: p.seq,
+        sack_psn: (p.sack_count > 0)
+            .then(|| p.seq.wrapping_add_signed(i64::from(p.sack[0].start_offset))),
+        echo_sent_at: Time(p.timestamp_ps),
+        ecn_echo: p.has_flag(flags::ECE),
+        telemetry: [0; incastsim_core::TELEMETRY_WORDS],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every field a RoCE packet carries survives the trip through a [`Packet`].
+    #[test]
+    fn packets_round_trip() {
+        let d = DataPacket {
+            psn: 1 << 40,
+            payload: 1000,
+            ack_req: true,
+            retransmit: true,
+            sent_at: Time(123_456),
+        };
+        let p = data_packet(7, 3, 62, 3, &d);
+        assert_eq!((p.wire_bytes(), p.dscp, p.ecn), (1062, 3, Ecn::Ect0));
+        assert_eq!(data_of(&p), (d, false, [0; 3]));
+        for (kind, sack_psn) in [
+            (AckKind::Ack, None),
+            (AckKind::Nack, None),
+            (AckKind::Nack, Some(1005)),
+        ] {
+            let a = AckPacket {
+                kind,
+                epsn: 1000,
+                sack_psn,
+                echo_sent_at: Time(99),
+                ecn_echo: true,
+                telemetry: [0; 3],
+            };
+            let p = ack_packet(7, 2, 66, 3, &a);
+            assert_eq!((p.wire_bytes(), p.dst), (66, 2));
+            assert_eq!(ack_of(&p), a);
+        }
+    }
+}
