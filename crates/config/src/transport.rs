@@ -19,6 +19,19 @@ pub enum TransportConfig {
 }
 
 impl TransportConfig {
+    /// The largest packet on the wire of these flows, given the section's TCP MSS and header
+    /// (RoCE: its MTU and header, `incastsim_roce`'s defaults where not set).
+    pub fn largest_packet_bytes(&self, tcp_mss: u64, tcp_header: u64) -> u64 {
+        match self {
+            TransportConfig::Tcp => tcp_mss + tcp_header,
+            TransportConfig::Roce(r) => {
+                let d = incastsim_roce::RoceConfig::default();
+                r.mtu.map_or(u64::from(d.mtu), |b| b.0)
+                    + r.header.map_or(u64::from(d.header_bytes), |b| b.0)
+            }
+        }
+    }
+
     /// The default (TCP): not printed in resolved configs, so they stay as before.
     pub fn is_tcp(&self) -> bool {
         matches!(self, TransportConfig::Tcp)

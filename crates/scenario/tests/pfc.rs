@@ -156,8 +156,9 @@ fn hosts_that_ignore_pauses_overflow() {
 }
 
 /// A random lossless fabric: a star or a k = 4 fat-tree, link rates and delays, static or
-/// dynamic XOFF with computed headroom, TCP flows (on the lossless class, with a switch
-/// buffer far too small for them) and a UDP blast, with switch delay jitter.
+/// dynamic XOFF with computed headroom, TCP or RoCE (go-back-N, IRN) flows (on the lossless
+/// class, with a switch buffer far too small for them) and a UDP blast, with switch delay
+/// jitter.
 #[allow(clippy::too_many_arguments)]
 fn random_case(
     fat_tree: bool,
@@ -168,6 +169,7 @@ fn random_case(
     xoff_kb: u64,
     udp_gbps: u64,
     jitter_ns: u64,
+    transport: &str,
 ) -> Config {
     let topology = if fat_tree {
         format!(
@@ -187,7 +189,7 @@ fn random_case(
         "name: pfc-random
 senders: {senders}
 topology: {topology}
-tcp: {{dscp: 1, mss: 1000B}}
+tcp: {{dscp: 1, mss: 1000B, transport: {transport}}}
 workload: {{kind: synchronized_reads, sru: 64KB, blocks: 2, start_jitter: 0us}}
 background:
   - {{kind: udp_cbr, from: senders, to: receiver, rate: {udp_gbps}Gbps, packet_size: 1000B, start: 0us, stop: 30us, dscp: 1}}
@@ -214,9 +216,12 @@ proptest! {
         xoff_kb in 4u64..60,
         udp_gbps in 1u64..100,
         jitter_ns in prop::sample::select(vec![0u64, 1000]),
+        transport in prop::sample::select(vec!["tcp", "roce", "{kind: roce, recovery: irn}"]),
         seed in 1u64..1000,
     ) {
-        let cfg = random_case(fat_tree, senders, gbps, delay_ns, dynamic, xoff_kb, udp_gbps, jitter_ns);
+        let cfg = random_case(
+            fat_tree, senders, gbps, delay_ns, dynamic, xoff_kb, udp_gbps, jitter_ns, transport,
+        );
         let r = run(&cfg, seed);
         prop_assert!(r.run.events > 1000, "{} events", r.run.events);
         prop_assert_eq!(r.run.drops_total, 0, "{:?}", cfg.pfc);
@@ -238,7 +243,7 @@ fn thresholds_that_do_not_fit_the_built_fabric_are_refused() {
     .unwrap_err()
     .to_string();
     assert!(
-        e.starts_with("pfc.xoff = 20KB: at most the switch buffer (30KB) less the headroom of the input from host0->switch0 (27144 bytes, computed"),
+        e.starts_with("pfc.xoff = 20KB: at most the switch buffer (30KB) less the headroom of the input from host0->switch0 (29224 bytes, computed"),
         "{e}"
     );
     let e = incastsim_scenario::check_buildable(
@@ -248,7 +253,7 @@ fn thresholds_that_do_not_fit_the_built_fabric_are_refused() {
     .unwrap_err()
     .to_string();
     assert!(
-        e.starts_with("pfc.dynamic.pool = 60KB: above the headroom switch0 reserves (81432 bytes"),
+        e.starts_with("pfc.dynamic.pool = 60KB: above the headroom switch0 reserves (87672 bytes"),
         "{e}"
     );
     assert!(incastsim_scenario::check_buildable(&two_to_one(&[]), &builtin).is_ok());

@@ -9,9 +9,11 @@ use crate::units::{Buffer, format_bytes};
 use crate::workload::BackgroundConfig;
 use incastsim_core::Duration;
 
-/// The largest packet on the wire of any traffic of `cfg` (TCP sections, UDP sources).
+/// The largest packet on the wire of any traffic of `cfg` (TCP or RoCE sections, UDP sources).
 pub fn largest_packet_bytes(cfg: &Config) -> u64 {
-    let tcp = cfg.tcp_sections().map(|(_, t)| t.mss.0 + t.header.0);
+    let tcp = cfg
+        .tcp_sections()
+        .map(|(_, t)| t.transport.largest_packet_bytes(t.mss.0, t.header.0));
     let udp = cfg.background.iter().map(|b| {
         let BackgroundConfig::UdpCbr { packet_size, .. } = b;
         packet_size.0

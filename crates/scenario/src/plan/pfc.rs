@@ -123,7 +123,7 @@ pub fn plan(cfg: &Config, topology: &Topology) -> Result<Option<PfcPlan>, Config
                 crate::plan::topology::port_names(topology)[q],
                 headroom[q],
                 if p.headroom == Headroom::Auto {
-                    ", computed: link rate × (both directions' latency + response time) + 2 largest packets + a PAUSE frame"
+                    ", computed: link rate × (both directions' latency + response time + a largest packet and a PAUSE frame) + 3 largest packets"
                 } else {
                     ""
                 }
@@ -148,12 +148,15 @@ pub fn plan(cfg: &Config, topology: &Topology) -> Result<Option<PfcPlan>, Config
     }))
 }
 
-/// The headroom of the input that port `input` feeds: everything its sender may still put on
-/// the wire between the input crossing XOFF and the sender stopping. The PAUSE waits for the
-/// packet the reverse port is sending (one largest packet at its rate), takes its own 64 B,
-/// crosses the reverse link (latency and jitter), waits `response_time`; meanwhile the sender
-/// keeps sending at its rate, and the bytes already on the forward link (its latency and
-/// jitter) still arrive; then the packet on the sender's wire finishes (one largest packet).
+/// The headroom of the input that port `input` feeds: everything that may still arrive after
+/// the input crosses XOFF. The PAUSE waits for the packet the reverse port is sending (one
+/// largest packet at its rate), takes its own 64 B, crosses the reverse link (latency and
+/// jitter), waits `response_time`; meanwhile the sender keeps sending at its rate, and the
+/// bytes already on the forward link (its latency and jitter) still arrive: the link rate
+/// times all that. On top, three largest packets, because the count moves by whole packets:
+/// the packet whose arrival crossed XOFF (it may land in the headroom), the one whose last
+/// bits were on the forward link when the interval began (counted whole when it arrives), and
+/// the one on the sender's wire when the PAUSE takes effect (it finishes).
 /// Rates are the nominal ones raised by `clock_tolerance_ppm` (a port's clock may run that
 /// much fast).
 fn auto_headroom(
@@ -185,5 +188,5 @@ fn auto_headroom(
         + latency(fwd);
     let rate = u128::from(fast(fwd.rate).0);
     let in_flight = (rate * u128::from(wait.as_ps())).div_ceil(8 * 1_000_000_000_000) as u64;
-    in_flight + largest
+    in_flight + 3 * largest
 }

@@ -1,0 +1,167 @@
+//! RoCEv2 hosts (`tcp.transport: roce`, issue 40 item 3): every workload and traffic generator
+//! runs over them, lossless under PFC, go-back-N and IRN recovering what a lossy fabric drops,
+//! TCP and RoCE flows side by side, deterministic. The queue pairs' own hand traces are unit
+//! tests in `crates/roce`.
+
+mod common;
+use common::run;
+use incastsim_scenario::{Config, RunResult};
+
+/// An 8:1 rack incast at 100 Gbps over RoCE on priority 1, with PFC (static XOFF 100 KB).
+fn rack(extra: &[&str]) -> Config {
+    let yaml = "name: roce-rack
+senders: 8
+topology: {kind: star, link_rate: 100Gbps, link_delay: 1us, switch_buffer: 1MB, priority_classes: 2}
+tcp: {dscp: 1, transport: {kind: roce}}
+workload: {kind: synchronized_reads, sru: 256KB, blocks: 5, start_jitter: 0us}
+pfc: {priorities: [1], xoff: 100KB}
+";
+    let sets: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    Config::from_yaml(yaml, &sets).expect("valid config")
+}
+
+fn all_delivered(r: &RunResult) {
+    assert!(r.run.completed, "not completed");
+    for f in &r.flows {
+        assert_eq!(f.bytes_delivered, 5 * 256_000, "flow {}", f.flow);
+    }
+}
+
+/// With PFC nothing is dropped and the block time is the bytes at line rate (8 × 256 KB at
+/// 100 Gbps = 164 µs of serialization, plus a few µs of latency and headers: 62 B per 1000 B).
+#[test]
+fn lossless_rack_incast_runs_at_line_rate() {
+    let r = run(&rack(&[]), 1);
+    all_delivered(&r);
+    assert_eq!(r.run.drops_total, 0);
+    assert_eq!(r.run.rto_count, 0);
+    assert!(r.flows.iter().all(|f| f.retransmitted_segments == 0));
+    assert!(
+        r.flows
+            .iter()
+            .all(|f| f.congestion_control == "roce_go_back_n")
+    );
+    let block_ms = r.block_times_ms[1];
+    let ideal_ms = 8.0 * 256_000.0 * 1062.0 / 1000.0 * 8.0 / 100e9 * 1e3;
+    assert!(
+        block_ms > ideal_ms && block_ms < ideal_ms * 1.1,
+        "block {block_ms} ms, serialization {ideal_ms} ms"
+    );
+    assert!(r.pfc.iter().any(|p| p.pauses_sent > 0), "the incast pauses");
+}
+
+/// Lossy, go-back-N resends from every NAK and waits out its 67 ms timer when the tail is
+/// lost; IRN resends only what is lost, with 100/320 µs timers: both deliver everything, IRN
+/// far sooner (Mittal et al., SIGCOMM 2018, §5: IRN without PFC beats RoCE without it).
+#[test]
+fn lossy_go_back_n_and_irn_recover_everything() {
+    let lossy = ["pfc=null", "topology.switch_buffer=200KB"];
+    let gbn = run(&rack(&lossy), 1);
+    all_delivered(&gbn);
+    assert!(gbn.run.drops_total > 0);
+    let resent: u64 = gbn.flows.iter().map(|f| f.retransmitted_segments).sum();
+    assert!(
+        resent > gbn.run.drops_total / 2,
+        "go-back-N resends what follows a loss"
+    );
+    let mut irn_sets = lossy.to_vec();
+    irn_sets.push("tcp.transport={kind: roce, recovery: irn}");
+    let irn = run(&rack(&irn_sets), 1);
+    all_delivered(&irn);
+    assert!(irn.flows.iter().all(|f| f.congestion_control == "roce_irn"));
+    assert!(
+        irn.run.goodput_mbps > 20.0 * gbn.run.goodput_mbps,
+        "IRN {} Mbps, go-back-N {} Mbps",
+        irn.run.goodput_mbps,
+        gbn.run.goodput_mbps
+    );
+}
+
+/// The generators run over RoCE too (Poisson arrivals with web-search sizes, a permutation),
+/// and a `flow_overrides` group puts some flows on TCP beside the RoCE ones; with the run
+/// draining, every flow completes and has an FCT, and the run replays bit for bit.
+#[test]
+fn generators_and_mixed_groups_run_over_roce() {
+    let yaml = "name: roce-traffic
+senders: 4
+topology: {kind: fat_tree, k: 4, link_rate: 40Gbps, link_delay: 1us, switch_buffer: 1MB, priority_classes: 2, switch_delay_jitter: 1us}
+tcp: {dscp: 1, transport: {kind: roce, recovery: irn}}
+flow_overrides: [{flows: [0, 1], tcp: {dscp: 0, transport: tcp}}]
+workload: {kind: traffic, duration: 2ms}
+traffic:
+  - {kind: poisson, load: 0.3, sizes: {kind: cdf, file: websearch}, stop: 2ms}
+  - {kind: permutation, flows: 8, size: 200KB, start: 1ms}
+pfc: {priorities: [1], xoff: 60KB}
+run: {max_sim_time: 2s}
+";
+    let cfg = Config::from_yaml(yaml, &[]).expect("valid");
+    let r = run(&cfg, 3);
+    assert!(r.run.completed);
+    let roce: Vec<_> = r
+        .flows
+        .iter()
+        .filter(|f| f.congestion_control == "roce_irn")
+        .collect();
+    assert!(roce.len() > 10, "{} RoCE flows", roce.len());
+    assert_eq!(
+        r.flows
+            .iter()
+            .filter(|f| f.congestion_control != "roce_irn")
+            .count(),
+        2,
+        "the override group's two TCP flows"
+    );
+    for f in &r.flows {
+        if let Some(size) = f.size_bytes {
+            assert_eq!(f.bytes_delivered, size, "flow {}", f.flow);
+            let (fct, slowdown) = (f.fct_ms.expect("an FCT"), f.slowdown.expect("a slowdown"));
+            assert!(
+                fct > 0.0 && slowdown >= 1.0 - 1e-9,
+                "flow {}: {f:?}",
+                f.flow
+            );
+        }
+    }
+    // Bit for bit (as text: a queue pair's SRTT is NaN, which never equals itself).
+    let again = run(&cfg, 3);
+    assert_eq!(format!("{:?}", r.flows), format!("{:?}", again.flows));
+    assert_eq!(r.pfc, again.pfc);
+}
+
+/// Bad transport values are refused with the key, the value and what is allowed.
+#[test]
+fn bad_transport_values_are_refused() {
+    for (set, expect) in [
+        (
+            "tcp.transport=quic",
+            "tcp.transport: unknown transport \"quic\": tcp, or roce",
+        ),
+        (
+            "tcp.transport={kind: roce, recovery: go_back_n, rto_high: 1ms}",
+            "tcp.transport.rto_high = set: only with recovery: irn",
+        ),
+        (
+            "tcp.transport={kind: roce, ack_every: 0}",
+            "tcp.transport.ack_every = 0: 1 to 1024 packets",
+        ),
+        (
+            "tcp.transport={kind: roce, recovery: irn, rto: 1ms, rto_high: 500us}",
+            "tcp.transport.rto_high = 500us: at least RTO_low (1ms)",
+        ),
+        (
+            "scheme={name: tda}",
+            "tcp.transport = roce: tcp with scheme tda",
+        ),
+    ] {
+        let e = Config::from_yaml(
+            "senders: 2
+topology: {kind: star}
+tcp: {transport: roce}
+workload: {kind: synchronized_reads, sru: 64KB, blocks: 1}",
+            &[set.to_string()],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with(expect), "{set}: {e}");
+    }
+}
