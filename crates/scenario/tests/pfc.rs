@@ -260,7 +260,8 @@ fn thresholds_that_do_not_fit_the_built_fabric_are_refused() {
 }
 
 /// Collateral damage (NDP §6, `configs/pfc-collateral.yaml`, 5 blocks): with PFC the long flow
-/// to the incast receiver's neighbour loses most of its throughput; lossy, it keeps it.
+/// to the incast receiver's neighbour loses most of its throughput, over TCP or RoCE on the
+/// lossless class; over lossy TCP, it keeps it.
 #[test]
 fn pfc_hurts_the_long_flow_next_to_an_incast() {
     let long_flow = |set: &[&str]| {
@@ -281,6 +282,11 @@ fn pfc_hurts_the_long_flow_next_to_an_incast() {
     assert!(
         lossless < 0.6 * lossy,
         "PFC {lossless:.0} Mbps, lossy {lossy:.0} Mbps"
+    );
+    let roce = long_flow(&["tcp.transport=roce"]);
+    assert!(
+        roce < 0.6 * lossy,
+        "RoCE + PFC {roce:.0} Mbps, lossy TCP {lossy:.0} Mbps"
     );
 }
 
