@@ -100,6 +100,18 @@ const CASES: &[Case] = &[
         overrides: &["workload.duration=0.2s"],
     },
     Case {
+        command: "run",
+        config: "pfc-collateral",
+        // One block of the 64:1 incast beside the long flow: PAUSEs, pfc.csv, no drop.
+        overrides: &["workload.blocks=1", "workload.sru=32KB"],
+    },
+    Case {
+        command: "run",
+        config: "roce-rack-incast",
+        // Four queue pairs, two blocks: PFC pauses the incast, nothing dropped.
+        overrides: &["senders=4", "workload.blocks=2"],
+    },
+    Case {
         command: "sweep",
         config: "rto-nonincast",
         // The lightest, a middle and the heaviest load of the nine.
@@ -551,6 +563,8 @@ golden_tests! {
     incast_linux => "incast-linux",
     incast_ns2 => "incast-ns2",
     outcast_fattree => "outcast-fattree",
+    pfc_collateral => "pfc-collateral",
+    roce_rack_incast => "roce-rack-incast",
     shared_buffer_incast => "shared-buffer-incast",
     rto_nonincast => "rto-nonincast",
     tcprand_testbed => "tcprand-testbed",

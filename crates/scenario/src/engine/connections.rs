@@ -244,7 +244,7 @@ impl Connections {
                 .factory
                 .sender(f as u32, self.src[f], self.dst[f], self.profile[f])
                 .summary(),
-            ROCE => self.roce.summary(f).sender,
+            ROCE => self.roce.summary(f).0,
             s if s & FINISHED != 0 => self.summaries[(s & !FINISHED) as usize].sender,
             s => self.live[s as usize].sender.summary(),
         }
@@ -275,7 +275,7 @@ impl Connections {
     pub fn receiver_summary(&self, f: usize) -> ReceiverSummary {
         match self.slot[f] {
             NOT_STARTED => ReceiverSummary::default(),
-            ROCE => self.roce.summary(f).receiver,
+            ROCE => self.roce.summary(f).1,
             s if s & FINISHED != 0 => self.summaries[(s & !FINISHED) as usize].receiver,
             s => self.live[s as usize].receiver.summary(),
         }

@@ -11,7 +11,6 @@
 //! syndrome (0x00 ACK, 0x60 NAK PSN sequence error; IBTA vol. 1 §9.3.1), `ECE` the ECN echo,
 //! and IRN's selective PSN the first SACK block (offset from the expected PSN, length 1).
 
-use super::connections::FlowSummary;
 use incastsim_core::packet::flags;
 use incastsim_core::{
     BitsPerSec, Ecn, FlowId, HostId, LazyTimer, Packet, PacketKind, SackBlock, Time,
@@ -88,9 +87,9 @@ impl RoceFlows {
         &mut self.ends[i]
     }
 
-    /// Flow `f`'s summary as the results read a flow's (its counters in TCP's terms:
-    /// packets as segments, the queue pair's retransmissions and timeouts).
-    pub fn summary(&self, f: usize) -> FlowSummary {
+    /// Flow `f`'s sender and receiver summaries as the results read a flow's (its counters in
+    /// TCP's terms: packets as segments, the queue pair's retransmissions and timeouts).
+    pub fn summary(&self, f: usize) -> (SenderSummary, ReceiverSummary) {
         let e = self.get(f);
         let s = e.sender.stats();
         let mut sender = SenderSummary {
@@ -136,11 +135,7 @@ impl RoceFlows {
         receiver.stats.delivered_bytes = e.receiver.bytes_delivered();
         receiver.stats.duplicate_segments = r.duplicates;
         receiver.stats.acks_sent = r.acks_sent + r.nacks_sent;
-        FlowSummary {
-            sender,
-            receiver,
-            values: Box::new([]),
-        }
+        (sender, receiver)
     }
 }
 
