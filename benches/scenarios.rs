@@ -129,6 +129,39 @@ fn shared_buffer(c: &mut Criterion) {
     g.finish();
 }
 
+/// RoCE with PFC at 100 Gbps (issue 40): web-search arrivals at load 0.5 on the k = 8
+/// fat-tree (`websearch-fattree.yaml`), every flow a go-back-N queue pair on lossless priority
+/// 1, 1 µs links, dynamic XOFF; beside it the same arrivals over lossy TCP at 100 Gbps.
+fn roce(c: &mut Criterion) {
+    let mut g = c.benchmark_group("roce");
+    g.sample_size(10).sampling_mode(SamplingMode::Flat);
+    let base = [
+        "topology.link_rate=100Gbps",
+        "topology.link_delay=1us",
+        "topology.switch_buffer=1MB",
+        "topology.priority_classes=2",
+        "workload.duration=1ms",
+    ];
+    let mut roce_sets = base.to_vec();
+    roce_sets.extend([
+        "tcp.dscp=1",
+        "tcp.transport=roce",
+        "pfc={priorities: [1], dynamic: {alpha: 2^-3, pool: 12MB}}",
+    ]);
+    let roce = config("websearch-fattree.yaml", &roce_sets);
+    let tcp = config("websearch-fattree.yaml", &base);
+    for (name, cfg) in [
+        ("websearch k=8 100G RoCE+PFC 1ms", &roce),
+        ("websearch k=8 100G TCP lossy 1ms", &tcp),
+    ] {
+        g.throughput(Throughput::Elements(run(cfg)));
+        g.bench_function(format!("{name} event loop"), |b| {
+            b.iter_batched(|| setup(cfg), event_loop, BatchSize::PerIteration)
+        });
+    }
+    g.finish();
+}
+
 fn set_up(c: &mut Criterion) {
     let mut g = c.benchmark_group("set-up");
     g.sample_size(10).sampling_mode(SamplingMode::Flat);
@@ -161,6 +194,7 @@ criterion_group!(
     scenarios,
     websearch_scale,
     shared_buffer,
+    roce,
     set_up,
     s5
 );
