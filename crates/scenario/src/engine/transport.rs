@@ -52,6 +52,9 @@ pub struct Transport {
     /// Some flow's receiver delays ACKs (only then can a receiver have a delayed-ACK deadline,
     /// so only then is there a timer to keep in step after each data segment).
     delayed_acks: bool,
+    /// Some flow runs over RoCE: tested first by [`Transport::is_roce`], beside the other
+    /// per-packet flags (a TCP-only run reads nothing of the RoCE store).
+    any_roce: bool,
     scheme_timer_pending: Vec<bool>,
     active_oracle: bool,
     flow_active: Vec<bool>,
@@ -109,6 +112,7 @@ impl Transport {
                 .profiles
                 .iter()
                 .any(|p| p.receiver.delayed_ack.is_some()),
+            any_roce: plan.profiles.iter().any(|p| p.roce.is_some()),
             scheme_timer_pending: vec![false; n],
             active_oracle: plan.active_senders_oracle,
             flow_active: vec![false; n],
@@ -160,7 +164,7 @@ impl Transport {
     /// and the engine takes the RoCE path for its packets, writes and timer.
     #[inline(always)]
     pub fn is_roce(&self, f: usize) -> bool {
-        self.conns.roce.has(f)
+        self.any_roce && self.conns.roce.has(f)
     }
 
     /// RoCE data packet i of `conns.roce.out` as a packet of flow f.
