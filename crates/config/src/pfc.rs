@@ -185,7 +185,9 @@ workload: {kind: synchronized_reads, sru: 64KB, blocks: 2}";
         assert_eq!(pfc.dynamic.as_ref().unwrap().alpha.value(), 0.125);
         let again = Config::from_yaml(&cfg.to_yaml(), &[]).unwrap();
         assert_eq!(again.pfc, cfg.pfc);
-        let cfg = load("pfc={priorities: [0], xoff: 100KB, deadlock: {after: 200us, action: continue}}").unwrap();
+        let cfg =
+            load("pfc={priorities: [0], xoff: 100KB, deadlock: {after: 200us, action: continue}}")
+                .unwrap();
         let d = &cfg.pfc.as_ref().unwrap().deadlock;
         assert_eq!(d.after.0, incastsim_core::Duration::from_us(200));
         assert_eq!(d.action, super::DeadlockAction::Continue);

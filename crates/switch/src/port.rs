@@ -478,6 +478,15 @@ impl OutputPort {
         matches!(&self.cold.scheduler, Scheduler::Priority(q) if q.holds_from(class, ingress))
     }
 
+    /// Bytes of class `class` waiting that came in by `ingress` (a scan of that class's
+    /// queue, for PFC's rare checks only; 0 at a FIFO port).
+    pub fn bytes_from(&self, class: usize, ingress: u32) -> u64 {
+        match &self.cold.scheduler {
+            Scheduler::Priority(q) => q.bytes_from(class, ingress),
+            _ => 0,
+        }
+    }
+
     /// The packets of class `class` waiting for the transmitter, oldest first, with when each
     /// was admitted (none at a FIFO port).
     pub fn class_waiting_iter(&self, class: usize) -> impl Iterator<Item = (&Packet, Time)> {

@@ -257,6 +257,17 @@ impl PriorityQueues {
             .is_some_and(|q| q.iter().any(|w| w.ingress == ingress))
     }
 
+    /// Bytes (on the wire) of the packets waiting in class `c` that came in by `ingress` (a
+    /// scan of the class's queue, for PFC's rare checks only).
+    pub fn bytes_from(&self, c: usize, ingress: u32) -> u64 {
+        self.waiting.get(c).map_or(0, |q| {
+            q.iter()
+                .filter(|w| w.ingress == ingress)
+                .map(|w| w.packet.wire_bytes() as u64)
+                .sum()
+        })
+    }
+
     /// The packets waiting in class `c`, oldest first, with when each was admitted.
     pub fn class_iter(&self, c: usize) -> impl Iterator<Item = (&Packet, Time)> {
         self.waiting
