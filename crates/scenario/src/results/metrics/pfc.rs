@@ -13,8 +13,8 @@ pub struct PfcDeadlockRecord {
     pub seed: u64,
     /// The lossless priority (traffic class) deadlocked.
     pub priority: u8,
-    /// When the detector first saw the cycle (at the pause that closed it, or at a re-check
-    /// up to `after` / 4 later), µs.
+    /// When the detector first saw the cycle (at the pause that closed it, or at a re-check,
+    /// at most 10 µs or `after` / 4 later), µs.
     pub formed_us: f64,
     /// When it was confirmed (`formed_us` + `after`), µs.
     pub detected_us: f64,
