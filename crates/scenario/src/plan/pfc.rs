@@ -43,7 +43,7 @@ pub struct PfcPlan {
     /// One lossless pool per switch (dynamic XOFF; unused by a static one).
     pub pools: Vec<LosslessPool>,
     /// A cycle of paused queues that lasts this long is a deadlock (`pfc.deadlock.after`).
-    pub deadlock_after: Duration,
+    pub deadlock_after: incastsim_core::Duration,
     /// A deadlock ends the run (`pfc.deadlock.action: stop`).
     pub deadlock_stop: bool,
 }
