@@ -528,6 +528,9 @@ fn print_run_summary(
             "  interrupted: what was computed is written, marked incomplete (completed = false)"
         ),
         Outcome::Stalled => println!("  stalled: no events left before the workload finished"),
+        Outcome::PfcDeadlock => println!(
+            "  stopped: a PFC deadlock (a cycle of paused queues lasted pfc.deadlock.after; its ports are in pfc_deadlocks.csv)"
+        ),
         Outcome::FlowLimit => println!(
             "  stopped: a reactive traffic generator asked for more flows than a run may hold"
         ),

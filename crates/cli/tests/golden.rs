@@ -107,6 +107,13 @@ const CASES: &[Case] = &[
     },
     Case {
         command: "run",
+        config: "pfc-deadlock",
+        // The ring locks within ~11 µs; confirmed 100 µs later, the run stops (pfc_deadlock):
+        // pfc_deadlocks.csv names the cycle.
+        overrides: &["pfc.deadlock.after=100us"],
+    },
+    Case {
+        command: "run",
         config: "roce-rack-incast",
         // Four queue pairs, two blocks: PFC pauses the incast, nothing dropped.
         overrides: &["senders=4", "workload.blocks=2"],
@@ -564,6 +571,7 @@ golden_tests! {
     incast_ns2 => "incast-ns2",
     outcast_fattree => "outcast-fattree",
     pfc_collateral => "pfc-collateral",
+    pfc_deadlock => "pfc-deadlock",
     roce_rack_incast => "roce-rack-incast",
     shared_buffer_incast => "shared-buffer-incast",
     rto_nonincast => "rto-nonincast",

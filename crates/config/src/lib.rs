@@ -40,7 +40,7 @@ pub use config::{Config, FlowOverride, RunConfig, TcpSectionKey, TieOrderConfig}
 pub use error::{ConfigError, invalid};
 pub use extension::{Catalog, ExtensionChoice, ExtensionPoint, NoExtensions};
 pub use load::{MAX_CONFIG_BYTES, read_bounded};
-pub use pfc::{DynamicXoff, Headroom, PfcConfig};
+pub use pfc::{DeadlockAction, DeadlockConfig, DynamicXoff, Headroom, PfcConfig};
 pub use scheme::SchemeConfig;
 pub use tcp::*;
 pub use topology::*;

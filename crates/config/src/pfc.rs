@@ -54,6 +54,51 @@ pub struct PfcConfig {
     /// (a misconfigured host; its packets then overflow the headroom).
     #[serde(default = "crate::defaults::default_true")]
     pub hosts_honour: bool,
+    /// Deadlock detection: how long a cycle of paused queues must last, and what then.
+    #[serde(default)]
+    pub deadlock: DeadlockConfig,
+}
+
+/// `pfc.deadlock`: the wait-for graph of paused queues (`engine/pfc/deadlock.rs`). A paused
+/// (port P, priority c) waits on P's far-end input, whose packets wait in that node's egress
+/// queues; a cycle of such waits that lasts `after` is a deadlock: reported in
+/// pfc_deadlocks.csv, then the run stops (`action: stop`, outcome `pfc_deadlock`) or goes on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeadlockConfig {
+    /// A cycle must persist this long, every port of it paused throughout (1 ms: far above a
+    /// healthy pause, which lasts µs to tens of µs at 10-100 Gbps, and far below the 100 ms
+    /// or so switch PFC watchdogs wait, which have no graph and must not fire on a long
+    /// incast; docs/lossless.md).
+    #[serde(default = "default_deadlock_after")]
+    pub after: Dur,
+    /// `stop` (default): end the run as `pfc_deadlock`; `continue`: report and go on.
+    #[serde(default)]
+    pub action: DeadlockAction,
+}
+
+impl Default for DeadlockConfig {
+    fn default() -> Self {
+        DeadlockConfig {
+            after: default_deadlock_after(),
+            action: DeadlockAction::Stop,
+        }
+    }
+}
+
+/// What a detected deadlock does to the run (`pfc.deadlock.action`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeadlockAction {
+    /// End the run (outcome `pfc_deadlock`, runs.csv `completed = false`).
+    #[default]
+    Stop,
+    /// Report it and run on (the deadlocked queues stay paused).
+    Continue,
+}
+
+fn default_deadlock_after() -> Dur {
+    Dur(incastsim_core::Duration::from_ms(1))
 }
 
 /// Dynamic XOFF (`pfc.dynamic`).
@@ -140,6 +185,14 @@ workload: {kind: synchronized_reads, sru: 64KB, blocks: 2}";
         assert_eq!(pfc.dynamic.as_ref().unwrap().alpha.value(), 0.125);
         let again = Config::from_yaml(&cfg.to_yaml(), &[]).unwrap();
         assert_eq!(again.pfc, cfg.pfc);
+        let cfg =
+            load("pfc={priorities: [0], xoff: 100KB, deadlock: {after: 200us, action: continue}}")
+                .unwrap();
+        let d = &cfg.pfc.as_ref().unwrap().deadlock;
+        assert_eq!(d.after.0, incastsim_core::Duration::from_us(200));
+        assert_eq!(d.action, super::DeadlockAction::Continue);
+        let again = Config::from_yaml(&cfg.to_yaml(), &[]).unwrap();
+        assert_eq!(again.pfc, cfg.pfc);
     }
 
     /// Bad values name the key, the value and what is allowed.
@@ -193,6 +246,18 @@ workload: {kind: synchronized_reads, sru: 64KB, blocks: 2}";
             (
                 "pfc={priorities: [0], xoff: 100KB, headroom: lots}",
                 "pfc.headroom",
+            ),
+            (
+                "pfc={priorities: [0], xoff: 100KB, deadlock: {after: 0s}}",
+                "pfc.deadlock.after = 0",
+            ),
+            (
+                "pfc={priorities: [0], xoff: 100KB, deadlock: {after: 11s}}",
+                "pfc.deadlock.after = ",
+            ),
+            (
+                "pfc={priorities: [0], xoff: 100KB, deadlock: {action: halt}}",
+                "pfc.deadlock.action",
             ),
         ] {
             let e = load(set).unwrap_err();

@@ -171,7 +171,8 @@ pub struct Manifest {
     /// The seed of every run written to the folder.
     pub seeds: Vec<u64>,
     /// `completed`, or what stopped the run first: `max_sim_time`, `max_events`,
-    /// `max_wall_time`, `interrupted` (SIGINT/SIGTERM), `stalled`.
+    /// `max_wall_time`, `interrupted` (SIGINT/SIGTERM), `max_flows`, `max_memory`,
+    /// `pfc_deadlock` (`pfc.deadlock.action: stop`), `stalled`.
     pub outcome: String,
     /// When the run started, in seconds since the Unix epoch (wall clock; never in the CSVs).
     pub started_unix_s: u64,
@@ -301,6 +302,23 @@ pub fn write_run_outputs(
     } else if pfc_path.exists() {
         std::fs::remove_file(&pfc_path).map_err(io_err(&pfc_path))?;
     }
+    // With `pfc:`, its diagnostics too (pfc_deadlocks.csv with its header only when none).
+    let with_pfc = results.iter().any(|r| !r.pfc_summary.is_empty());
+    write_or_remove(
+        &dir.join("pfc_deadlocks.csv"),
+        with_pfc,
+        &rows_of(results, |r| &r.pfc_deadlocks),
+    )?;
+    write_or_remove(
+        &dir.join("pfc_flows.csv"),
+        with_pfc,
+        &rows_of(results, |r| &r.pfc_flows),
+    )?;
+    write_or_remove(
+        &dir.join("pfc_summary.csv"),
+        with_pfc,
+        &rows_of(results, |r| &r.pfc_summary),
+    )?;
     write_probe_tables(dir, results)?;
     let resolved = dir.join("config.resolved.yaml");
     let mut header =
@@ -320,6 +338,21 @@ pub fn write_run_outputs(
     serde_json::to_writer_pretty(&mut f, manifest).map_err(|e| io_err(&mpath)(e.into()))?;
     writeln!(f).map_err(io_err(&mpath))?;
     f.flush().map_err(io_err(&mpath))
+}
+
+/// Writes `rows` to `path` if `write`, else removes an earlier run's file there.
+fn write_or_remove<T: Serialize + Default>(
+    path: &Path,
+    write: bool,
+    rows: &[T],
+) -> Result<(), OutputError> {
+    if write {
+        write_csv(path, rows)
+    } else if path.exists() {
+        std::fs::remove_file(path).map_err(io_err(path))
+    } else {
+        Ok(())
+    }
 }
 
 /// Writes the probes' own CSV files (`incastsim_scenario::probe::ProbeReport::table`): one file

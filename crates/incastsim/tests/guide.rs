@@ -5,7 +5,9 @@
 //! each file's header from a default record), so no simulation runs here.
 
 use incastsim::output::{csv_bytes, csv_tables};
-use incastsim::scenario::results::metrics::{PfcRecord, SharedBufferRecord};
+use incastsim::scenario::results::metrics::{
+    PfcDeadlockRecord, PfcFlowRecord, PfcRecord, PfcSummaryRecord, SharedBufferRecord,
+};
 use incastsim::sweep::store::SUMMARY_COLUMNS;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -36,6 +38,12 @@ fn written_headers() -> BTreeMap<String, Vec<String>> {
     out.insert("shared_buffers.csv".to_string(), header_of(&shared));
     let pfc = csv_bytes::<PfcRecord>(&[]).unwrap();
     out.insert("pfc.csv".to_string(), header_of(&pfc));
+    let deadlocks = csv_bytes::<PfcDeadlockRecord>(&[]).unwrap();
+    out.insert("pfc_deadlocks.csv".to_string(), header_of(&deadlocks));
+    let flows = csv_bytes::<PfcFlowRecord>(&[]).unwrap();
+    out.insert("pfc_flows.csv".to_string(), header_of(&flows));
+    let summary = csv_bytes::<PfcSummaryRecord>(&[]).unwrap();
+    out.insert("pfc_summary.csv".to_string(), header_of(&summary));
     // A sweep's summary.csv: the point, one column per swept key (none in a sweep of seeds
     // alone), then the statistics.
     let mut summary = vec!["point".to_string()];

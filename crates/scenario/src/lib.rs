@@ -30,8 +30,8 @@ pub use extend::Extensions;
 pub use incastsim_config as config;
 pub use incastsim_config::units;
 pub use results::metrics::{
-    DropRunRecord, FlowRecord, PfcRecord, PortClassRecord, PortRecord, RunRecord, RunResult,
-    TimeSeriesRecord,
+    DropRunRecord, FlowRecord, PfcDeadlockRecord, PfcFlowRecord, PfcRecord, PfcSummaryRecord,
+    PortClassRecord, PortRecord, RunRecord, RunResult, TimeSeriesRecord,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 

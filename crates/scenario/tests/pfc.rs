@@ -330,3 +330,227 @@ background:
         "{e}"
     );
 }
+
+/// Each flow's paused time, its victim flag and the pause depth in the 2:1 case: each UDP
+/// flow is paused only at its host's NIC, from the first datagram that waits there in a
+/// pause (at most one 80 ns datagram interval after the pause starts: the one before is on
+/// the wire) to the RESUME, so a little less than its host's port; their destination port (switch0->host2)
+/// is where the inputs' bytes wait, unpaused: a congestion point, so neither is a victim.
+/// Every PAUSE comes from that congestion point: depth 1.
+#[test]
+fn two_to_one_flows_are_paused_but_not_victims() {
+    let r = run(&two_to_one(&[]), 1);
+    assert!(r.pfc_deadlocks.is_empty());
+    let udp: Vec<_> = r.pfc_flows.iter().filter(|f| f.kind == "udp").collect();
+    assert_eq!(udp.len(), 2);
+    for f in &udp {
+        let host = pfc_row(&r, &f.src, "switch0");
+        assert!(!f.victim, "{f:?}");
+        // The NIC's paused time less at most one datagram interval per pause.
+        let slack = host.pauses_received as f64 * 0.080;
+        assert!(f.paused_us <= host.paused_us + 1e-6, "{f:?} vs {host:?}");
+        assert!(f.paused_us >= host.paused_us - slack, "{f:?} vs {host:?}");
+    }
+    // The lossy TCP flows (class 0) are not listed.
+    assert!(r.pfc_flows.iter().all(|f| f.kind == "udp"));
+    let s = &r.pfc_summary[0];
+    assert_eq!((s.max_pause_depth, s.deadlocks, s.victim_flows), (1, 0, 0));
+    assert_eq!(s.paused_flows, 2);
+}
+
+/// A victim and a pause two hops deep. switch0 holds host0 and host1, switch1 holds host2,
+/// host3 and host4 (one link between the switches). host1 (60 Gbps) and host4 (60 Gbps) send
+/// to host2: switch1->host2 is the congestion point. host0 sends 30 Gbps to host3, whose port
+/// is never congested; its packets share the link switch0->switch1 with host1's, so when
+/// switch1's input from switch0 pauses that link (depth 1), host0's packets wait behind the
+/// pause: host0's flow is a victim. switch0's inputs from host0 and host1 then fill behind the
+/// paused link and pause their hosts: depth 2.
+#[test]
+fn a_flow_behind_someone_elses_pause_is_a_victim() {
+    let yaml = "name: pfc-victim
+senders: 4
+topology:
+  kind: custom
+  hosts: 5
+  switches: 2
+  link_rate: 100Gbps
+  link_delay: 1us
+  switch_buffer: 1MB
+  priority_classes: 2
+  links:
+    - {a: host0, b: switch0}
+    - {a: host1, b: switch0}
+    - {a: switch0, b: switch1}
+    - {a: host2, b: switch1}
+    - {a: host3, b: switch1}
+    - {a: host4, b: switch1}
+  receiver_host: 2
+workload: {kind: bulk, duration: 400us, start_jitter: 0us}
+background:
+  - {kind: udp_cbr, from: 'sender:0', to: 'sender:2', rate: 30Gbps, packet_size: 1000B, stop: 300us, dscp: 1}
+  - {kind: udp_cbr, from: 'sender:1', to: receiver, rate: 60Gbps, packet_size: 1000B, stop: 300us, dscp: 1}
+  - {kind: udp_cbr, from: 'sender:3', to: receiver, rate: 60Gbps, packet_size: 1000B, stop: 300us, dscp: 1}
+pfc: {priorities: [1], xoff: 10KB}
+";
+    let cfg = Config::from_yaml(yaml, &[]).expect("valid config");
+    let r = run(&cfg, 1);
+    assert_eq!(r.run.drops_total - r.run.drops_buffer, 0);
+    let flow = |src: &str| {
+        r.pfc_flows
+            .iter()
+            .find(|f| f.kind == "udp" && f.src == src)
+            .expect("a pfc_flows.csv row")
+    };
+    let (victim, incast_far, incast_near) = (flow("host0"), flow("host1"), flow("host4"));
+    assert_eq!(victim.dst, "host3");
+    assert!(victim.paused_us > 0.0 && victim.victim, "{victim:?}");
+    assert!(
+        incast_far.paused_us > 0.0 && !incast_far.victim,
+        "{incast_far:?}"
+    );
+    assert!(!incast_near.victim, "{incast_near:?}");
+    // switch1 paused the link (depth 1), switch0 its hosts (depth 2).
+    assert!(pfc_row(&r, "switch1", "switch0").pauses_sent > 0);
+    let s = &r.pfc_summary[0];
+    assert_eq!(s.max_pause_depth, 2, "{s:?}");
+    assert!(s.max_pause_depth_port.ends_with("->switch0"), "{s:?}");
+    assert_eq!(s.victim_flows, 1);
+    assert!(r.pfc_deadlocks.is_empty());
+}
+
+/// The cyclic buffer dependency of `configs/pfc-deadlock.yaml` (four switches in a ring,
+/// every lossless flow routed two hops clockwise): the four clockwise ring ports pause one
+/// another in a cycle within tens of µs; after `pfc.deadlock.after` (1 ms) the run stops
+/// with `Outcome::PfcDeadlock`, and pfc_deadlocks.csv names the cycle. Every UDP flow is a
+/// victim (the host ports are never congested; the ring links are).
+#[test]
+fn the_ring_deadlocks_and_the_cycle_is_reported() {
+    let expected = "switch0->switch1 switch1->switch2 switch2->switch3 switch3->switch0";
+    for seed in [1, 2, 3] {
+        let cfg = common::shipped("pfc-deadlock.yaml", &[]);
+        let mut sim = incastsim_scenario::Simulation::new(&cfg, seed).expect("plan");
+        assert_eq!(sim.run(), incastsim_scenario::Outcome::PfcDeadlock);
+        assert_eq!(
+            incastsim_scenario::Outcome::PfcDeadlock.as_str(),
+            "pfc_deadlock"
+        );
+        let r = sim.results();
+        assert!(!r.run.completed);
+        assert_eq!(r.pfc_deadlocks.len(), 1, "seed {seed}");
+        let d = &r.pfc_deadlocks[0];
+        assert_eq!((d.ports.as_str(), d.length, d.priority), (expected, 4, 1));
+        assert!(
+            d.formed_us < 100.0,
+            "seed {seed}: formed at {} µs",
+            d.formed_us
+        );
+        assert!((d.detected_us - d.formed_us - 1000.0).abs() < 1e-6, "{d:?}");
+        // The run stopped at the detection.
+        assert!((r.run.sim_time_s * 1e6 - d.detected_us).abs() < 1e-3);
+        let udp: Vec<_> = r.pfc_flows.iter().filter(|f| f.kind == "udp").collect();
+        assert_eq!(udp.len(), 4);
+        assert!(
+            udp.iter().all(|f| f.victim && f.paused_us > 900.0),
+            "{udp:?}"
+        );
+        assert_eq!(r.pfc_summary[0].deadlocks, 1);
+        assert_eq!(r.pfc.iter().map(|p| p.overflow_drops).sum::<u64>(), 0);
+    }
+}
+
+/// `action: continue` reports the deadlock once and runs on to the time limit.
+#[test]
+fn a_deadlock_with_action_continue_runs_on() {
+    let cfg = common::shipped(
+        "pfc-deadlock.yaml",
+        &[
+            "pfc.deadlock.action=continue",
+            "pfc.deadlock.after=200us",
+            "run.max_sim_time=1ms",
+            "workload.duration=1ms",
+        ],
+    );
+    let mut sim = incastsim_scenario::Simulation::new(&cfg, 1).expect("plan");
+    let outcome = sim.run();
+    assert_ne!(outcome, incastsim_scenario::Outcome::PfcDeadlock);
+    let r = sim.results();
+    assert_eq!(r.pfc_deadlocks.len(), 1);
+    let d = &r.pfc_deadlocks[0];
+    assert!((d.detected_us - d.formed_us - 200.0).abs() < 1e-6, "{d:?}");
+    assert!(r.run.sim_time_s * 1e6 > 999.0);
+}
+
+/// A k = 4 fat-tree with up-down routing (ECMP) under the same kind of load, made heavier:
+/// an incast into one host and every other host blasting a host in another pod at line
+/// rate, all lossless, with 1 µs switch delay jitter, a detector 20 times as eager (50 µs),
+/// over several seeds. Pauses spread (depth ≥ 2) but up-down routes have no cyclic buffer
+/// dependency: no deadlock is ever reported.
+#[test]
+fn no_deadlock_on_an_up_down_fat_tree() {
+    let mut background = String::new();
+    for i in 0..15u32 {
+        // Sender i (hosts 1..16) to a host 4-8 further on: in another pod.
+        let to = (i + 5) % 15;
+        background.push_str(&format!(
+            "  - {{kind: udp_cbr, from: 'sender:{i}', to: 'sender:{to}', rate: 100Gbps, packet_size: 1000B, stop: 150us, dscp: 1}}\n"
+        ));
+    }
+    background.push_str(
+        "  - {kind: udp_cbr, from: senders, to: receiver, rate: 40Gbps, packet_size: 1000B, stop: 150us, dscp: 1}\n",
+    );
+    let yaml = format!(
+        "name: pfc-fat-tree-no-deadlock
+senders: 15
+topology: {{kind: fat_tree, k: 4, link_rate: 100Gbps, link_delay: 1us, switch_buffer: 2MB, priority_classes: 2, switch_delay_jitter: 1us}}
+workload: {{kind: bulk, duration: 600us, start_jitter: 0us}}
+background:
+{background}pfc: {{priorities: [1], xoff: 20KB, deadlock: {{after: 50us}}}}
+"
+    );
+    let cfg = Config::from_yaml(&yaml, &[]).expect("valid config");
+    for seed in [1, 2, 3, 4] {
+        let mut sim = incastsim_scenario::Simulation::new(&cfg, seed).expect("plan");
+        let outcome = sim.run();
+        assert_eq!(
+            outcome,
+            incastsim_scenario::Outcome::Completed,
+            "seed {seed}"
+        );
+        let r = sim.results();
+        assert!(
+            r.pfc_deadlocks.is_empty(),
+            "seed {seed}: {:?}",
+            r.pfc_deadlocks
+        );
+        let pauses: u64 = r.pfc.iter().map(|p| p.pauses_sent).sum();
+        assert!(pauses > 100, "seed {seed}: only {pauses} pauses");
+        let s = &r.pfc_summary[0];
+        assert!(s.max_pause_depth >= 2, "seed {seed}: {s:?}");
+        assert_eq!(r.pfc.iter().map(|p| p.overflow_drops).sum::<u64>(), 0);
+    }
+}
+
+/// The collateral-damage study (`configs/pfc-collateral.yaml`, one block): the long flow
+/// host127 -> host1 is the one victim (paused behind the incast's pauses while host1's port
+/// is never congested); every incast flow is paused but not a victim (host0's port is the
+/// congestion point); the pauses reach deep into the k = 8 fat-tree (depth ≥ 3) and no
+/// deadlock is reported.
+#[test]
+fn the_collateral_long_flow_is_the_victim() {
+    let cfg = common::shipped(
+        "pfc-collateral.yaml",
+        &["workload.blocks=1", "workload.sru=32KB"],
+    );
+    let r = run(&cfg, 1);
+    let victims: Vec<_> = r.pfc_flows.iter().filter(|f| f.victim).collect();
+    assert_eq!(victims.len(), 1, "{victims:?}");
+    assert_eq!(
+        (victims[0].src.as_str(), victims[0].dst.as_str()),
+        ("host127", "host1")
+    );
+    assert!(victims[0].paused_us > 0.0);
+    let s = &r.pfc_summary[0];
+    assert!(s.max_pause_depth >= 3, "{s:?}");
+    assert_eq!(s.deadlocks, 0);
+    assert!(r.pfc_deadlocks.is_empty());
+}

@@ -472,6 +472,31 @@ impl OutputPort {
         }
     }
 
+    /// Whether class `class` holds a waiting packet that came in by `ingress` (PFC's
+    /// wait-for graph: a scan of that class's queue, for rare checks only; false at a FIFO port).
+    pub fn holds_from(&self, class: usize, ingress: u32) -> bool {
+        matches!(&self.cold.scheduler, Scheduler::Priority(q) if q.holds_from(class, ingress))
+    }
+
+    /// Bytes of class `class` waiting that came in by `ingress` (a scan of that class's
+    /// queue, for PFC's rare checks only; 0 at a FIFO port).
+    pub fn bytes_from(&self, class: usize, ingress: u32) -> u64 {
+        match &self.cold.scheduler {
+            Scheduler::Priority(q) => q.bytes_from(class, ingress),
+            _ => 0,
+        }
+    }
+
+    /// The packets of class `class` waiting for the transmitter, oldest first, with when each
+    /// was admitted (none at a FIFO port).
+    pub fn class_waiting_iter(&self, class: usize) -> impl Iterator<Item = (&Packet, Time)> {
+        let q = match &self.cold.scheduler {
+            Scheduler::Priority(q) => Some(q),
+            _ => None,
+        };
+        q.into_iter().flat_map(move |q| q.class_iter(class))
+    }
+
     /// Sends a control frame of `wire_bytes` (a PAUSE) at `now`: it goes on the wire as soon
     /// as the packet being sent is done, ahead of every waiting packet, and holds the link for
     /// its serialization. Returns when its last bit reaches the far end. Strict-priority ports

@@ -129,6 +129,14 @@ pub(super) fn check_pfc(cfg: &Config) -> Result<(), ConfigError> {
             "0 (at once) up to 1ms",
         ));
     }
+    let after = p.deadlock.after.0;
+    if after == Duration::ZERO || after > Duration::from_secs(10) {
+        return Err(invalid(
+            "pfc.deadlock.after",
+            after,
+            "above 0 and at most 10s: how long a cycle of paused queues must last to be a deadlock",
+        ));
+    }
     Ok(())
 }
 

@@ -99,6 +99,16 @@ pub enum Event {
         /// The class (< 64).
         class: u8,
     },
+    /// PFC: the pause of `port`'s `class` lapses at the next picosecond unless refreshed or
+    /// resumed (stale otherwise): the flows waiting in it are charged their paused time.
+    PfcLapse {
+        /// The paused port.
+        port: u32,
+        /// The class (< 64).
+        class: u8,
+    },
+    /// PFC: the deadlock detector's re-check (stale unless due now).
+    PfcCheck,
 }
 
 /// The queue of the loop's events, each stored packed.
@@ -113,6 +123,10 @@ const FLOW_BITS: u32 = 28;
 const LOW: u64 = u32::MAX as u64;
 const PFC_CLASS_SHIFT: u32 = 48;
 const PFC_REFRESH_BIT: u32 = 59;
+/// Under tag 15 with bit 59 clear, bits 56-58 name the PFC event: 0 a frame, then these.
+const PFC_KIND_SHIFT: u32 = 56;
+const PFC_LAPSE: u64 = 1;
+const PFC_CHECK: u64 = 2;
 
 /// An [`Event`] in 8 bytes, as the queue stores it: the variant in the top 4 bits, then a timer
 /// event's flow (28 bits) and its generation (32), or the one field of the other variants (32).
@@ -150,8 +164,9 @@ impl From<Event> for PackedEvent {
             Event::FirstBlock => one(12, 0),
             Event::SchemeTimer { flow } => one(13, flow),
             Event::PortTimer { port, generation } => timer(14, port, generation),
-            // Tag 15 holds both PFC events: bit 59 tells them apart, then the class (6 bits,
-            // 48..54), the quanta (16 bits, 32..48) and the port (32 bits).
+            // Tag 15 holds the PFC events: bit 59 marks a refresh, else bits 56-58 the
+            // sub-kind (0: a frame); then the class (6 bits, 48..54), the quanta (16 bits,
+            // 32..48) and the port (32 bits).
             Event::PauseFrame {
                 port,
                 class,
@@ -168,6 +183,14 @@ impl From<Event> for PackedEvent {
                     | u64::from(class & 63) << PFC_CLASS_SHIFT
                     | u64::from(port),
             ),
+            // Bit 59 clear, bits 56-58: the sub-kind (0 is a frame, above).
+            Event::PfcLapse { port, class } => PackedEvent(
+                15 << TAG_SHIFT
+                    | PFC_LAPSE << PFC_KIND_SHIFT
+                    | u64::from(class & 63) << PFC_CLASS_SHIFT
+                    | u64::from(port),
+            ),
+            Event::PfcCheck => PackedEvent(15 << TAG_SHIFT | PFC_CHECK << PFC_KIND_SHIFT),
         }
     }
 }
@@ -206,13 +229,16 @@ impl PackedEvent {
             _ => {
                 let class = ((self.0 >> PFC_CLASS_SHIFT) & 63) as u8;
                 if self.0 >> PFC_REFRESH_BIT & 1 != 0 {
-                    Event::PfcRefresh { port: value, class }
-                } else {
-                    Event::PauseFrame {
+                    return Event::PfcRefresh { port: value, class };
+                }
+                match self.0 >> PFC_KIND_SHIFT & 7 {
+                    PFC_LAPSE => Event::PfcLapse { port: value, class },
+                    PFC_CHECK => Event::PfcCheck,
+                    _ => Event::PauseFrame {
                         port: value,
                         class,
                         quanta: (self.0 >> FLOW_SHIFT) as u16,
-                    }
+                    },
                 }
             }
         }
@@ -317,6 +343,12 @@ mod tests {
                 port: u32::MAX,
                 class: 7,
             },
+            Event::PfcLapse {
+                port: u32::MAX,
+                class: 63,
+            },
+            Event::PfcLapse { port: 0, class: 0 },
+            Event::PfcCheck,
         ];
         for event in events {
             let packed = PackedEvent::from(event);

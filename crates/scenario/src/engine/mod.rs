@@ -66,6 +66,9 @@ pub enum Outcome {
     MemoryLimit,
     /// Nothing left to do but the workload is not finished (should not happen; reported).
     Stalled,
+    /// PFC: a cycle of paused queues lasted `pfc.deadlock.after` (`pfc.deadlock.action:
+    /// stop`; the cycle is in pfc_deadlocks.csv).
+    PfcDeadlock,
 }
 
 impl Outcome {
@@ -80,6 +83,7 @@ impl Outcome {
             Outcome::FlowLimit => "max_flows",
             Outcome::MemoryLimit => "max_memory",
             Outcome::Stalled => "stalled",
+            Outcome::PfcDeadlock => "pfc_deadlock",
         }
     }
 }
@@ -491,6 +495,8 @@ impl Simulation {
                 quanta,
             } => self.on_pause_frame(now, port, class, quanta),
             Event::PfcRefresh { port, class } => self.on_pfc_refresh(now, port, class),
+            Event::PfcLapse { port, class } => self.on_pfc_lapse(now, port, class),
+            Event::PfcCheck => self.on_pfc_check(now),
         }
     }
 
@@ -516,6 +522,23 @@ impl Simulation {
     fn on_pfc_refresh(&mut self, now: Time, port: u32, class: u8) {
         self.network
             .on_pfc_refresh(now, port, class as usize, &mut self.events);
+    }
+
+    /// PFC: a pause of `port` may lapse now; its waiting flows are charged (`engine/pfc/`).
+    #[cold]
+    #[inline(never)]
+    fn on_pfc_lapse(&mut self, now: Time, port: u32, class: u8) {
+        self.network.on_pfc_lapse(now, port, class as usize);
+    }
+
+    /// PFC: the deadlock detector's re-check; a confirmed deadlock may end the run.
+    #[cold]
+    #[inline(never)]
+    fn on_pfc_check(&mut self, now: Time) {
+        if self.network.on_pfc_check(now, &mut self.events) {
+            self.outcome = Some(Outcome::PfcDeadlock);
+            self.finished_at = Some(now);
+        }
     }
 
     // ----- event handlers: the per-packet ones inlined into the loop, the rare ones not -----

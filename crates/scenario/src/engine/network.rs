@@ -104,8 +104,7 @@ impl Network {
     /// Turns PFC on with its plan.
     pub fn with_pfc(mut self, plan: Option<crate::plan::pfc::PfcPlan>) -> Network {
         if let Some(plan) = plan {
-            let ports = self.fabric.ports.len();
-            self.pfc = Some(Box::new(super::pfc::PfcState::new(plan, ports)));
+            self.pfc = Some(Box::new(super::pfc::PfcState::new(plan, &self.fabric)));
             self.pfc_on = true;
         }
         self
@@ -669,6 +668,7 @@ impl Network {
             let (below, pause) = pfc.counts[slot].admit(wire, xoff);
             pfc.pool_change(input, below, 0);
             if pause {
+                pfc.on_xoff(now, &self.fabric.ports, input, class);
                 let quanta = pfc.plan.quanta;
                 self.send_pause(now, input, class, quanta, events);
             }
@@ -772,6 +772,11 @@ impl Network {
         }
         let port = &mut self.fabric.ports[target as usize];
         if quanta == 0 {
+            let pause = pfc.pause[slot];
+            if pause.until > now {
+                // The stretch ends: what waits in the class waited through it.
+                pfc.flows.charge(port, class, pause.from, now);
+            }
             pfc.pause[slot].on_resume(now);
             if let Some(at) = port.resume_class(now, class) {
                 events.schedule(at, Event::PortTxDone { port: target }.into());
@@ -781,9 +786,57 @@ impl Network {
                 + port
                     .serialization()
                     .time_for(u64::from(quanta) * QUANTUM_BYTES);
+            let new_stretch = pfc.pause[slot].until <= now;
             pfc.pause[slot].on_pause(now, until);
             port.pause_class(class, until);
+            // Its last picosecond: if neither refreshed nor resumed by then, it lapses.
+            let last = Time(until.as_ps() - 1);
+            let lapse = Event::PfcLapse {
+                port: target,
+                class: class as u8,
+            };
+            events.schedule(last, lapse.into());
+            if new_stretch
+                && let Some(at) = pfc.on_new_pause(now, &self.fabric.ports, target, class)
+            {
+                events.schedule(at, Event::PfcCheck.into());
+            }
         }
+    }
+
+    /// The pause of `port`'s `class` may lapse at the next picosecond: if it still ends
+    /// then, the flows waiting in the class are charged their paused time (stale otherwise).
+    #[cold]
+    pub fn on_pfc_lapse(&mut self, now: Time, port: u32, class: usize) {
+        let Some(pfc) = self.pfc.as_deref_mut() else {
+            return;
+        };
+        let Some(slot) = pfc.slot(port, class) else {
+            return;
+        };
+        let pause = pfc.pause[slot];
+        if pause.until.as_ps() != now.as_ps() + 1 {
+            return;
+        }
+        pfc.flows.charge(
+            &self.fabric.ports[port as usize],
+            class,
+            pause.from,
+            pause.until,
+        );
+    }
+
+    /// The deadlock detector's re-check: returns whether a deadlock stops the run.
+    #[cold]
+    pub fn on_pfc_check(&mut self, now: Time, events: &mut Events) -> bool {
+        let Some(pfc) = self.pfc.as_deref_mut() else {
+            return false;
+        };
+        let (stop, next) = pfc.check_deadlocks(now, &self.fabric.ports);
+        if let Some(at) = next {
+            events.schedule(at, Event::PfcCheck.into());
+        }
+        stop
     }
 
     /// A PAUSE refresh of the input fed by `input` for `class` came due: re-sent if the input

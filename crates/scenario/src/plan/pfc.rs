@@ -42,6 +42,10 @@ pub struct PfcPlan {
     pub pool_of_input: Vec<u32>,
     /// One lossless pool per switch (dynamic XOFF; unused by a static one).
     pub pools: Vec<LosslessPool>,
+    /// A cycle of paused queues that lasts this long is a deadlock (`pfc.deadlock.after`).
+    pub deadlock_after: incastsim_core::Duration,
+    /// A deadlock ends the run (`pfc.deadlock.action: stop`).
+    pub deadlock_stop: bool,
 }
 
 /// The bitmask of lossless classes for [`incastsim_switch::OutputPort::with_pfc`].
@@ -145,6 +149,8 @@ pub fn plan(cfg: &Config, topology: &Topology) -> Result<Option<PfcPlan>, Config
         reverse,
         pool_of_input,
         pools,
+        deadlock_after: p.deadlock.after.0,
+        deadlock_stop: p.deadlock.action == crate::config::DeadlockAction::Stop,
     }))
 }
 

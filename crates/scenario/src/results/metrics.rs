@@ -332,7 +332,9 @@ macro_rules! set_bins {
 }
 
 // The per-port records (ports.csv, port_classes.csv, shared_buffers.csv, time series).
+mod pfc;
 mod ports;
+pub use pfc::{PfcDeadlockRecord, PfcFlowRecord, PfcSummaryRecord};
 pub use ports::{PfcRecord, PortClassRecord, PortRecord, SharedBufferRecord, TimeSeriesRecord};
 
 impl RunRecord {
@@ -759,6 +761,12 @@ pub struct RunResult {
     pub probe_tables: Vec<crate::probe::columns::ProbeTable>,
     /// PFC per port and lossless priority (pfc.csv; empty without `pfc:`).
     pub pfc: Vec<PfcRecord>,
+    /// PFC deadlocks found (pfc_deadlocks.csv; empty without `pfc:` or a deadlock).
+    pub pfc_deadlocks: Vec<PfcDeadlockRecord>,
+    /// Per flow on a lossless priority: paused time, victim (pfc_flows.csv; empty without `pfc:`).
+    pub pfc_flows: Vec<PfcFlowRecord>,
+    /// The run's pause depth, deadlocks and victims (pfc_summary.csv; empty without `pfc:`).
+    pub pfc_summary: Vec<PfcSummaryRecord>,
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ pub mod diagnostics;
 mod flows;
 pub mod ideal_fct;
 pub mod metrics;
+mod pfc;
 mod ports;
 mod run;
 
@@ -65,10 +66,15 @@ impl Simulation {
         let time_series = ports::time_series(self, end);
         let shared_buffers = ports::shared_buffer_records(self, end);
         let pfc = ports::pfc_records(self, end);
+        let (pfc_deadlocks, pfc_flows, pfc_summary) =
+            pfc::pfc_diagnostics(self, &run_end, &flow_stats);
         run.probes.0.extend(self.generated.value_columns());
         let probe_tables = self.finish_probes(&mut run, &mut flows);
         RunResult {
             pfc,
+            pfc_deadlocks,
+            pfc_flows,
+            pfc_summary,
             probe_tables,
             shared_buffers,
             drop_runs,

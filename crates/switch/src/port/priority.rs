@@ -248,6 +248,34 @@ impl PriorityQueues {
     pub fn class_waiting(&self, c: usize) -> usize {
         self.waiting.get(c).map_or(0, VecDeque::len)
     }
+
+    /// Whether class `c` holds a packet that came in by `ingress` (a scan of the class's
+    /// queue that stops at the first: read only on PFC's rare checks, never per packet).
+    pub fn holds_from(&self, c: usize, ingress: u32) -> bool {
+        self.waiting
+            .get(c)
+            .is_some_and(|q| q.iter().any(|w| w.ingress == ingress))
+    }
+
+    /// Bytes (on the wire) of the packets waiting in class `c` that came in by `ingress` (a
+    /// scan of the class's queue, for PFC's rare checks only).
+    pub fn bytes_from(&self, c: usize, ingress: u32) -> u64 {
+        self.waiting.get(c).map_or(0, |q| {
+            q.iter()
+                .filter(|w| w.ingress == ingress)
+                .map(|w| w.packet.wire_bytes() as u64)
+                .sum()
+        })
+    }
+
+    /// The packets waiting in class `c`, oldest first, with when each was admitted.
+    pub fn class_iter(&self, c: usize) -> impl Iterator<Item = (&Packet, Time)> {
+        self.waiting
+            .get(c)
+            .into_iter()
+            .flatten()
+            .map(|w| (&w.packet, w.admitted))
+    }
 }
 
 #[cfg(test)]

@@ -23,6 +23,11 @@ impl UdpSource {
         }
     }
 
+    /// The source's plan (hosts, rate, DSCP).
+    pub fn plan(&self) -> &UdpPlan {
+        &self.plan
+    }
+
     /// When the first datagram leaves.
     pub fn start(&self) -> Time {
         Time::ZERO + self.plan.start

@@ -7,8 +7,12 @@
 //! upstream node's port, as the engine names inputs); the PAUSE leaves by the port back
 //! ([`PfcPlan::reverse`]) and pauses that same upstream port.
 
+pub mod deadlock;
+pub mod flows;
+
+use crate::plan::fabric::Fabric;
 use crate::plan::pfc::{NOT_LOSSLESS, PfcPlan};
-use incastsim_core::Time;
+use incastsim_core::{NodeKind, Time};
 use incastsim_switch::pfc::IngressCount;
 
 /// One port's pause as its far end set it, and the frames it sent and received.
@@ -81,17 +85,47 @@ pub struct PfcState {
     pub refresh_at: Vec<Time>,
     /// Per (port, k): the port's own pause and frames.
     pub pause: Vec<PortPause>,
+    /// Per node: the ports leaving it (the wait-for graph's and the depth's neighbours).
+    pub node_ports: Vec<Vec<u32>>,
+    /// Per (input port, k): the depth of the input's last PAUSE (`flows.rs`).
+    pub depth: Vec<u32>,
+    /// The largest depth any PAUSE had, and the input that sent it (depth 0: none).
+    pub max_depth: (u32, u32),
+    /// Depths are capped at the number of switches.
+    pub depth_cap: u32,
+    /// Per (egress port, k): when it was a congestion point (`flows.rs`), in time order.
+    pub marks: Vec<Vec<Time>>,
+    /// Each flow's paused intervals, charged as pause stretches end.
+    pub flows: flows::FlowPauses,
+    /// The deadlock detector (`deadlock.rs`).
+    pub deadlock: deadlock::Deadlock,
 }
 
 impl PfcState {
-    /// The state of a run with `ports` ports.
-    pub fn new(plan: PfcPlan, ports: usize) -> PfcState {
-        let n = ports * plan.lossless.len();
+    /// The state of a run over `fabric`.
+    pub fn new(plan: PfcPlan, fabric: &Fabric) -> PfcState {
+        let n = fabric.ports.len() * plan.lossless.len();
+        let mut node_ports = vec![Vec::new(); fabric.nodes.len()];
+        for (p, &from) in fabric.port_from.iter().enumerate() {
+            node_ports[from as usize].push(p as u32);
+        }
+        let switches = fabric
+            .nodes
+            .iter()
+            .filter(|k| matches!(k, NodeKind::Switch(_)))
+            .count();
         PfcState {
             plan,
             counts: vec![IngressCount::default(); n],
             refresh_at: vec![Time::MAX; n],
             pause: vec![PortPause::default(); n],
+            node_ports,
+            depth: vec![0; n],
+            max_depth: (0, u32::MAX),
+            depth_cap: switches.max(1) as u32,
+            marks: vec![Vec::new(); n],
+            flows: flows::FlowPauses::default(),
+            deadlock: deadlock::Deadlock::new(n),
         }
     }
 
