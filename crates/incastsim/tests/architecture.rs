@@ -438,7 +438,7 @@ fn event_arms<'a>(text: &'a str, kind: &str) -> Vec<&'a str> {
         .map(|(i, _)| &text[i + n..])
         .filter(|rest| {
             let rest = rest.trim_start();
-            rest.starts_with("=>") || rest.starts_with('{')
+            rest.starts_with("=>") || rest.starts_with('{') || rest.starts_with('(')
         })
         .map(|arm| &arm[..arm.find("Event::").unwrap_or(arm.len())])
         .collect()

@@ -81,6 +81,14 @@ pub enum Event {
         /// Flow index (into the senders and receivers).
         flow: u32,
     },
+    /// A PFC event (tag 15): one arm in the loop, handled out of line
+    /// (`Simulation::on_pfc_event`), so that runs without PFC pay nothing for its kinds.
+    Pfc(PfcEvent),
+}
+
+/// The events of Priority Flow Control (`engine/pfc/`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PfcEvent {
     /// PFC: a PAUSE (or RESUME, `quanta` 0) frame that `port` sent takes effect at the far
     /// end: the port back, [`crate::plan::pfc::PfcPlan::reverse`], pauses `class`.
     PauseFrame {
@@ -93,7 +101,7 @@ pub enum Event {
     },
     /// PFC: the input fed by `port` re-sends its PAUSE for `class` if still paused (stale
     /// unless due now).
-    PfcRefresh {
+    Refresh {
         /// The port that feeds the input (its far end holds the count).
         port: u32,
         /// The class (< 64).
@@ -101,14 +109,14 @@ pub enum Event {
     },
     /// PFC: the pause of `port`'s `class` lapses at the next picosecond unless refreshed or
     /// resumed (stale otherwise): the flows waiting in it are charged their paused time.
-    PfcLapse {
+    Lapse {
         /// The paused port.
         port: u32,
         /// The class (< 64).
         class: u8,
     },
     /// PFC: the deadlock detector's re-check (stale unless due now).
-    PfcCheck,
+    Check,
 }
 
 /// The queue of the loop's events, each stored packed.
@@ -164,33 +172,7 @@ impl From<Event> for PackedEvent {
             Event::FirstBlock => one(12, 0),
             Event::SchemeTimer { flow } => one(13, flow),
             Event::PortTimer { port, generation } => timer(14, port, generation),
-            // Tag 15 holds the PFC events: bit 59 marks a refresh, else bits 56-58 the
-            // sub-kind (0: a frame); then the class (6 bits, 48..54), the quanta (16 bits,
-            // 32..48) and the port (32 bits).
-            Event::PauseFrame {
-                port,
-                class,
-                quanta,
-            } => PackedEvent(
-                15 << TAG_SHIFT
-                    | u64::from(class & 63) << PFC_CLASS_SHIFT
-                    | u64::from(quanta) << FLOW_SHIFT
-                    | u64::from(port),
-            ),
-            Event::PfcRefresh { port, class } => PackedEvent(
-                15 << TAG_SHIFT
-                    | 1 << PFC_REFRESH_BIT
-                    | u64::from(class & 63) << PFC_CLASS_SHIFT
-                    | u64::from(port),
-            ),
-            // Bit 59 clear, bits 56-58: the sub-kind (0 is a frame, above).
-            Event::PfcLapse { port, class } => PackedEvent(
-                15 << TAG_SHIFT
-                    | PFC_LAPSE << PFC_KIND_SHIFT
-                    | u64::from(class & 63) << PFC_CLASS_SHIFT
-                    | u64::from(port),
-            ),
-            Event::PfcCheck => PackedEvent(15 << TAG_SHIFT | PFC_CHECK << PFC_KIND_SHIFT),
+            Event::Pfc(e) => e.pack(),
         }
     }
 }
@@ -226,21 +208,7 @@ impl PackedEvent {
                 port: flow,
                 generation: value,
             },
-            _ => {
-                let class = ((self.0 >> PFC_CLASS_SHIFT) & 63) as u8;
-                if self.0 >> PFC_REFRESH_BIT & 1 != 0 {
-                    return Event::PfcRefresh { port: value, class };
-                }
-                match self.0 >> PFC_KIND_SHIFT & 7 {
-                    PFC_LAPSE => Event::PfcLapse { port: value, class },
-                    PFC_CHECK => Event::PfcCheck,
-                    _ => Event::PauseFrame {
-                        port: value,
-                        class,
-                        quanta: (self.0 >> FLOW_SHIFT) as u16,
-                    },
-                }
-            }
+            _ => Event::Pfc(PfcEvent::unpack(self.0)),
         }
     }
 
@@ -248,6 +216,52 @@ impl PackedEvent {
     #[inline(always)]
     pub fn port_head(self) -> Option<u32> {
         (self.0 >> TAG_SHIFT == 0).then_some((self.0 & LOW) as u32)
+    }
+}
+
+impl PfcEvent {
+    /// Packed under tag 15: bit 59 marks a refresh, else bits 56-58 the sub-kind (0: a
+    /// frame); then the class (6 bits, 48..54), the quanta (16 bits, 32..48) and the port (32
+    /// bits).
+    #[inline]
+    fn pack(self) -> PackedEvent {
+        let head = |kind: u64, port: u32, class: u8| {
+            15 << TAG_SHIFT
+                | kind << PFC_KIND_SHIFT
+                | u64::from(class & 63) << PFC_CLASS_SHIFT
+                | u64::from(port)
+        };
+        PackedEvent(match self {
+            PfcEvent::PauseFrame {
+                port,
+                class,
+                quanta,
+            } => head(0, port, class) | u64::from(quanta) << FLOW_SHIFT,
+            PfcEvent::Refresh { port, class } => head(0, port, class) | 1 << PFC_REFRESH_BIT,
+            PfcEvent::Lapse { port, class } => head(PFC_LAPSE, port, class),
+            PfcEvent::Check => head(PFC_CHECK, 0, 0),
+        })
+    }
+
+    /// The PFC event packed in `bits` (tag 15). Out of line: the loop's unpacking of every
+    /// other event stays as it was.
+    #[cold]
+    #[inline(never)]
+    fn unpack(bits: u64) -> PfcEvent {
+        let port = (bits & LOW) as u32;
+        let class = ((bits >> PFC_CLASS_SHIFT) & 63) as u8;
+        if bits >> PFC_REFRESH_BIT & 1 != 0 {
+            return PfcEvent::Refresh { port, class };
+        }
+        match bits >> PFC_KIND_SHIFT & 7 {
+            PFC_LAPSE => PfcEvent::Lapse { port, class },
+            PFC_CHECK => PfcEvent::Check,
+            _ => PfcEvent::PauseFrame {
+                port,
+                class,
+                quanta: (bits >> FLOW_SHIFT) as u16,
+            },
+        }
     }
 }
 
@@ -329,26 +343,26 @@ mod tests {
                 port: max_flow,
                 generation: 17,
             },
-            Event::PauseFrame {
+            Event::Pfc(PfcEvent::PauseFrame {
                 port: u32::MAX,
                 class: 63,
                 quanta: u16::MAX,
-            },
-            Event::PauseFrame {
+            }),
+            Event::Pfc(PfcEvent::PauseFrame {
                 port: 3,
                 class: 0,
                 quanta: 0,
-            },
-            Event::PfcRefresh {
+            }),
+            Event::Pfc(PfcEvent::Refresh {
                 port: u32::MAX,
                 class: 7,
-            },
-            Event::PfcLapse {
+            }),
+            Event::Pfc(PfcEvent::Lapse {
                 port: u32::MAX,
                 class: 63,
-            },
-            Event::PfcLapse { port: 0, class: 0 },
-            Event::PfcCheck,
+            }),
+            Event::Pfc(PfcEvent::Lapse { port: 0, class: 0 }),
+            Event::Pfc(PfcEvent::Check),
         ];
         for event in events {
             let packed = PackedEvent::from(event);

@@ -489,14 +489,25 @@ impl Simulation {
             Event::End => self.on_end(now),
             Event::FirstBlock => self.start_block(now),
             Event::SchemeTimer { flow } => self.on_scheme_timer(now, flow as usize),
-            Event::PauseFrame {
+            Event::Pfc(e) => self.on_pfc_event(now, e),
+        }
+    }
+
+    /// A PFC event: one arm of the loop for all of them, so that runs without PFC pay
+    /// nothing for their kinds.
+    #[cold]
+    #[inline(never)]
+    fn on_pfc_event(&mut self, now: Time, e: event::PfcEvent) {
+        use event::PfcEvent;
+        match e {
+            PfcEvent::PauseFrame {
                 port,
                 class,
                 quanta,
             } => self.on_pause_frame(now, port, class, quanta),
-            Event::PfcRefresh { port, class } => self.on_pfc_refresh(now, port, class),
-            Event::PfcLapse { port, class } => self.on_pfc_lapse(now, port, class),
-            Event::PfcCheck => self.on_pfc_check(now),
+            PfcEvent::Refresh { port, class } => self.on_pfc_refresh(now, port, class),
+            PfcEvent::Lapse { port, class } => self.on_pfc_lapse(now, port, class),
+            PfcEvent::Check => self.on_pfc_check(now),
         }
     }
 

@@ -4,7 +4,7 @@
 //! Admission drops are news too. A port of a shared-buffer switch asks its switch's buffer
 //! (`Fabric::shared_buffers`, by the index the port holds) before its own discipline.
 
-use super::event::{Event, Events};
+use super::event::{Event, Events, PfcEvent};
 use super::observe::Observers;
 use super::paths::FlowPaths;
 use crate::config::RoutingConfig;
@@ -693,11 +693,11 @@ impl Network {
         let at = arrive + pfc.plan.response_time;
         events.schedule(
             at,
-            Event::PauseFrame {
+            Event::Pfc(PfcEvent::PauseFrame {
                 port: back,
                 class: class as u8,
                 quanta,
-            }
+            })
             .into(),
         );
         let back_slot = pfc.slot(back, class).expect("lossless");
@@ -716,10 +716,10 @@ impl Network {
         pfc.refresh_at[slot] = now + refresh;
         events.schedule(
             now + refresh,
-            Event::PfcRefresh {
+            Event::Pfc(PfcEvent::Refresh {
                 port: input,
                 class: class as u8,
-            }
+            })
             .into(),
         );
     }
@@ -791,15 +791,15 @@ impl Network {
             port.pause_class(class, until);
             // Its last picosecond: if neither refreshed nor resumed by then, it lapses.
             let last = Time(until.as_ps() - 1);
-            let lapse = Event::PfcLapse {
+            let lapse = Event::Pfc(PfcEvent::Lapse {
                 port: target,
                 class: class as u8,
-            };
+            });
             events.schedule(last, lapse.into());
             if new_stretch
                 && let Some(at) = pfc.on_new_pause(now, &self.fabric.ports, target, class)
             {
-                events.schedule(at, Event::PfcCheck.into());
+                events.schedule(at, Event::Pfc(PfcEvent::Check).into());
             }
         }
     }
@@ -834,7 +834,7 @@ impl Network {
         };
         let (stop, next) = pfc.check_deadlocks(now, &self.fabric.ports);
         if let Some(at) = next {
-            events.schedule(at, Event::PfcCheck.into());
+            events.schedule(at, Event::Pfc(PfcEvent::Check).into());
         }
         stop
     }
