@@ -57,6 +57,11 @@ pub struct PfcConfig {
     /// Deadlock detection: how long a cycle of paused queues must last, and what then.
     #[serde(default)]
     pub deadlock: DeadlockConfig,
+    /// Hosts whose NIC hands packets to the host at a limited rate (PCIe, the host's
+    /// processing) keep a receive buffer, and PAUSE their switch when it fills (absent: hosts
+    /// take every packet as it arrives).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_receive: Option<HostReceive>,
 }
 
 /// `pfc.deadlock`: the wait-for graph of paused queues (`engine/pfc/deadlock.rs`). A paused
@@ -112,6 +117,21 @@ pub struct DynamicXoff {
     /// The lossless pool of one switch, in bytes (a Broadcom service pool; the HPCC fork's
     /// `buffer_size`). Lossy classes keep `switch_buffer` / `shared_buffer`.
     pub pool: Bytes,
+}
+
+/// `pfc.host_receive`: a host NIC's receive buffer for the lossless priorities (a ConnectX
+/// NIC keeps one per priority), drained into the host at `rate`; above `xoff` bytes (per
+/// lossless priority) the NIC sends its switch a PAUSE, and resumes `pfc.xon_offset` below it.
+/// The buffer takes what is still on the wire after the PAUSE, so it never drops (its peak is
+/// in pfc.csv: the host's row, `ingress_peak_bytes`). Lossy packets are not held (their own
+/// buffer is not modelled).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostReceive {
+    /// How fast the NIC hands packets to the host.
+    pub rate: crate::units::Rate,
+    /// Buffered bytes (of one priority) at which the NIC PAUSEs its switch.
+    pub xoff: Bytes,
 }
 
 /// `pfc.headroom`: `auto` or bytes.

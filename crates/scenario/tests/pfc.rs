@@ -158,7 +158,7 @@ fn hosts_that_ignore_pauses_overflow() {
 /// A random lossless fabric: a star or a k = 4 fat-tree, link rates and delays, static or
 /// dynamic XOFF with computed headroom, TCP or RoCE (go-back-N, IRN) flows (on the lossless
 /// class, with a switch buffer far too small for them) and a UDP blast, with switch delay
-/// jitter.
+/// jitter, and hosts that take packets at 5 or 40 Gbps (`pfc.host_receive`) or at once.
 #[allow(clippy::too_many_arguments)]
 fn random_case(
     fat_tree: bool,
@@ -170,6 +170,7 @@ fn random_case(
     udp_gbps: u64,
     jitter_ns: u64,
     transport: &str,
+    host_rx_gbps: u64,
 ) -> Config {
     let topology = if fat_tree {
         format!(
@@ -185,6 +186,11 @@ fn random_case(
     } else {
         format!("xoff: {xoff_kb}KB")
     };
+    let host_rx = if host_rx_gbps > 0 {
+        format!(", host_receive: {{rate: {host_rx_gbps}Gbps, xoff: 20KB}}")
+    } else {
+        String::new()
+    };
     let yaml = format!(
         "name: pfc-random
 senders: {senders}
@@ -193,7 +199,7 @@ tcp: {{dscp: 1, mss: 1000B, transport: {transport}}}
 workload: {{kind: synchronized_reads, sru: 64KB, blocks: 2, start_jitter: 0us}}
 background:
   - {{kind: udp_cbr, from: senders, to: receiver, rate: {udp_gbps}Gbps, packet_size: 1000B, start: 0us, stop: 30us, dscp: 1}}
-pfc: {{priorities: [1], {xoff}}}
+pfc: {{priorities: [1], {xoff}{host_rx}}}
 run: {{max_sim_time: 20ms}}
 "
     );
@@ -217,10 +223,12 @@ proptest! {
         udp_gbps in 1u64..100,
         jitter_ns in prop::sample::select(vec![0u64, 1000]),
         transport in prop::sample::select(vec!["tcp", "roce", "{kind: roce, recovery: irn}"]),
+        host_rx_gbps in prop::sample::select(vec![0u64, 0, 5, 40]),
         seed in 1u64..1000,
     ) {
         let cfg = random_case(
             fat_tree, senders, gbps, delay_ns, dynamic, xoff_kb, udp_gbps, jitter_ns, transport,
+            host_rx_gbps,
         );
         let r = run(&cfg, seed);
         prop_assert!(r.run.events > 1000, "{} events", r.run.events);
@@ -553,4 +561,48 @@ fn the_collateral_long_flow_is_the_victim() {
     assert!(s.max_pause_depth >= 3, "{s:?}");
     assert_eq!(s.deadlocks, 0);
     assert!(r.pfc_deadlocks.is_empty());
+}
+
+/// Host receive buffers (`pfc.host_receive`): a receiver whose NIC hands packets to the host
+/// at 50 Gbps PAUSEs its switch whenever 40 KB of the lossless class wait; the switch then
+/// fills and pauses the senders in turn. Nothing is dropped, the host's count stays within its
+/// XOFF and the headroom of its link, and every datagram arrives (the lossy TCP flows share
+/// the 50 Gbps into the host: they take the link whenever the lossless class is paused).
+#[test]
+fn a_slow_host_pauses_its_switch() {
+    let r = run(
+        &two_to_one(&[
+            "pfc.host_receive={rate: 50Gbps, xoff: 40KB}",
+            "workload.duration=2ms",
+        ]),
+        1,
+    );
+    // Nothing lossless is dropped (the lossy TCP flows lose packets in the senders' NIC
+    // queues, full of paused datagrams).
+    assert!(r.pfc.iter().all(|p| p.overflow_drops == 0));
+    assert!(r.port_classes.iter().all(|c| c.class != 1 || c.drops == 0));
+    assert_eq!(r.run.udp_packets_delivered, r.run.udp_packets_sent);
+    let host = pfc_row(&r, "host2", "switch0");
+    assert!(host.pauses_sent > 0 && host.resumes_sent > 0, "{host:?}");
+    assert!(host.ingress_peak_bytes > 40_000);
+    assert!(host.ingress_peak_bytes <= 40_000 + host.headroom_bytes);
+    let port = pfc_row(&r, "switch0", "host2");
+    assert_eq!(port.pauses_received, host.pauses_sent);
+    assert!(port.paused_us > 50.0, "paused {} µs", port.paused_us);
+    // The switch, its egress to the host paused, pauses both senders.
+    assert!(pfc_row(&r, "switch0", "host0").pauses_sent > 0);
+    let e = Config::from_yaml(
+        "senders: 2
+topology: {kind: star, priority_classes: 2}
+tcp: {dscp: 1}
+workload: {kind: synchronized_reads, sru: 64KB, blocks: 1}
+pfc: {priorities: [1], xoff: 10KB}",
+        &["pfc.host_receive={rate: 50Gbps, xoff: 2KB}".to_string()],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.starts_with("pfc.host_receive.xoff = 2000B: at least one largest packet"),
+        "{e}"
+    );
 }

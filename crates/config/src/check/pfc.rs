@@ -115,6 +115,26 @@ pub(super) fn check_pfc(cfg: &Config) -> Result<(), ConfigError> {
             "a fraction of the pause time above 0 and below 1",
         ));
     }
+    if let Some(h) = &p.host_receive {
+        if h.rate.0.0 == 0 {
+            return Err(invalid(
+                "pfc.host_receive.rate",
+                "0bps",
+                "above 0 (how fast the NIC hands packets to the host)",
+            ));
+        }
+        if h.xoff.0 < largest || p.xon_offset.0 >= h.xoff.0 {
+            return Err(invalid(
+                "pfc.host_receive.xoff",
+                format_bytes(h.xoff.0),
+                format!(
+                    "at least one largest packet ({}) and above pfc.xon_offset ({})",
+                    format_bytes(largest),
+                    format_bytes(p.xon_offset.0)
+                ),
+            ));
+        }
+    }
     if p.pause_quanta == 0 {
         return Err(invalid(
             "pfc.pause_quanta",

@@ -117,6 +117,11 @@ pub enum PfcEvent {
     },
     /// PFC: the deadlock detector's re-check (stale unless due now).
     Check,
+    /// `pfc.host_receive`: host `host` takes the first packet of its receive buffer.
+    HostTake {
+        /// The host.
+        host: u32,
+    },
 }
 
 /// The queue of the loop's events, each stored packed.
@@ -135,6 +140,7 @@ const PFC_REFRESH_BIT: u32 = 59;
 const PFC_KIND_SHIFT: u32 = 56;
 const PFC_LAPSE: u64 = 1;
 const PFC_CHECK: u64 = 2;
+const PFC_HOST_TAKE: u64 = 3;
 
 /// An [`Event`] in 8 bytes, as the queue stores it: the variant in the top 4 bits, then a timer
 /// event's flow (28 bits) and its generation (32), or the one field of the other variants (32).
@@ -240,6 +246,7 @@ impl PfcEvent {
             PfcEvent::Refresh { port, class } => head(0, port, class) | 1 << PFC_REFRESH_BIT,
             PfcEvent::Lapse { port, class } => head(PFC_LAPSE, port, class),
             PfcEvent::Check => head(PFC_CHECK, 0, 0),
+            PfcEvent::HostTake { host } => head(PFC_HOST_TAKE, host, 0),
         })
     }
 
@@ -256,6 +263,7 @@ impl PfcEvent {
         match bits >> PFC_KIND_SHIFT & 7 {
             PFC_LAPSE => PfcEvent::Lapse { port, class },
             PFC_CHECK => PfcEvent::Check,
+            PFC_HOST_TAKE => PfcEvent::HostTake { host: port },
             _ => PfcEvent::PauseFrame {
                 port,
                 class,
@@ -363,6 +371,7 @@ mod tests {
             }),
             Event::Pfc(PfcEvent::Lapse { port: 0, class: 0 }),
             Event::Pfc(PfcEvent::Check),
+            Event::Pfc(PfcEvent::HostTake { host: u32::MAX }),
         ];
         for event in events {
             let packed = PackedEvent::from(event);

@@ -508,6 +508,11 @@ impl Simulation {
             PfcEvent::Refresh { port, class } => self.on_pfc_refresh(now, port, class),
             PfcEvent::Lapse { port, class } => self.on_pfc_lapse(now, port, class),
             PfcEvent::Check => self.on_pfc_check(now),
+            PfcEvent::HostTake { host } => {
+                if let Some(packet) = self.network.host_take(now, host, &mut self.events) {
+                    self.deliver_to_host(now, &packet);
+                }
+            }
         }
     }
 
@@ -564,6 +569,13 @@ impl Simulation {
             self.on_admission_drop(now, drop);
         }
         if let Some(packet) = &arrival.at_host {
+            if self.network.host_rx
+                && self
+                    .network
+                    .host_receive(now, port, *packet, &mut self.events)
+            {
+                return;
+            }
             self.deliver_to_host(now, packet);
         }
     }

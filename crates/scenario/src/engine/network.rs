@@ -76,6 +76,9 @@ pub struct Network {
     pub(crate) port_names: Vec<String>,
     /// `pfc` is `Some`: an admission takes the PFC path (one flag beside `watched`).
     pfc_on: bool,
+    /// `pfc.host_receive`: a packet that reaches its host waits in the host's receive
+    /// buffer ([`Network::host_receive`]).
+    pub(crate) host_rx: bool,
     /// Priority Flow Control's counts, pauses and frames (`pfc:`; `None` without it).
     pub pfc: Option<Box<super::pfc::PfcState>>,
 }
@@ -97,6 +100,7 @@ impl Network {
             watched: false,
             port_names: Vec::new(),
             pfc_on: false,
+            host_rx: false,
             pfc: None,
         }
     }
@@ -106,6 +110,7 @@ impl Network {
         if let Some(plan) = plan {
             self.pfc = Some(Box::new(super::pfc::PfcState::new(plan, &self.fabric)));
             self.pfc_on = true;
+            self.host_rx = self.pfc.as_ref().is_some_and(|p| p.host_rx.is_some());
         }
         self
     }
@@ -722,6 +727,63 @@ impl Network {
             })
             .into(),
         );
+    }
+
+    /// `packet` came off port `port` into its host, which has a receive buffer for the
+    /// lossless priorities (`pfc.host_receive`): a lossless packet waits there (true),
+    /// counted at the host's input, which PAUSEs its switch on crossing the buffer's XOFF; a
+    /// lossy one is the host's at once (false: its own receive buffer is not modelled).
+    #[cold]
+    #[inline(never)]
+    pub fn host_receive(
+        &mut self,
+        now: Time,
+        port: u32,
+        packet: Packet,
+        events: &mut Events,
+    ) -> bool {
+        let class = self.fabric.ports[port as usize].class_of(&packet);
+        let pfc = self.pfc.as_deref_mut().expect("PFC on");
+        let Some(slot) = pfc.slot(port, class) else {
+            return false;
+        };
+        let rx = pfc.host_rx.as_mut().expect("host receive buffers");
+        let xoff = rx.xoff;
+        if let Some(at) = rx.arrive(now, packet.dst, port, packet) {
+            let take = Event::Pfc(PfcEvent::HostTake { host: packet.dst });
+            events.schedule(at, take.into());
+        }
+        let (_, pause) = pfc.counts[slot].admit(u64::from(packet.wire_bytes()), xoff);
+        if pause {
+            let quanta = pfc.plan.quanta;
+            self.send_pause(now, port, class, quanta, events);
+        }
+        true
+    }
+
+    /// Host `host` takes the first packet of its receive buffer at `now` (returned, for the
+    /// transport): its input's count falls, and a paused input resumes below the XON point.
+    #[cold]
+    #[inline(never)]
+    pub fn host_take(&mut self, now: Time, host: u32, events: &mut Events) -> Option<Packet> {
+        let pfc = self.pfc.as_deref_mut()?;
+        let rx = pfc.host_rx.as_mut()?;
+        let xoff = rx.xoff;
+        let (packet, input, next) = rx.take(now, host)?;
+        if let Some(at) = next {
+            events.schedule(at, Event::Pfc(PfcEvent::HostTake { host }).into());
+        }
+        let class = self.fabric.ports[input as usize].class_of(&packet);
+        if let Some(slot) = pfc.slot(input, class) {
+            pfc.counts[slot].remove(u64::from(packet.wire_bytes()));
+            if pfc.counts[slot].try_resume(xoff, pfc.plan.xon_offset) {
+                pfc.refresh_at[slot] = Time::MAX;
+                if pfc.plan.resume {
+                    self.send_pause(now, input, class, 0, events);
+                }
+            }
+        }
+        Some(packet)
     }
 
     /// A lossless packet that came in by `d.ingress` got the transmitter: its input's count

@@ -46,6 +46,8 @@ pub struct PfcPlan {
     pub deadlock_after: incastsim_core::Duration,
     /// A deadlock ends the run (`pfc.deadlock.action: stop`).
     pub deadlock_stop: bool,
+    /// `pfc.host_receive`: the hosts' NIC-to-host rate and their receive buffer's XOFF.
+    pub host_receive: Option<(incastsim_core::BitsPerSec, u64)>,
 }
 
 /// The bitmask of lossless classes for [`incastsim_switch::OutputPort::with_pfc`].
@@ -151,6 +153,7 @@ pub fn plan(cfg: &Config, topology: &Topology) -> Result<Option<PfcPlan>, Config
         pools,
         deadlock_after: p.deadlock.after.0,
         deadlock_stop: p.deadlock.action == crate::config::DeadlockAction::Stop,
+        host_receive: p.host_receive.as_ref().map(|h| (h.rate.0, h.xoff.0)),
     }))
 }
 

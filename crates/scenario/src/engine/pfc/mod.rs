@@ -9,6 +9,7 @@
 
 pub mod deadlock;
 pub mod flows;
+pub mod host_rx;
 
 use crate::plan::fabric::Fabric;
 use crate::plan::pfc::{NOT_LOSSLESS, PfcPlan};
@@ -99,6 +100,8 @@ pub struct PfcState {
     pub flows: flows::FlowPauses,
     /// The deadlock detector (`deadlock.rs`).
     pub deadlock: deadlock::Deadlock,
+    /// The hosts' receive buffers (`pfc.host_receive`; `host_rx.rs`).
+    pub host_rx: Option<host_rx::HostReceive>,
 }
 
 impl PfcState {
@@ -115,7 +118,6 @@ impl PfcState {
             .filter(|k| matches!(k, NodeKind::Switch(_)))
             .count();
         PfcState {
-            plan,
             counts: vec![IngressCount::default(); n],
             refresh_at: vec![Time::MAX; n],
             pause: vec![PortPause::default(); n],
@@ -126,6 +128,10 @@ impl PfcState {
             marks: vec![Vec::new(); n],
             flows: flows::FlowPauses::default(),
             deadlock: deadlock::Deadlock::new(n),
+            host_rx: plan
+                .host_receive
+                .map(|(rate, xoff)| host_rx::HostReceive::new(fabric.host_port.len(), rate, xoff)),
+            plan,
         }
     }
 
