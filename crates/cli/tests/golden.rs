@@ -113,6 +113,16 @@ const CASES: &[Case] = &[
         overrides: &["pfc.deadlock.after=100us"],
     },
     Case {
+        command: "sweep",
+        config: "roce-rack-incast-sweep",
+        // The smallest N, the three fabrics (the zip), two seeds, two blocks.
+        overrides: &[
+            "workload.blocks=2",
+            "sweep.seeds=2",
+            "sweep.grid={senders: [8]}",
+        ],
+    },
+    Case {
         command: "run",
         config: "roce-rack-incast",
         // Four queue pairs, two blocks: PFC pauses the incast, nothing dropped.
@@ -573,6 +583,7 @@ golden_tests! {
     pfc_collateral => "pfc-collateral",
     pfc_deadlock => "pfc-deadlock",
     roce_rack_incast => "roce-rack-incast",
+    roce_rack_incast_sweep => "roce-rack-incast-sweep",
     shared_buffer_incast => "shared-buffer-incast",
     rto_nonincast => "rto-nonincast",
     tcprand_testbed => "tcprand-testbed",
