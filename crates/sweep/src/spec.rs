@@ -184,9 +184,11 @@ pub fn display_value(v: &Value) -> String {
 
 /// A swept value as a CSV cell shows it: scalars as [`display_value`]; a map holding only
 /// `name` (a component with its defaults) as that name, as `incastsim run` writes `scheme`;
-/// other maps and lists in YAML's flow form (`{name: tda, delta: 2ms}`), not JSON.
+/// other maps and lists in YAML's flow form (`{name: tda, delta: 2ms}`), not JSON; `null` (a
+/// section swept off, `pfc: null`) as `none`, since CSV readers take "null" for a missing value.
 pub fn cell_value(v: &Value) -> String {
     match v {
+        Value::Null => "none".into(),
         Value::Object(m) if m.len() == 1 && m.get("name").is_some_and(Value::is_string) => {
             display_value(&m["name"])
         }
@@ -697,6 +699,7 @@ workload: {kind: synchronized_reads, sru: 64KB, blocks: 2}
         assert!(s.points[2].label.starts_with(r#"scheme={"name":"tda""#));
         let nested = serde_json::json!({"a": [1, "x:y"], "b": {"name": "n"}});
         assert_eq!(cell_value(&nested), r#"{a: [1, "x:y"], b: {name: n}}"#);
+        assert_eq!(cell_value(&Value::Null), "none");
     }
 
     #[test]
