@@ -36,7 +36,8 @@ impl Simulation {
 
     /// The network's copy of whether anything watches its packet paths.
     pub(crate) fn sync_watched(&mut self) {
-        self.network.watched = self.obs.watched;
+        // Host receive buffers (`pfc.host_receive`) live on the watched arrival path.
+        self.network.watched = self.obs.watched || self.network.host_rx;
         if self.obs.probes.on {
             self.network.name_ports();
         }

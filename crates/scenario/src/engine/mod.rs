@@ -569,13 +569,6 @@ impl Simulation {
             self.on_admission_drop(now, drop);
         }
         if let Some(packet) = &arrival.at_host {
-            if self.network.host_rx
-                && self
-                    .network
-                    .host_receive(now, port, *packet, &mut self.events)
-            {
-                return;
-            }
             self.deliver_to_host(now, packet);
         }
     }

@@ -76,8 +76,9 @@ pub struct Network {
     pub(crate) port_names: Vec<String>,
     /// `pfc` is `Some`: an admission takes the PFC path (one flag beside `watched`).
     pfc_on: bool,
-    /// `pfc.host_receive`: a packet that reaches its host waits in the host's receive
-    /// buffer ([`Network::host_receive`]).
+    /// `pfc.host_receive`: a lossless packet that reaches its host waits in the host's
+    /// receive buffer ([`Network::host_receive`]); it turns the watched path on
+    /// (`Simulation::sync_watched`), so runs without it test nothing more per arrival.
     pub(crate) host_rx: bool,
     /// Priority Flow Control's counts, pauses and frames (`pfc:`; `None` without it).
     pub pfc: Option<Box<super::pfc::PfcState>>,
@@ -218,6 +219,14 @@ impl Network {
                 "packet delivered to the wrong host"
             );
             self.counters.delivered += 1;
+            // A host with a receive buffer (`pfc.host_receive`, which turns the watched path
+            // on: the unwatched copy never tests it) may hold it for later.
+            if WATCHED && self.host_rx && self.host_receive(now, port, *packet, events) {
+                return Arrival {
+                    at_host: None,
+                    dropped: None,
+                };
+            }
         }
         Arrival {
             at_host: arrival.packet,
@@ -735,13 +744,7 @@ impl Network {
     /// lossy one is the host's at once (false: its own receive buffer is not modelled).
     #[cold]
     #[inline(never)]
-    pub fn host_receive(
-        &mut self,
-        now: Time,
-        port: u32,
-        packet: Packet,
-        events: &mut Events,
-    ) -> bool {
+    fn host_receive(&mut self, now: Time, port: u32, packet: Packet, events: &mut Events) -> bool {
         let class = self.fabric.ports[port as usize].class_of(&packet);
         let pfc = self.pfc.as_deref_mut().expect("PFC on");
         let Some(slot) = pfc.slot(port, class) else {
