@@ -100,6 +100,16 @@ const CASES: &[Case] = &[
         overrides: &["workload.duration=0.2s"],
     },
     Case {
+        command: "sweep",
+        config: "pfc-collateral-sweep",
+        // The three fabrics at one incast flow per host, one seed, 2 ms.
+        overrides: &[
+            "workload.duration=2ms",
+            "sweep.seeds=1",
+            "sweep.grid={\"traffic[0].count\": [1]}",
+        ],
+    },
+    Case {
         command: "run",
         config: "pfc-collateral",
         // One block of the 64:1 incast beside the long flow: PAUSEs, pfc.csv, no drop.
@@ -581,6 +591,7 @@ golden_tests! {
     incast_ns2 => "incast-ns2",
     outcast_fattree => "outcast-fattree",
     pfc_collateral => "pfc-collateral",
+    pfc_collateral_sweep => "pfc-collateral-sweep",
     pfc_deadlock => "pfc-deadlock",
     roce_rack_incast => "roce-rack-incast",
     roce_rack_incast_sweep => "roce-rack-incast-sweep",
