@@ -116,6 +116,17 @@ const CASES: &[Case] = &[
         overrides: &["workload.blocks=1", "workload.sru=32KB"],
     },
     Case {
+        command: "sweep",
+        config: "pfc-deadlock-sweep",
+        // Below and above the onset (50 Gbps per host), one seed, 2 ms.
+        overrides: &[
+            "run.max_sim_time=2ms",
+            "workload.duration=2ms",
+            "sweep.seeds=1",
+            "sweep.zip={\"background[0].rate\": [45Gbps, 100Gbps], \"background[1].rate\": [45Gbps, 100Gbps], \"background[2].rate\": [45Gbps, 100Gbps], \"background[3].rate\": [45Gbps, 100Gbps]}",
+        ],
+    },
+    Case {
         command: "run",
         config: "pfc-deadlock",
         // The ring locks within ~11 µs; confirmed 100 µs later, the run stops (pfc_deadlock):
@@ -593,6 +604,7 @@ golden_tests! {
     pfc_collateral => "pfc-collateral",
     pfc_collateral_sweep => "pfc-collateral-sweep",
     pfc_deadlock => "pfc-deadlock",
+    pfc_deadlock_sweep => "pfc-deadlock-sweep",
     roce_rack_incast => "roce-rack-incast",
     roce_rack_incast_sweep => "roce-rack-incast-sweep",
     shared_buffer_incast => "shared-buffer-incast",
