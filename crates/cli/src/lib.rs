@@ -450,8 +450,38 @@ fn run(mut args: RunArgs, ext: &Extensions) -> Result<()> {
         extensions: extension_records(ext, &cfg),
     };
     write_run_outputs(&out, &cfg, std::slice::from_ref(&result), &manifest)?;
-    print_run_summary(r, outcome, wall_s, cfg.metrics.models, &out);
+    let pfc = (!result.pfc.is_empty()).then(|| pfc_summary(&result));
+    print_run_summary(r, outcome, wall_s, cfg.metrics.models, pfc, &out);
     Ok(())
+}
+
+/// A lossless run's headline (issue 39, item 4): PAUSEs and RESUMEs sent, the time the most
+/// paused port spent paused and its longest pause, the deepest pause, victims and deadlocks.
+fn pfc_summary(result: &incastsim::scenario::RunResult) -> String {
+    let pauses: u64 = result.pfc.iter().map(|p| p.pauses_sent).sum();
+    let resumes: u64 = result.pfc.iter().map(|p| p.resumes_sent).sum();
+    let most = result
+        .pfc
+        .iter()
+        .max_by(|a, b| a.paused_us.total_cmp(&b.paused_us));
+    let overflow: u64 = result.pfc.iter().map(|p| p.overflow_drops).sum();
+    let mut line = format!("  PFC: {pauses} PAUSEs, {resumes} RESUMEs");
+    if let Some(p) = most.filter(|p| p.paused_us > 0.0) {
+        line.push_str(&format!(
+            "; most paused {}->{} {:.1} us (longest {:.1} us)",
+            p.from_node, p.to_node, p.paused_us, p.longest_pause_us
+        ));
+    }
+    if let Some(s) = result.pfc_summary.first() {
+        line.push_str(&format!(
+            "; deepest pause {} hops; {} of {} paused flows victims; {} deadlocks",
+            s.max_pause_depth, s.victim_flows, s.paused_flows, s.deadlocks
+        ));
+    }
+    if overflow > 0 {
+        line.push_str(&format!("; {overflow} headroom overflow drops"));
+    }
+    line
 }
 
 /// The extensions `cfg` uses, for its manifest: point, name, providing crate and version.
@@ -507,6 +537,7 @@ fn print_run_summary(
     outcome: Outcome,
     wall_s: f64,
     models: bool,
+    pfc: Option<String>,
     out: &std::path::Path,
 ) {
     println!(
@@ -590,6 +621,9 @@ fn print_run_summary(
                 ""
             }
         );
+    }
+    if let Some(line) = pfc {
+        println!("{line}");
     }
     println!("  results in {}", out.display());
 }

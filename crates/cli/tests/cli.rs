@@ -619,3 +619,46 @@ fn a_traffic_run_summary_shows_fct_and_slowdown() {
         "{line}"
     );
 }
+
+/// Issue 39, item 4: a lossless run's summary shows its pauses (and the deepest, the victims
+/// and the deadlocks); a run without `pfc:` prints no such line.
+#[test]
+fn a_lossless_run_summary_shows_its_pauses() {
+    let run = |sets: &[&str]| {
+        let out = tempdir("pfc-summary");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_incastsim"));
+        cmd.args([
+            "run",
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../configs/roce-rack-incast.yaml"
+            ),
+            "--set",
+            "workload.blocks=2",
+        ]);
+        for s in sets {
+            cmd.args(["--set", s]);
+        }
+        let o = cmd
+            .arg("--out")
+            .arg(&out)
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let stdout = run(&[]);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("  PFC:"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        line.contains("PAUSEs")
+            && line.contains("most paused")
+            && line.contains("deepest pause")
+            && line.contains("0 deadlocks"),
+        "{line}"
+    );
+    assert!(!run(&["pfc=null"]).contains("PFC:"));
+}
