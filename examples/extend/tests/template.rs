@@ -3,25 +3,14 @@
 //! built-ins' error shape. Runs go through this crate's binary (`main_with`), as a user's do.
 
 mod common;
-use common::{cli, config, error, scratch, shape};
+use common::{cli, config, error, scratch, shape, table, without};
 
 use incastsim_extend_template::extensions;
 use std::path::Path;
 
 /// `file` (a CSV) as rows of (column, value), the columns naming the controller left out.
 fn table_without_controller(file: &Path) -> Vec<Vec<(String, String)>> {
-    let mut r = csv::Reader::from_path(file).unwrap();
-    let headers = r.headers().unwrap().clone();
-    r.records()
-        .map(|row| {
-            headers
-                .iter()
-                .zip(row.unwrap().iter())
-                .filter(|(h, _)| *h != "congestion_control")
-                .map(|(h, v)| (h.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
+    without(&table(file), &["congestion_control"])
 }
 
 /// Runs `config` with the built-in NewReno and with `my_reno` (beta at its default, 0.5):
