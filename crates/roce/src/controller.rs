@@ -8,11 +8,11 @@
 //! outside this crate is the one [`Controller::Custom`] variant (one indirect call per hook),
 //! the pattern of `incastsim_tcp::Cc`.
 
-use incastsim_core::{BitsPerSec, Duration, TELEMETRY_WORDS, Time};
+use incastsim_core::{BitsPerSec, Duration, IntHop, TELEMETRY_WORDS, Time};
 
 /// One ACK or NACK as a controller sees it, after the sender has processed it.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct AckSample {
+pub struct AckSample<'a> {
     /// When it arrived.
     pub now: Time,
     /// It was a NACK (sequence-error NAK).
@@ -23,8 +23,12 @@ pub struct AckSample {
     pub rtt: Duration,
     /// The ACK's ECN echo (a packet it covers arrived CE-marked).
     pub ecn_echo: bool,
-    /// The telemetry words the ACK echoed (HPCC's INT; all zero when no switch stamps them).
+    /// The telemetry words the ACK echoed (a queue discipline's own; all zero when no switch
+    /// stamps them).
     pub telemetry: [u64; TELEMETRY_WORDS],
+    /// The INT records the ACK echoed, one per switch egress on the data packet's path, in path
+    /// order (HPCC's `ack.L`; empty unless the QP's data packets carry an INT header).
+    pub int: &'a [IntHop],
     /// The cumulative acknowledgement after it (snd_una, a PSN).
     pub snd_una: u64,
     /// The next PSN the sender will send new or (go-back-N) again.
@@ -58,7 +62,7 @@ pub trait RateController {
     }
 
     /// Every ACK and NACK, after the sender processed it (loss recovery included).
-    fn on_ack(&mut self, sample: &AckSample, ctl: &mut RateControl);
+    fn on_ack(&mut self, sample: &AckSample<'_>, ctl: &mut RateControl);
 
     /// A congestion notification packet (RoCEv2 CNP, IBTA Annex A17) for this QP arrived.
     fn on_cnp(&mut self, now: Time, ctl: &mut RateControl) {
@@ -70,6 +74,31 @@ pub trait RateController {
     fn on_timer(&mut self, now: Time, ctl: &mut RateControl) {
         let _ = (now, ctl);
     }
+
+    /// What the controller reports of itself (outputs, time series, probes read this). The
+    /// default reports nothing beyond the rate and window the sender holds.
+    fn state(&self) -> ControllerState {
+        ControllerState::default()
+    }
+}
+
+/// What an RDMA controller reports of itself: the fields outputs, the time series and probes
+/// read, the same for every controller (`None`: the controller has no such variable). The rate
+/// and window are the sender's ([`RateControl`]); the sender adds them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ControllerState {
+    /// The target rate (DCQCN's R_T).
+    pub target_rate: Option<BitsPerSec>,
+    /// DCQCN's α (its estimate of the fraction of marked packets).
+    pub alpha: Option<f64>,
+    /// HPCC's normalized inflight estimate U.
+    pub utilization: Option<f64>,
+    /// TIMELY's normalized RTT gradient.
+    pub rtt_gradient: Option<f64>,
+    /// Times the controller cut the rate (or, HPCC, the window).
+    pub rate_decreases: u64,
+    /// Times the controller raised it.
+    pub rate_increases: u64,
 }
 
 /// No congestion control: the rate stays the initial rate (the line rate unless the config
@@ -79,7 +108,7 @@ pub struct FixedRate;
 
 impl RateController for FixedRate {
     #[inline]
-    fn on_ack(&mut self, _sample: &AckSample, _ctl: &mut RateControl) {}
+    fn on_ack(&mut self, _sample: &AckSample<'_>, _ctl: &mut RateControl) {}
 }
 
 /// A rate controller behind a pointer: any [`RateController`] that can be cloned (each QP gets
@@ -163,7 +192,7 @@ impl RateController for Controller {
         }
     }
     #[inline]
-    fn on_ack(&mut self, sample: &AckSample, ctl: &mut RateControl) {
+    fn on_ack(&mut self, sample: &AckSample<'_>, ctl: &mut RateControl) {
         match self {
             Controller::Fixed(c) => c.on_ack(sample, ctl),
             Controller::Custom(c) => c.controller.on_ack(sample, ctl),
@@ -183,6 +212,12 @@ impl RateController for Controller {
             Controller::Custom(c) => c.controller.on_timer(now, ctl),
         }
     }
+    fn state(&self) -> ControllerState {
+        match self {
+            Controller::Fixed(c) => c.state(),
+            Controller::Custom(c) => c.controller.state(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -194,7 +229,7 @@ mod tests {
         acks: u32,
     }
     impl RateController for Counting {
-        fn on_ack(&mut self, _s: &AckSample, ctl: &mut RateControl) {
+        fn on_ack(&mut self, _s: &AckSample<'_>, ctl: &mut RateControl) {
             self.acks += 1;
             ctl.rate = BitsPerSec(ctl.rate.0 / 2);
         }
@@ -218,6 +253,7 @@ mod tests {
             rtt: Duration::from_us(2),
             ecn_echo: false,
             telemetry: [0; TELEMETRY_WORDS],
+            int: &[],
             snd_una: 1,
             snd_nxt: 1,
             bytes_in_flight: 0,

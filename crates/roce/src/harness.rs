@@ -110,7 +110,7 @@ impl Bench {
             }
             while self.acks.front().is_some_and(|a| a.0 <= t) {
                 let (_, a) = self.acks.pop_front().unwrap();
-                self.sender.on_ack(t, &a, &mut self.buf);
+                self.sender.on_ack(t, &a, &[], &mut self.buf);
                 self.transmit();
             }
             if self.sender.timer_deadline().is_some_and(|d| d <= t) {

@@ -49,7 +49,7 @@ pub use config::{
     Recovery, RoceConfig, RtoConfig,
 };
 pub use controller::{
-    AckSample, Controller, CustomController, DynRateController, FixedRate, RateControl,
+    AckSample, Controller, ControllerState, CustomController, DynRateController, FixedRate, RateControl,
     RateController,
 };
 pub use packet::{AckKind, AckPacket, DataPacket};

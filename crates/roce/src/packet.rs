@@ -49,6 +49,8 @@ pub struct AckPacket {
     pub sack_psn: Option<u64>,
     /// The `sent_at` of the data packet that triggered this ACK.
     pub echo_sent_at: Time,
+    /// The PSN of the data packet that triggered this ACK (whose INT records it echoes).
+    pub trigger_psn: u64,
     /// A packet this ACK covers arrived CE-marked: the ECN echo (the HPCC fork sets its ACK's
     /// CNP flag so, `qbbHeader::FLAG_CNP`). DCQCN's separate CNPs are generated from
     /// [`crate::RxOutcome::ce_marked`].

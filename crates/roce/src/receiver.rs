@@ -224,6 +224,7 @@ impl RoceReceiver {
             epsn: self.epsn,
             sack_psn,
             echo_sent_at: pkt.sent_at,
+            trigger_psn: pkt.psn,
             ecn_echo,
             telemetry,
         }

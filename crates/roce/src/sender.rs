@@ -19,7 +19,7 @@ use crate::config::{Recovery, RoceConfig};
 use crate::controller::{AckSample, Controller, RateControl, RateController};
 use crate::packet::{AckKind, AckPacket, DataPacket};
 use crate::scoreboard::Scoreboard;
-use incastsim_core::{BitsPerSec, SerializationRate, Time};
+use incastsim_core::{BitsPerSec, IntHop, SerializationRate, Time};
 use std::collections::VecDeque;
 
 /// The sender's counters, for outputs.
@@ -231,7 +231,14 @@ impl RoceSender {
     /// An ACK or NACK arrived at `now`. Processes it (cumulative acknowledgement, go-back-N
     /// rewind or selective-repeat loss marking, the timer), hands the controller its sample,
     /// then sends what may leave at once into `out`.
-    pub fn on_ack(&mut self, now: Time, ack: &AckPacket, out: &mut Vec<DataPacket>) -> AckOutcome {
+    /// `int`: the INT records the ACK echoed (empty without INT), for the controller.
+    pub fn on_ack(
+        &mut self,
+        now: Time,
+        ack: &AckPacket,
+        int: &[IntHop],
+        out: &mut Vec<DataPacket>,
+    ) -> AckOutcome {
         let nack = ack.kind == AckKind::Nack;
         if nack {
             self.stats.nacks_received += 1;
@@ -277,6 +284,7 @@ impl RoceSender {
             rtt: now.since(ack.echo_sent_at),
             ecn_echo: ack.ecn_echo,
             telemetry: ack.telemetry,
+            int,
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
             bytes_in_flight: self.bytes_in_flight(),
@@ -554,6 +562,7 @@ mod tests {
             epsn,
             sack_psn: None,
             echo_sent_at: Time::ZERO,
+            trigger_psn: 0,
             ecn_echo: false,
             telemetry: [0; 3],
         }
@@ -581,7 +590,7 @@ mod tests {
         let mut out = Vec::new();
         s.emit(Time::ZERO, &mut out);
         assert_eq!(s.next_send_time(Time(1)), None, "window full");
-        s.on_ack(Time(2_000_000), &ack(1), &mut out);
+        s.on_ack(Time(2_000_000), &ack(1), &[], &mut out);
         assert_eq!(
             out.len(),
             2,
@@ -611,7 +620,7 @@ mod tests {
             Some(Time(10_000_000)),
             "armed at the first send"
         );
-        let o = s.on_ack(Time(3_000_000), &ack(2), &mut out);
+        let o = s.on_ack(Time(3_000_000), &ack(2), &[], &mut out);
         assert_eq!(
             (o.acked_bytes, o.messages_completed, o.all_acked),
             (2_000, 0, false)
@@ -622,8 +631,8 @@ mod tests {
             "restarted on progress"
         );
         assert_eq!(s.bytes_in_flight(), 500);
-        assert_eq!(s.on_ack(Time(3_000_001), &ack(1), &mut out).acked_bytes, 0);
-        let o = s.on_ack(Time(4_000_000), &ack(99), &mut out);
+        assert_eq!(s.on_ack(Time(3_000_001), &ack(1), &[], &mut out).acked_bytes, 0);
+        let o = s.on_ack(Time(4_000_000), &ack(99), &[], &mut out);
         assert_eq!(
             (o.acked_bytes, o.messages_completed, o.all_acked),
             (500, 1, true)

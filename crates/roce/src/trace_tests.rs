@@ -228,11 +228,12 @@ fn a_custom_controller_halving_the_rate_doubles_the_spacing() {
     #[derive(Clone, Debug, Default)]
     struct HalveOnce {
         done: bool,
-        samples: Vec<AckSample>,
+        samples: Vec<(Time, Duration, u64, [u64; 3])>,
     }
     impl RateController for HalveOnce {
-        fn on_ack(&mut self, s: &AckSample, ctl: &mut RateControl) {
-            self.samples.push(*s);
+        fn on_ack(&mut self, s: &AckSample<'_>, ctl: &mut RateControl) {
+            self.samples
+                .push((s.now, s.rtt, s.acked_bytes, s.telemetry));
             if !self.done {
                 self.done = true;
                 ctl.rate = BitsPerSec(ctl.rate.0 / 2);
@@ -260,10 +261,10 @@ fn a_custom_controller_halving_the_rate_doubles_the_spacing() {
     let h = c.controller.as_any().downcast_ref::<HalveOnce>().unwrap();
     let first = h.samples[0];
     assert_eq!(
-        (first.now, first.rtt, first.acked_bytes),
+        (first.0, first.1, first.2),
         (Time(2 * US), Duration(2 * US), 1000)
     );
-    assert_eq!(first.telemetry, telemetry_of(0));
+    assert_eq!(first.3, telemetry_of(0));
     assert_eq!(h.samples.len(), 40);
 }
 
@@ -507,10 +508,11 @@ fn nack_forms_are_handled_in_both_modes() {
             epsn: 2,
             sack_psn: None,
             echo_sent_at: Time::ZERO,
+            trigger_psn: 0,
             ecn_echo: false,
             telemetry: [0; 3],
         };
-        let o = s.on_ack(Time(US), &nack, &mut out);
+        let o = s.on_ack(Time(US), &nack, &[], &mut out);
         assert_eq!((o.acked_bytes, o.all_acked), (2_000, false));
         assert_eq!(
             out.iter().map(|p| p.psn).collect::<Vec<_>>(),

@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod event;
+pub mod int;
 pub mod packet;
 pub mod prefetch;
 pub mod rng;
@@ -19,6 +20,7 @@ pub mod topology;
 pub mod units;
 
 pub use event::{EventQueue, TieOrder};
+pub use int::{IntHop, MAX_INT_HOPS};
 pub use packet::{Ecn, FlowId, HostId, NO_PATH, Packet, PacketKind, SackBlock, TELEMETRY_WORDS};
 pub use prefetch::{prefetch, prefetch_bytes};
 pub use rng::{SimRng, Stream};

@@ -63,6 +63,9 @@ pub mod flags {
     /// SIGCOMM 2017, §3.1): `payload_bytes` is what is left. No built-in transport reads
     /// trimmed packets yet; a discipline that trims is for transports that do.
     pub const TRIMMED: u8 = 1 << 6;
+    /// The packet carries an in-band telemetry header (HPCC): every switch egress it leaves
+    /// stamps a record ([`crate::int`]); on a data packet `sack_count` counts the records.
+    pub const INT: u8 = 1 << 7;
 }
 
 /// A SACK block (RFC 2018) as offsets from the packet's cumulative ACK, so it fits in 8 bytes.

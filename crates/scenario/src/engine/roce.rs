@@ -165,7 +165,7 @@ impl RoceFlows {
         let i = self.slot[f] as usize;
         self.ends[i]
             .sender
-            .on_ack(now, &ack_of(packet), &mut self.out);
+            .on_ack(now, &ack_of(packet), &[], &mut self.out);
     }
 
     /// Flow f's timer event popped: true if it fired (a due retransmission timeout, then
@@ -288,6 +288,7 @@ pub fn ack_of(p: &Packet) -> AckPacket {
         sack_psn: (p.sack_count > 0)
             .then(|| p.seq.wrapping_add_signed(i64::from(p.sack[0].start_offset))),
         echo_sent_at: Time(p.timestamp_ps),
+        trigger_psn: 0,
         ecn_echo: p.has_flag(flags::ECE),
         telemetry: [0; incastsim_core::TELEMETRY_WORDS],
     }
@@ -320,6 +321,7 @@ mod tests {
                 epsn: 1000,
                 sack_psn,
                 echo_sent_at: Time(99),
+                trigger_psn: 0,
                 ecn_echo: true,
                 telemetry: [0; 3],
             };
