@@ -210,6 +210,15 @@ impl Config {
         )
     }
 
+    /// Whether some section's RoCE data packets carry an INT header (switch ports then decide
+    /// each departure at dequeue, where they stamp it).
+    pub fn int_telemetry_on(&self) -> bool {
+        self.tcp_sections().any(|(_, t)| match &t.transport {
+            crate::transport::TransportConfig::Roce(r) => r.int_on(),
+            crate::transport::TransportConfig::Tcp => false,
+        })
+    }
+
     /// [`Config::tcp_sections`], mutable.
     pub fn tcp_sections_mut(&mut self) -> impl Iterator<Item = (TcpSectionKey, &mut TcpConfig)> {
         std::iter::once((TcpSectionKey::TOP, &mut self.tcp)).chain(

@@ -12,7 +12,7 @@
 pub use crate::choice::ExtensionChoice;
 use crate::error::{ConfigError, invalid};
 
-/// The five places a downstream crate can plug a component in.
+/// The places a downstream crate can plug a component in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ExtensionPoint {
     /// `tcp.congestion_control` (and each `flow_overrides[i].tcp.congestion_control`).
@@ -25,16 +25,19 @@ pub enum ExtensionPoint {
     TrafficGenerator,
     /// A measurement (`probes:`).
     Probe,
+    /// A RoCE queue pair's rate controller (`tcp.transport.congestion_control`).
+    RdmaCongestionControl,
 }
 
 impl ExtensionPoint {
     /// Every point, in the order `incastsim components` lists them.
-    pub const ALL: [ExtensionPoint; 5] = [
+    pub const ALL: [ExtensionPoint; 6] = [
         ExtensionPoint::CongestionControl,
         ExtensionPoint::Scheme,
         ExtensionPoint::QueueDiscipline,
         ExtensionPoint::TrafficGenerator,
         ExtensionPoint::Probe,
+        ExtensionPoint::RdmaCongestionControl,
     ];
 
     /// The name used in listings and manifests (`congestion_control`, `scheme`, ...).
@@ -45,6 +48,7 @@ impl ExtensionPoint {
             ExtensionPoint::QueueDiscipline => "queue_discipline",
             ExtensionPoint::TrafficGenerator => "traffic_generator",
             ExtensionPoint::Probe => "probe",
+            ExtensionPoint::RdmaCongestionControl => "rdma_congestion_control",
         }
     }
 }
@@ -97,6 +101,7 @@ pub fn builtin_names(point: ExtensionPoint) -> Vec<&'static str> {
         ExtensionPoint::QueueDiscipline => crate::queue::QUEUE_KINDS.to_vec(),
         ExtensionPoint::TrafficGenerator => crate::traffic::BUILTIN_KINDS.to_vec(),
         ExtensionPoint::Probe => Vec::new(),
+        ExtensionPoint::RdmaCongestionControl => crate::rdma_cc::RDMA_CC_KINDS.to_vec(),
     }
 }
 
@@ -136,6 +141,12 @@ pub(crate) fn resolve_extensions(
         if let CongestionControlName::Extension(choice) = &mut tcp.congestion_control {
             let key = key.key("congestion_control");
             *choice = catalog.resolve(ExtensionPoint::CongestionControl, &key, choice)?;
+        }
+        if let crate::transport::TransportConfig::Roce(r) = &mut tcp.transport
+            && let crate::rdma_cc::RdmaCcConfig::Extension(choice) = &mut r.congestion_control
+        {
+            let key = key.key("transport.congestion_control");
+            *choice = catalog.resolve(ExtensionPoint::RdmaCongestionControl, &key, choice)?;
         }
     }
     if let crate::queue::QueueConfig::Extension(choice) = cfg.topology.switch_queue_mut() {

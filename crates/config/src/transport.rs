@@ -5,6 +5,7 @@
 //! timer. A `roce` section's flows use its `dscp` (the priority, e.g. a PFC lossless one); its
 //! TCP keys do not apply to them.
 
+use crate::rdma_cc::RdmaCcConfig;
 use crate::units::{Bytes, Dur};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -28,6 +29,7 @@ impl TransportConfig {
                 let d = incastsim_roce::RoceConfig::default();
                 r.mtu.map_or(u64::from(d.mtu), |b| b.0)
                     + r.header.map_or(u64::from(d.header_bytes), |b| b.0)
+                    + r.int_header_bytes()
             }
         }
     }
@@ -95,6 +97,37 @@ pub struct RoceTransportConfig {
     /// never, as ConnectX).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nack_reissue: Option<Dur>,
+    /// The rate controller (default `none`: the line rate throughout).
+    #[serde(skip_serializing_if = "RdmaCcConfig::is_none")]
+    pub congestion_control: RdmaCcConfig,
+    /// The class (DSCP) of the receiver's CNPs (default 48, ConnectX's `cnp_dscp`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cnp_dscp: Option<u8>,
+    /// Data packets carry an INT header every switch stamps, and ACKs echo it (default: with
+    /// `hpcc`; a registered controller that reads `AckSample::int` sets it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub int_telemetry: Option<bool>,
+    /// Bytes the INT header adds to a data packet and its ACK (default 42, the HPCC fork's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub int_header: Option<Bytes>,
+}
+
+impl RoceTransportConfig {
+    /// Bytes the INT header adds to each data packet and ACK (0 without INT).
+    pub fn int_header_bytes(&self) -> u64 {
+        if self.int_on() {
+            self.int_header
+                .map_or(u64::from(incastsim_roce::HPCC_INT_HEADER_BYTES), |b| b.0)
+        } else {
+            0
+        }
+    }
+
+    /// Whether the data packets carry an INT header.
+    pub fn int_on(&self) -> bool {
+        self.int_telemetry
+            .unwrap_or_else(|| self.congestion_control.wants_int())
+    }
 }
 
 impl Serialize for TransportConfig {

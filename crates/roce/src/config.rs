@@ -26,6 +26,19 @@ pub const ROCEV2_DATA_HEADER_BYTES: u16 = 14 + 20 + 8 + 12 + 4 + 4;
 /// no payload: 62 + 4 = 66.
 pub const ROCEV2_ACK_BYTES: u16 = ROCEV2_DATA_HEADER_BYTES + 4;
 
+/// Wire bytes of a RoCEv2 CNP (IBTA Annex A17.9.2: BTH opcode 0x81 followed by 16 reserved
+/// bytes): the data packet's headers plus 16, no payload: 62 + 16 = 78.
+pub const ROCEV2_CNP_BYTES: u16 = ROCEV2_DATA_HEADER_BYTES + 16;
+
+/// DCQCN's CNP interval N at the notification point: at most one CNP per queue pair per 50 µs
+/// (Zhu et al., SIGCOMM 2015, §3.2: "N = 50 µs", the interval ConnectX NICs implement).
+pub const DCQCN_CNP_INTERVAL: Duration = Duration::from_us(50);
+
+/// Bytes of HPCC's INT header on a data packet and its ACK: five hop records of 8 bytes and
+/// a 2-byte hop count (the HPCC fork's `IntHeader::GetStaticSize` in `int-header.cc`:
+/// `sizeof(hop) * maxHop + sizeof(nhop)` = 8 × 5 + 2).
+pub const HPCC_INT_HEADER_BYTES: u16 = 8 * 5 + 2;
+
 /// Payload bytes per packet in the HPCC authors' simulator (`PACKET_PAYLOAD_SIZE 1000` in
 /// alibaba-edu/High-Precision-Congestion-Control `simulation/run.py`; `packet_payload_size =
 /// 1000` in `simulation/scratch/third.cc`, which sets `RdmaHw`'s `Mtu` attribute, itself 1000
@@ -174,6 +187,14 @@ pub struct RoceConfig {
     /// The sending rate before any controller sets one. `None` (default): the NIC's line rate,
     /// as the HPCC fork's `AddQueuePair` starts every QP (`qp->m_rate = m_bps`).
     pub initial_rate: Option<BitsPerSec>,
+    /// DCQCN's notification point: answer CE-marked arrivals with at most one CNP per this
+    /// interval ([`DCQCN_CNP_INTERVAL`] with DCQCN). `None` (default): no CNPs.
+    pub cnp_interval: Option<Duration>,
+    /// Wire bytes of a CNP. Default [`ROCEV2_CNP_BYTES`] (78).
+    pub cnp_bytes: u16,
+    /// Data packets carry an INT header that every switch egress stamps, and ACKs echo it
+    /// (HPCC). Its bytes are in `header_bytes` and `ack_bytes`. Default off.
+    pub int_telemetry: bool,
 }
 
 impl Default for RoceConfig {
@@ -189,6 +210,9 @@ impl Default for RoceConfig {
             window_bytes: None,
             bdp_cap_packets: None,
             initial_rate: None,
+            cnp_interval: None,
+            cnp_bytes: ROCEV2_CNP_BYTES,
+            int_telemetry: false,
         }
     }
 }

@@ -44,13 +44,13 @@ mod scoreboard;
 pub mod sender;
 
 pub use config::{
-    DEFAULT_IB_TIMEOUT_EXPONENT, HPCC_FORK_MTU, HPCC_FORK_NACK_INTERVAL, IB_ACK_TIMEOUT_UNIT,
-    IRN_RTO_HIGH, IRN_RTO_LOW, IRN_RTO_LOW_PACKETS, ROCEV2_ACK_BYTES, ROCEV2_DATA_HEADER_BYTES,
-    Recovery, RoceConfig, RtoConfig,
+    DCQCN_CNP_INTERVAL, DEFAULT_IB_TIMEOUT_EXPONENT, HPCC_FORK_MTU, HPCC_FORK_NACK_INTERVAL,
+    HPCC_INT_HEADER_BYTES, IB_ACK_TIMEOUT_UNIT, IRN_RTO_HIGH, IRN_RTO_LOW, IRN_RTO_LOW_PACKETS,
+    ROCEV2_ACK_BYTES, ROCEV2_CNP_BYTES, ROCEV2_DATA_HEADER_BYTES, Recovery, RoceConfig, RtoConfig,
 };
 pub use controller::{
-    AckSample, Controller, ControllerState, CustomController, DynRateController, FixedRate, RateControl,
-    RateController,
+    AckSample, Controller, ControllerState, CustomController, DynRateController, FixedRate,
+    RateControl, RateController,
 };
 pub use packet::{AckKind, AckPacket, DataPacket};
 pub use receiver::{Arrival, ReceiverStats, RoceReceiver, RxOutcome};

@@ -34,6 +34,9 @@ pub struct RxOutcome {
     /// Reported for every arrival, discarded and duplicate ones included, since the mark tells
     /// of the queue the packet crossed whatever became of it.
     pub ce_marked: bool,
+    /// Send a CNP to the sender now: DCQCN's notification point answered this CE-marked
+    /// arrival (at most one per [`RoceConfig::cnp_interval`]).
+    pub cnp: bool,
     /// What became of it.
     pub arrival: Arrival,
 }
@@ -59,6 +62,8 @@ pub struct ReceiverStats {
     pub nacks_sent: u64,
     /// Arrivals marked CE.
     pub ce_marked: u64,
+    /// CNPs the notification point sent.
+    pub cnps_sent: u64,
 }
 
 /// A RoCE responder (one QP, one flow).
@@ -67,6 +72,10 @@ pub struct RoceReceiver {
     recovery: Recovery,
     ack_every: u32,
     nack_reissue: Option<Duration>,
+    /// DCQCN's notification point: at most one CNP per this interval (`None`: no CNPs).
+    cnp_interval: Option<Duration>,
+    /// When the last CNP went (`None`: none yet).
+    last_cnp: Option<Time>,
     /// The next PSN expected in order.
     epsn: u64,
     /// In-order packets since the last ACK or NACK.
@@ -90,6 +99,8 @@ impl RoceReceiver {
             recovery: cfg.recovery,
             ack_every: cfg.ack_every,
             nack_reissue: cfg.nack_reissue,
+            cnp_interval: cfg.cnp_interval,
+            last_cnp: None,
             epsn: 0,
             since_ack: 0,
             ce_since_ack: false,
@@ -97,6 +108,23 @@ impl RoceReceiver {
             ooo: VecDeque::new(),
             stats: ReceiverStats::default(),
         }
+    }
+
+    /// DCQCN's notification point (Zhu et al., SIGCOMM 2015, §3.2 "CNP generation"): "if a
+    /// marked packet arrives for a flow, and no CNP has been sent for the flow in the last N
+    /// microseconds, a CNP is sent immediately"; so at most one CNP per N per queue pair.
+    /// Counted even for a discarded or duplicate arrival: the mark tells of the queue it
+    /// crossed.
+    fn notify(&mut self, now: Time) -> bool {
+        let Some(interval) = self.cnp_interval else {
+            return false;
+        };
+        if self.last_cnp.is_some_and(|t| now < t + interval) {
+            return false;
+        }
+        self.last_cnp = Some(now);
+        self.stats.cnps_sent += 1;
+        true
     }
 
     /// A data packet arrived at `now`, CE-marked or not, carrying `telemetry` (echoed in the
@@ -128,6 +156,7 @@ impl RoceReceiver {
             delivered_bytes: 0,
             ack: None,
             ce_marked: ce,
+            cnp: ce && self.notify(now),
             arrival: Arrival::InOrder,
         };
         let psn = pkt.psn;

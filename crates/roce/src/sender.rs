@@ -110,6 +110,13 @@ pub struct RoceSender {
     last_send: Option<(Time, u64)>,
     rto_deadline: Option<Time>,
     stats: SenderStats,
+    /// The rate's integral over time since the first send up to `rate_at` (bits/s × ps), for
+    /// the mean rate.
+    rate_area: u128,
+    /// When the rate last changed (or the first send).
+    rate_at: Time,
+    /// When the first packet went (the controller's `on_start`).
+    started_at: Time,
 }
 
 impl RoceSender {
@@ -143,6 +150,9 @@ impl RoceSender {
             last_send: None,
             rto_deadline: None,
             stats: SenderStats::default(),
+            rate_area: 0,
+            rate_at: Time::ZERO,
+            started_at: Time::ZERO,
         }
     }
 
@@ -179,8 +189,10 @@ impl RoceSender {
     pub fn emit(&mut self, now: Time, out: &mut Vec<DataPacket>) -> usize {
         if !self.started {
             self.started = true;
+            self.started_at = now;
+            self.rate_at = now;
             self.controller.on_start(now, self.line_rate, &mut self.ctl);
-            self.apply_ctl();
+            self.apply_ctl(now);
         }
         let mut sent = 0;
         while self.has_sendable() && self.pace_time() <= now {
@@ -290,7 +302,7 @@ impl RoceSender {
             bytes_in_flight: self.bytes_in_flight(),
         };
         self.controller.on_ack(&sample, &mut self.ctl);
-        self.apply_ctl();
+        self.apply_ctl(now);
         self.emit(now, out);
         AckOutcome {
             acked_bytes,
@@ -325,7 +337,7 @@ impl RoceSender {
     pub fn on_cnp(&mut self, now: Time, out: &mut Vec<DataPacket>) {
         self.stats.cnps_received += 1;
         self.controller.on_cnp(now, &mut self.ctl);
-        self.apply_ctl();
+        self.apply_ctl(now);
         self.emit(now, out);
     }
 
@@ -345,7 +357,7 @@ impl RoceSender {
         if self.ctl.timer.is_some_and(|t| t <= now) {
             self.ctl.timer = None;
             self.controller.on_timer(now, &mut self.ctl);
-            self.apply_ctl();
+            self.apply_ctl(now);
         }
         if self.rto_deadline.is_some_and(|t| t <= now) {
             self.retransmission_timeout();
@@ -379,7 +391,8 @@ impl RoceSender {
     /// 1 bit/s.
     pub fn set_rate(&mut self, rate: BitsPerSec) {
         self.ctl.rate = rate;
-        self.apply_ctl();
+        let at = self.rate_at;
+        self.apply_ctl(at);
     }
 
     /// Sets the window in bytes (`None`: none).
@@ -387,15 +400,37 @@ impl RoceSender {
         self.ctl.window_bytes = window_bytes;
     }
 
-    /// Rebuilds the pacing clock after the controller touched `ctl`.
+    /// Rebuilds the pacing clock after the controller touched `ctl` at `now` (and closes the
+    /// old rate's stretch of the mean).
     #[inline]
-    fn apply_ctl(&mut self) {
+    fn apply_ctl(&mut self, now: Time) {
         if self.ctl.rate.0 == 0 {
             self.ctl.rate = BitsPerSec(1);
         }
         if self.ctl.rate != self.pace.rate() {
+            let old = self.pace.rate();
+            self.rate_area += u128::from(old.0) * u128::from(now.since(self.rate_at).as_ps());
+            self.rate_at = now;
             self.pace = SerializationRate::new(self.ctl.rate);
         }
+    }
+
+    /// The rate averaged over time from the first send to `end` (`None` before the first
+    /// send or at it).
+    pub fn mean_rate(&self, end: Time) -> Option<BitsPerSec> {
+        let span = end.since(self.started_at).as_ps();
+        if !self.started || span == 0 {
+            return None;
+        }
+        let tail = u128::from(self.ctl.rate.0) * u128::from(end.since(self.rate_at).as_ps());
+        Some(BitsPerSec(
+            ((self.rate_area + tail) / u128::from(span)) as u64,
+        ))
+    }
+
+    /// What the rate controller reports of itself.
+    pub fn controller_state(&self) -> crate::ControllerState {
+        self.controller.state()
     }
 
     /// The earliest time the pacing lets the next packet go.
@@ -631,7 +666,11 @@ mod tests {
             "restarted on progress"
         );
         assert_eq!(s.bytes_in_flight(), 500);
-        assert_eq!(s.on_ack(Time(3_000_001), &ack(1), &[], &mut out).acked_bytes, 0);
+        assert_eq!(
+            s.on_ack(Time(3_000_001), &ack(1), &[], &mut out)
+                .acked_bytes,
+            0
+        );
         let o = s.on_ack(Time(4_000_000), &ack(99), &[], &mut out);
         assert_eq!(
             (o.acked_bytes, o.messages_completed, o.all_acked),

@@ -265,6 +265,10 @@ fn a_custom_controller_halving_the_rate_doubles_the_spacing() {
         (Time(2 * US), Duration(2 * US), 1000)
     );
     assert_eq!(first.3, telemetry_of(0));
+    // The mean rate: 100 Gbps from the first send (0) to the first ACK (2 µs), then 50 Gbps:
+    // over 4 µs, (100 × 2 + 50 × 2) / 4 = 75 Gbps.
+    assert_eq!(b.sender.mean_rate(Time(4 * US)), Some(BitsPerSec::gbps(75)));
+    assert_eq!(b.sender.mean_rate(Time::ZERO), None);
     assert_eq!(h.samples.len(), 40);
 }
 
@@ -520,4 +524,41 @@ fn nack_forms_are_handled_in_both_modes() {
             "{recovery:?}"
         );
     }
+}
+
+/// DCQCN's notification point sends at most one CNP per queue pair per N = 50 µs: CE arrivals
+/// at 0, 10, 49.999 µs, 50 µs and 120 µs get CNPs at 0, 50 and 120 µs; unmarked arrivals none;
+/// without `cnp_interval`, none at all.
+#[test]
+fn one_cnp_per_interval() {
+    let cfg = RoceConfig {
+        cnp_interval: Some(crate::DCQCN_CNP_INTERVAL),
+        ..RoceConfig::default()
+    };
+    let mut r = RoceReceiver::new(&cfg);
+    let p = |psn| crate::DataPacket {
+        psn,
+        payload: 1000,
+        ack_req: false,
+        retransmit: false,
+        sent_at: Time::ZERO,
+    };
+    let z = [0; 3];
+    let cnps: Vec<bool> = [
+        (0, true),
+        (10_000, true),
+        (49_999, true),
+        (49_999, false),
+        (50_000, true),
+        (60_000, false),
+        (120_000, true),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, &(ns, ce))| r.on_data(Time(ns * 1000), &p(i as u64), ce, z).cnp)
+    .collect();
+    assert_eq!(cnps, [true, false, false, false, true, false, true]);
+    assert_eq!(r.stats().cnps_sent, 3);
+    let mut quiet = RoceReceiver::new(&RoceConfig::default());
+    assert!(!quiet.on_data(Time(0), &p(0), true, z).cnp);
 }

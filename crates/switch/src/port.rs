@@ -394,6 +394,22 @@ impl OutputPort {
         self
     }
 
+    /// Makes a FIFO port decide each departure at dequeue (a strict-priority port of one
+    /// class: the same departures), so that in-band telemetry is stamped with the queue the
+    /// packet leaves behind. A port that already decides at dequeue is unchanged.
+    pub fn deciding_at_dequeue(mut self) -> OutputPort {
+        if self.scheduled {
+            return self;
+        }
+        assert!(
+            !matches!(self.cold.scheduler, Scheduler::Discipline(_)),
+            "dequeue decisions over a discipline that schedules"
+        );
+        self.scheduled = true;
+        self.cold.scheduler = Scheduler::Priority(PriorityQueues::new(1, false));
+        self
+    }
+
     /// Serves this port's classes by deficit weighted round robin with these quanta (bytes,
     /// one per class) instead of strict priority. A port with classes only.
     pub fn with_dwrr(mut self, quantum: Vec<u64>) -> OutputPort {
@@ -660,6 +676,21 @@ impl OutputPort {
                 Time(q.tx_end.as_ps() - self.serialization.time_for(wire).as_ps()),
             )
         })
+    }
+
+    /// For in-band telemetry, right after a packet got the transmitter at `now`: that packet,
+    /// in place (to stamp), the bytes waiting behind it, and the bytes the port has sent, it
+    /// included (the HPCC fork's `qLen` and `txBytes` at dequeue). `None` unless the newest
+    /// packet's first bit went on the wire at `now`.
+    pub fn started_now_mut(&mut self, now: Time) -> Option<(&mut Packet, u64, u64)> {
+        let ser = self.serialization;
+        let q = self.fifo.back_mut()?;
+        let wire = q.packet.wire_bytes() as u64;
+        if q.tx_end.as_ps() - ser.time_for(wire).as_ps() != now.as_ps() {
+            return None;
+        }
+        let waiting = self.occ_bytes.saturating_sub(wire);
+        Some((&mut q.packet, waiting, self.enqueued_bytes - waiting))
     }
 
     /// The packet that reaches the far end of the link next (for probes: a lost packet is gone

@@ -139,7 +139,10 @@ impl Connections {
             return false;
         };
         let rate = self.factory.host_link_rate(self.src[f]);
-        self.roce.add(f, cfg, rate);
+        let (controller, cnp_dscp) = self
+            .factory
+            .roce_controller(f as u32, self.profile[f], rate);
+        self.roce.add(f, cfg, rate, controller, cnp_dscp);
         self.slot[f] = ROCE;
         true
     }
@@ -265,6 +268,7 @@ impl Connections {
                 .factory
                 .sender(f as u32, self.src[f], self.dst[f], self.profile[f])
                 .component_values(),
+            ROCE if self.factory.has_rdma_values() => self.roce.values(f),
             ROCE => Vec::new(),
             s if s & FINISHED != 0 => self.summaries[(s & !FINISHED) as usize].values.to_vec(),
             s => self.live[s as usize].sender.component_values(),

@@ -18,6 +18,7 @@ pub mod connections;
 pub mod diagnostics;
 pub mod event;
 mod inspect;
+pub mod int;
 mod invariants;
 pub mod network;
 pub mod observe;
@@ -175,8 +176,10 @@ impl Simulation {
             profiles,
             output_budget,
             pfc,
+            int,
             ..
         } = plan;
+        let int = int.map(|(slots, hops)| int::IntStore::new(slots, hops));
         let tie_order = match cfg.run.tie_order {
             crate::config::TieOrderConfig::Fifo => TieOrder::Fifo,
             crate::config::TieOrderConfig::Random => TieOrder::Random,
@@ -191,7 +194,7 @@ impl Simulation {
             cfg,
             seed,
             events: Events::with_tie_order(tie_order, tie_rng),
-            network: Network::new(fabric).with_pfc(pfc),
+            network: Network::new(fabric).with_pfc(pfc).with_int(int),
             transport,
             workload: Workload::new(workload),
             workload_flows,
@@ -877,11 +880,26 @@ impl Simulation {
                 self.transport.conns.sent(f, 1);
                 self.send_from_host(now, dst, &mut ack);
             }
+            if let Some(mut cnp) = self.transport.roce_cnp_packet(f) {
+                let dst = self.transport.flows[f].dst;
+                self.transport.conns.sent(f, 1);
+                self.send_from_host(now, dst, &mut cnp);
+            }
             if delivered > 0 {
                 self.on_app_delivery(now, f, delivered);
             }
+        } else if roce::is_cnp(packet) {
+            self.transport.conns.roce.on_cnp(now, f);
+            self.transmit_roce(now, f);
         } else {
-            self.transport.conns.roce.on_ack(now, f, packet);
+            let all_acked = self
+                .transport
+                .conns
+                .roce
+                .on_ack(now, f, packet, &self.network.int);
+            if all_acked && roce::echoed_int(packet).is_some() {
+                self.network.int.release(packet.flow);
+            }
             self.transmit_roce(now, f);
         }
         self.transport.conns.gone(f);

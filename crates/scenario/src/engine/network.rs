@@ -82,6 +82,11 @@ pub struct Network {
     pub(crate) host_rx: bool,
     /// Priority Flow Control's counts, pauses and frames (`pfc:`; `None` without it).
     pub pfc: Option<Box<super::pfc::PfcState>>,
+    /// Some flow's data packets carry HPCC's INT header: a switch egress stamps them when they
+    /// get the transmitter ([`Network::stamp_int`]).
+    int_on: bool,
+    /// The INT records (`engine/int.rs`; empty without INT).
+    pub int: super::int::IntStore,
 }
 
 impl Network {
@@ -103,7 +108,52 @@ impl Network {
             pfc_on: false,
             host_rx: false,
             pfc: None,
+            int_on: false,
+            int: super::int::IntStore::new(0, 0),
         }
+    }
+
+    /// Turns in-band telemetry on, with its store.
+    pub fn with_int(mut self, store: Option<super::int::IntStore>) -> Network {
+        if let Some(store) = store {
+            self.int = store;
+            self.int_on = true;
+        }
+        self
+    }
+
+    /// A packet got `port`'s transmitter at `now`: if it carries an INT header and `port` is a
+    /// switch's, the port appends its record (HPCC, Li et al. SIGCOMM 2019 §3.2: "each switch
+    /// ... pushes its ... telemetry"; the fork stamps at dequeue, `SwitchNotifyDequeue`).
+    #[cold]
+    #[inline(never)]
+    fn stamp_int(&mut self, now: Time, port: u32) {
+        let node = self.fabric.port_from[port as usize];
+        if !self.switch_bits_has(node) {
+            return;
+        }
+        let p = &mut self.fabric.ports[port as usize];
+        let rate = p.serialization().rate();
+        let Some((packet, qlen_bytes, tx_bytes)) = p.started_now_mut(now) else {
+            return;
+        };
+        if packet.flags & incastsim_core::packet::flags::INT == 0
+            || packet.kind != incastsim_core::PacketKind::Data
+        {
+            return;
+        }
+        let hop = packet.sack_count as usize;
+        if hop >= self.int.stride() {
+            return;
+        }
+        packet.sack_count += 1;
+        let record = incastsim_core::IntHop {
+            ts: now,
+            tx_bytes,
+            qlen_bytes,
+            rate,
+        };
+        self.int.stamp(packet.flow, packet.seq, hop, record);
     }
 
     /// Turns PFC on with its plan.
@@ -388,6 +438,9 @@ impl Network {
         if let Some(d) = done.departed {
             self.on_departed(now, d, events);
         }
+        if self.int_on && done.started_admitted_at.is_some() {
+            self.stamp_int(now, port);
+        }
         if let Some((at, generation)) = done.schedule_timer {
             debug_assert!(
                 u64::from(port) < super::event::MAX_FLOWS,
@@ -610,6 +663,9 @@ impl Network {
                 schedule_tx_done_at,
             } => {
                 obs.diag.on_admitted(port, input, flow, kind);
+                if self.int_on && packet.flags & incastsim_core::packet::flags::INT != 0 {
+                    self.stamp_int(now, port);
+                }
                 if let Some(at) = schedule_head_at {
                     events.schedule(at, Event::PortHead { port }.into());
                 }

@@ -11,6 +11,7 @@
 //! syndrome (0x00 ACK, 0x60 NAK PSN sequence error; IBTA vol. 1 §9.3.1), `ECE` the ECN echo,
 //! and IRN's selective PSN the first SACK block (offset from the expected PSN, length 1).
 
+use super::int::IntStore;
 use incastsim_core::packet::flags;
 use incastsim_core::{
     BitsPerSec, Ecn, FlowId, HostId, LazyTimer, Packet, PacketKind, SackBlock, Time,
@@ -24,6 +25,9 @@ use incastsim_tcp::{ReceiverSummary, SenderSummary};
 pub const BTH_ACK_REQ: u32 = 1;
 /// AETH syndrome of a NAK for a PSN sequence error (IBTA vol. 1 §9.3.1, Table 44).
 pub const AETH_NAK_SEQUENCE_ERROR: u32 = 0x60;
+/// An `Ack` packet whose `window_bytes` is this is a CNP (BTH opcode 0x81, IBTA Annex A17.9.2;
+/// shifted clear of the AETH syndromes).
+pub const CNP_OPCODE: u32 = 0x81 << 8;
 
 /// A RoCE flow's two ends and its timer.
 pub struct RoceEnds {
@@ -34,7 +38,29 @@ pub struct RoceEnds {
     /// The sender's one timer slot: the earlier of its retransmission timer (and its rate
     /// controller's) and the time its next paced packet may leave.
     pub timer: LazyTimer,
+    /// The class of the CNPs its receiver sends.
+    pub cnp_dscp: u8,
+    /// When the last ACK came (the end of its mean rate's span).
+    pub last_ack: Time,
 }
+
+/// The flows.csv columns of a queue pair's rate controller (the same for every controller;
+/// empty where one has no such variable): its rate averaged from the first send to the last
+/// ACK, its final rate, target rate (DCQCN), α (DCQCN), U (HPCC), RTT gradient (TIMELY) and
+/// window, the CNPs it received and its receiver sent, and its rate cuts and raises.
+pub const RDMA_VALUE_NAMES: [&str; 11] = [
+    "rdma_mean_rate_gbps",
+    "rdma_final_rate_gbps",
+    "rdma_target_rate_gbps",
+    "rdma_alpha",
+    "rdma_utilization",
+    "rdma_rtt_gradient",
+    "rdma_window_bytes",
+    "rdma_cnps_received",
+    "rdma_cnps_sent",
+    "rdma_rate_decreases",
+    "rdma_rate_increases",
+];
 
 /// No RoCE ends (in `RoceFlows::slot`).
 const NONE: u32 = u32::MAX;
@@ -48,19 +74,34 @@ pub struct RoceFlows {
     pub out: Vec<DataPacket>,
     /// What the last receiver call answered.
     pub ack: Option<AckPacket>,
+    /// The last receiver call asks for a CNP to the sender (DCQCN's notification point).
+    pub cnp: bool,
+    /// INT records the last data packet carried, echoed in its ACK (`flags::INT` set: the
+    /// data packet carried an INT header).
+    pub echo_int: Option<u8>,
 }
 
 impl RoceFlows {
-    /// Makes flow `f` a RoCE flow: a queue pair with `cfg` on a NIC of `line_rate`.
-    pub fn add(&mut self, f: usize, cfg: RoceConfig, line_rate: BitsPerSec) {
+    /// Makes flow `f` a RoCE flow: a queue pair with `cfg` and `controller` on a NIC of
+    /// `line_rate`, its receiver's CNPs sent at `cnp_dscp`.
+    pub fn add(
+        &mut self,
+        f: usize,
+        cfg: RoceConfig,
+        line_rate: BitsPerSec,
+        controller: Controller,
+        cnp_dscp: u8,
+    ) {
         if self.slot.len() <= f {
             self.slot.resize(f + 1, NONE);
         }
         self.slot[f] = self.ends.len() as u32;
         self.ends.push(RoceEnds {
-            sender: RoceSender::new(cfg, line_rate, Controller::default()),
+            sender: RoceSender::new(cfg, line_rate, controller),
             receiver: RoceReceiver::new(&cfg),
             timer: LazyTimer::default(),
+            cnp_dscp,
+            last_ack: Time::ZERO,
         });
     }
 
@@ -68,6 +109,11 @@ impl RoceFlows {
     #[inline(always)]
     pub fn has(&self, f: usize) -> bool {
         self.slot.get(f).is_some_and(|&s| s != NONE)
+    }
+
+    /// The class flow f's CNPs travel in.
+    pub fn cnp_dscp(&self, f: usize) -> u8 {
+        self.get(f).cnp_dscp
     }
 
     /// Whether any flow is.
@@ -85,6 +131,37 @@ impl RoceFlows {
     pub fn get_mut(&mut self, f: usize) -> &mut RoceEnds {
         let i = self.slot[f] as usize;
         &mut self.ends[i]
+    }
+
+    /// Flow f's rate controller's values, by [`RDMA_VALUE_NAMES`] (those it has).
+    pub fn values(&self, f: usize) -> Vec<(&'static str, f64)> {
+        let e = self.get(f);
+        let s = &e.sender;
+        let st = s.controller_state();
+        let gbps = |r: BitsPerSec| r.as_f64() / 1e9;
+        let n = RDMA_VALUE_NAMES;
+        let mut v = Vec::with_capacity(n.len());
+        if let Some(r) = s.mean_rate(e.last_ack) {
+            v.push((n[0], gbps(r)));
+        }
+        v.push((n[1], gbps(s.rate())));
+        let optional = [
+            st.target_rate.map(gbps),
+            st.alpha,
+            st.utilization,
+            st.rtt_gradient,
+            s.window_bytes().map(|w| w as f64),
+        ];
+        for (name, value) in n[2..7].iter().zip(optional) {
+            if let Some(value) = value {
+                v.push((*name, value));
+            }
+        }
+        v.push((n[7], s.stats().cnps_received as f64));
+        v.push((n[8], e.receiver.stats().cnps_sent as f64));
+        v.push((n[9], st.rate_decreases as f64));
+        v.push((n[10], st.rate_increases as f64));
+        v
     }
 
     /// Flow `f`'s sender and receiver summaries as the results read a flow's (its counters in
@@ -156,16 +233,34 @@ impl RoceFlows {
         let (d, ce, telemetry) = data_of(packet);
         let rx = self.ends[i].receiver.on_data(now, &d, ce, telemetry);
         self.ack = rx.ack;
+        self.cnp = rx.cnp;
+        self.echo_int = packet.has_flag(flags::INT).then_some(packet.sack_count);
         rx.delivered_bytes
     }
 
-    /// An ACK or NAK of flow f reached its sender: what may leave now goes into `out`.
-    pub fn on_ack(&mut self, now: Time, f: usize, packet: &Packet) {
+    /// An ACK or NAK of flow f reached its sender (with the INT records it echoes, from
+    /// `int`): what may leave now goes into `out`. True if everything the flow sent is
+    /// acknowledged.
+    pub fn on_ack(&mut self, now: Time, f: usize, packet: &Packet, int: &IntStore) -> bool {
         self.out.clear();
         let i = self.slot[f] as usize;
+        let ack = ack_of(packet);
+        self.ends[i].last_ack = now;
+        let records = match echoed_int(packet) {
+            Some(hops) => int.records(packet.flow, ack.trigger_psn, hops as usize),
+            None => &[],
+        };
         self.ends[i]
             .sender
-            .on_ack(now, &ack_of(packet), &[], &mut self.out);
+            .on_ack(now, &ack, records, &mut self.out)
+            .all_acked
+    }
+
+    /// A CNP for flow f reached its sender: what may leave now goes into `out`.
+    pub fn on_cnp(&mut self, now: Time, f: usize) {
+        self.out.clear();
+        let i = self.slot[f] as usize;
+        self.ends[i].sender.on_cnp(now, &mut self.out);
     }
 
     /// Flow f's timer event popped: true if it fired (a due retransmission timeout, then
@@ -218,10 +313,21 @@ impl RoceFlows {
     }
 }
 
-/// The packet of RoCE data packet `d` of flow `flow` to host `dst`.
+/// The packet of RoCE data packet `d` of flow `flow` to host `dst` (with an INT header if
+/// `int`: switches stamp it, `sack_count` counting their records).
 #[inline]
-pub fn data_packet(flow: usize, dst: HostId, header: u16, dscp: u8, d: &DataPacket) -> Packet {
+pub fn data_packet(
+    flow: usize,
+    dst: HostId,
+    header: u16,
+    dscp: u8,
+    int: bool,
+    d: &DataPacket,
+) -> Packet {
     let mut p = Packet::new(PacketKind::Data, flow as FlowId, dst, d.payload, header);
+    if int {
+        p.flags |= flags::INT;
+    }
     p.seq = d.psn;
     p.timestamp_ps = d.sent_at.as_ps();
     p.dscp = dscp;
@@ -252,10 +358,28 @@ pub fn data_of(p: &Packet) -> (DataPacket, bool, [u64; incastsim_core::TELEMETRY
     )
 }
 
-/// The packet of ACK or NAK `a` of flow `flow`, back to host `src` (`bytes` on the wire).
+/// The packet of ACK or NAK `a` of flow `flow`, back to host `src` (`bytes` on the wire),
+/// echoing `echo_int` INT records of its triggering packet (`None`: it carried no INT header).
+/// The echo names the triggering PSN (`sack[1]`) and the record count (`sack[2]`), blocks a
+/// RoCE ACK leaves free (IRN's selective PSN is `sack[0]`).
 #[inline]
-pub fn ack_packet(flow: usize, src: HostId, bytes: u16, dscp: u8, a: &AckPacket) -> Packet {
+pub fn ack_packet(
+    flow: usize,
+    src: HostId,
+    bytes: u16,
+    dscp: u8,
+    a: &AckPacket,
+    echo_int: Option<u8>,
+) -> Packet {
     let mut p = Packet::new(PacketKind::Ack, flow as FlowId, src, 0, bytes);
+    if let Some(hops) = echo_int {
+        p.flags |= flags::INT;
+        p.sack[1] = SackBlock {
+            start_offset: (a.trigger_psn >> 32) as u32 as i32,
+            len: a.trigger_psn as u32,
+        };
+        p.sack[2].len = u32::from(hops);
+    }
     p.seq = a.epsn;
     p.timestamp_ps = a.echo_sent_at.as_ps();
     p.dscp = dscp;
@@ -288,10 +412,31 @@ pub fn ack_of(p: &Packet) -> AckPacket {
         sack_psn: (p.sack_count > 0)
             .then(|| p.seq.wrapping_add_signed(i64::from(p.sack[0].start_offset))),
         echo_sent_at: Time(p.timestamp_ps),
-        trigger_psn: 0,
+        trigger_psn: (u64::from(p.sack[1].start_offset as u32) << 32) | u64::from(p.sack[1].len),
         ecn_echo: p.has_flag(flags::ECE),
         telemetry: [0; incastsim_core::TELEMETRY_WORDS],
     }
+}
+
+/// The INT records an ACK echoes (`None`: its data packet carried no INT header).
+#[inline]
+pub fn echoed_int(p: &Packet) -> Option<u8> {
+    p.has_flag(flags::INT).then_some(p.sack[2].len as u8)
+}
+
+/// A CNP for flow `flow` back to its sender's host `src` (`bytes` on the wire, class `dscp`).
+#[inline]
+pub fn cnp_packet(flow: usize, src: HostId, bytes: u16, dscp: u8) -> Packet {
+    let mut p = Packet::new(PacketKind::Ack, flow as FlowId, src, 0, bytes);
+    p.window_bytes = CNP_OPCODE;
+    p.dscp = dscp;
+    p
+}
+
+/// Whether an `Ack` packet of a RoCE flow is a CNP.
+#[inline]
+pub fn is_cnp(p: &Packet) -> bool {
+    p.window_bytes == CNP_OPCODE
 }
 
 #[cfg(test)]
@@ -308,26 +453,33 @@ mod tests {
             retransmit: true,
             sent_at: Time(123_456),
         };
-        let p = data_packet(7, 3, 62, 3, &d);
+        let p = data_packet(7, 3, 62, 3, false, &d);
         assert_eq!((p.wire_bytes(), p.dscp, p.ecn), (1062, 3, Ecn::Ect0));
         assert_eq!(data_of(&p), (d, false, [0; 3]));
-        for (kind, sack_psn) in [
-            (AckKind::Ack, None),
-            (AckKind::Nack, None),
-            (AckKind::Nack, Some(1005)),
+        assert!(!p.has_flag(flags::INT));
+        assert!(data_packet(7, 3, 62, 3, true, &d).has_flag(flags::INT));
+        for (kind, sack_psn, echo) in [
+            (AckKind::Ack, None, None),
+            (AckKind::Nack, None, Some(5)),
+            (AckKind::Nack, Some(1005), Some(3)),
         ] {
             let a = AckPacket {
                 kind,
                 epsn: 1000,
                 sack_psn,
                 echo_sent_at: Time(99),
-                trigger_psn: 0,
+                trigger_psn: if echo.is_some() { (1 << 40) + 999 } else { 0 },
                 ecn_echo: true,
                 telemetry: [0; 3],
             };
-            let p = ack_packet(7, 2, 66, 3, &a);
+            let p = ack_packet(7, 2, 66, 3, &a, echo);
             assert_eq!((p.wire_bytes(), p.dst), (66, 2));
             assert_eq!(ack_of(&p), a);
+            assert_eq!(echoed_int(&p), echo);
+            assert!(!is_cnp(&p));
         }
+        let c = cnp_packet(7, 2, 78, 48);
+        assert!(is_cnp(&c));
+        assert_eq!((c.wire_bytes(), c.dscp, c.kind), (78, 48, PacketKind::Ack));
     }
 }

@@ -170,11 +170,13 @@ impl Transport {
     /// RoCE data packet i of `conns.roce.out` as a packet of flow f.
     #[inline]
     pub fn roce_data_packet(&self, f: usize, i: usize) -> Packet {
+        let int = self.conns.roce.get(f).sender.config().int_telemetry;
         super::roce::data_packet(
             f,
             self.flows[f].dst,
             self.flow_header[f],
             self.flow_dscp[f],
+            int,
             &self.conns.roce.out[i],
         )
     }
@@ -190,6 +192,23 @@ impl Transport {
             bytes,
             self.flow_dscp[f],
             &a,
+            self.conns.roce.echo_int,
+        ))
+    }
+
+    /// The CNP flow f's receiver just asked for, as a packet (DCQCN's notification point:
+    /// sent at the QP's `cnp_dscp`).
+    #[inline]
+    pub fn roce_cnp_packet(&self, f: usize) -> Option<Packet> {
+        if !self.conns.roce.cnp {
+            return None;
+        }
+        let cfg = self.conns.roce.get(f).sender.config();
+        Some(super::roce::cnp_packet(
+            f,
+            self.flows[f].src,
+            cfg.cnp_bytes,
+            self.conns.roce.cnp_dscp(f),
         ))
     }
 

@@ -14,9 +14,10 @@
 //!     .queue_discipline::<MyThreshold>("my_threshold"); // topology.switch_queue: {name: my_threshold, threshold: 20 packets}
 //! ```
 //!
-//! Five points: congestion control ([`ControllerExtension`]), schemes ([`SchemeExtension`]),
+//! Six points: congestion control ([`ControllerExtension`]), schemes ([`SchemeExtension`]),
 //! queue disciplines ([`QueueDisciplineExtension`]), traffic generators
-//! ([`TrafficGeneratorExtension`]) and probes ([`ProbeExtension`]). Each extension has its own
+//! ([`TrafficGeneratorExtension`]), probes ([`ProbeExtension`]) and RoCE rate controllers
+//! ([`RdmaControllerExtension`]). Each extension has its own
 //! parameters type (serde, human units from [`crate::units`]), checked by [`Extensions`] while
 //! the config loads (it is the loader's [`Catalog`]): errors name the full key, the value and
 //! what is allowed, and the resolved config prints every parameter with its default filled in.
@@ -53,12 +54,14 @@ pub use crate::plan::traffic::{
 };
 pub use generator::TrafficGeneratorExtension;
 pub use queue::{PreparedQueueDiscipline, QueueContext, QueueDisciplineExtension};
+pub use rdma::{PreparedRdmaController, RdmaControllerContext, RdmaControllerExtension};
 
 mod codec;
 mod controller;
 mod generator;
 mod probe;
 mod queue;
+mod rdma;
 mod scheme;
 
 use codec::{Codec, ParamsCodec, read_params, under};
@@ -178,6 +181,7 @@ pub struct Extensions {
     queue_disciplines: Vec<Registered<dyn PreparedQueueDiscipline>>,
     traffic_generators: Vec<Registered<dyn PreparedTraffic>>,
     probes: Vec<Registered<dyn PreparedProbe>>,
+    rdma_controllers: Vec<Registered<dyn PreparedRdmaController>>,
 }
 
 impl Default for Extensions {
@@ -204,6 +208,7 @@ impl Extensions {
             queue_disciplines: Vec::new(),
             traffic_generators: Vec::new(),
             probes: Vec::new(),
+            rdma_controllers: Vec::new(),
         }
     }
 
@@ -266,6 +271,7 @@ impl Extensions {
             .chain(self.queue_disciplines.iter().map(|r| &r.info))
             .chain(self.traffic_generators.iter().map(|r| &r.info))
             .chain(self.probes.iter().map(|r| &r.info))
+            .chain(self.rdma_controllers.iter().map(|r| &r.info))
     }
 
     /// The parameters of component `name` of `point` at their defaults (`None` for an unknown
@@ -291,6 +297,7 @@ impl Extensions {
             ExtensionPoint::QueueDiscipline => find(&self.queue_disciplines, name),
             ExtensionPoint::TrafficGenerator => find(&self.traffic_generators, name),
             ExtensionPoint::Probe => find(&self.probes, name),
+            ExtensionPoint::RdmaCongestionControl => find(&self.rdma_controllers, name),
         }
     }
 
@@ -310,6 +317,11 @@ impl Extensions {
         for (_, t) in cfg.tcp_sections() {
             if let CongestionControlName::Extension(e) = &t.congestion_control {
                 add(ExtensionPoint::CongestionControl, &e.name);
+            }
+            if let crate::config::TransportConfig::Roce(r) = &t.transport
+                && let crate::config::RdmaCcConfig::Extension(e) = &r.congestion_control
+            {
+                add(ExtensionPoint::RdmaCongestionControl, &e.name);
             }
         }
         if let crate::config::QueueConfig::Extension(e) = cfg.topology.switch_queue() {

@@ -56,7 +56,7 @@ pub(super) fn check_scheduling(cfg: &Config, extensions: &Extensions) -> Result<
         return Ok(());
     };
     let classes = cfg.topology.links().priority_classes;
-    if classes <= 1 && cfg.pfc.is_none() {
+    if classes <= 1 && cfg.pfc.is_none() && !cfg.int_telemetry_on() {
         return Ok(());
     }
     use incastsim_switch::QueueDiscipline;
@@ -75,6 +75,15 @@ pub(super) fn check_scheduling(cfg: &Config, extensions: &Extensions) -> Result<
             &choice.name,
             "a discipline that does not schedule its own departures, with pfc (PFC pauses \
              the classes of a strict-priority port)",
+        ));
+    }
+    if queue.new_discipline(&probe).schedules() && cfg.int_telemetry_on() {
+        return Err(invalid(
+            "topology.switch_queue",
+            &choice.name,
+            "a discipline that does not schedule its own departures, with in-band telemetry \
+             (tcp.transport.int_telemetry, or hpcc: switches stamp a packet when it gets the \
+             transmitter)",
         ));
     }
     if queue.new_discipline(&probe).schedules() && classes > 1 {

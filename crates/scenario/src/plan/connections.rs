@@ -60,6 +60,9 @@ pub struct ConnectionFactory {
     profiles: Vec<TcpProfile>,
     /// Per host: its link's rate (the controllers' `link_rate`).
     host_link_rate: Vec<BitsPerSec>,
+    /// Per planned flow: its base RTT, for RDMA rate controllers (empty when none needs it;
+    /// a flow added while the run goes takes the largest).
+    flow_base_rtt: Vec<incastsim_core::Duration>,
 }
 
 /// Builds nothing useful: what a plan holds once the engine has taken its factory.
@@ -90,12 +93,47 @@ impl ConnectionFactory {
             extension,
             profiles,
             host_link_rate: Vec::new(),
+            flow_base_rtt: Vec::new(),
         }
     }
 
     /// Profile `profile`'s RoCE queue-pair configuration, if its transport is RoCE.
     pub fn roce(&self, profile: u32) -> Option<incastsim_roce::RoceConfig> {
         self.profiles.get(profile as usize).and_then(|p| p.roce)
+    }
+
+    /// Whether some profile's RDMA controller reads its flow's base RTT.
+    pub fn needs_base_rtts(&self) -> bool {
+        self.profiles
+            .iter()
+            .any(|p| p.roce.is_some() && p.rdma_controller.needs_base_rtt())
+    }
+
+    /// Sets the planned flows' base RTTs.
+    pub fn with_base_rtts(mut self, rtts: Vec<incastsim_core::Duration>) -> ConnectionFactory {
+        self.flow_base_rtt = rtts;
+        self
+    }
+
+    /// Flow `flow`'s queue-pair rate controller (profile `profile`, NIC at `line_rate`) and the
+    /// class of its CNPs.
+    pub fn roce_controller(
+        &self,
+        flow: u32,
+        profile: u32,
+        line_rate: BitsPerSec,
+    ) -> (incastsim_roce::Controller, u8) {
+        let p = &self.profiles[profile as usize];
+        let base_rtt = self
+            .flow_base_rtt
+            .get(flow as usize)
+            .or_else(|| self.flow_base_rtt.iter().max())
+            .copied()
+            .unwrap_or_default();
+        let mtu = p.roce.map_or(0, |r| r.mtu);
+        let ctx =
+            crate::extend::RdmaControllerContext::new(self.seed, flow, line_rate, base_rtt, mtu);
+        (p.rdma_controller.new_controller(&ctx), p.cnp_dscp)
     }
 
     /// The line rate of host `h`'s NIC (a RoCE sender paces from it).
@@ -119,7 +157,22 @@ impl ConnectionFactory {
                 }
             }
         }
+        if self.has_rdma_values() {
+            names.extend(crate::engine::roce::RDMA_VALUE_NAMES);
+        }
         names
+    }
+
+    /// Whether some RoCE profile runs a rate controller: its queue pairs then report
+    /// [`crate::engine::roce::RDMA_VALUE_NAMES`] (a run without one keeps its columns).
+    pub fn has_rdma_values(&self) -> bool {
+        self.profiles.iter().any(|p| {
+            p.roce.is_some()
+                && !matches!(
+                    p.rdma_controller,
+                    crate::plan::rdma_cc::RdmaControllerFactory::Fixed
+                )
+        })
     }
 
     /// Each host's link rate, by host index (what a controller's context gives as

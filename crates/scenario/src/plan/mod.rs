@@ -13,6 +13,7 @@ pub mod fabric;
 pub mod memory;
 pub mod pfc;
 mod ports;
+pub mod rdma_cc;
 pub mod schemes;
 mod tcp;
 pub mod topology;
@@ -70,6 +71,9 @@ pub struct Plan {
     pub fabric: Fabric,
     /// Priority Flow Control (`pfc:`), if on.
     pub pfc: Option<pfc::PfcPlan>,
+    /// In-band telemetry's store (PSN slots per flow, records per packet), if some queue
+    /// pair's packets carry an INT header.
+    pub int: Option<(u64, usize)>,
     /// Workload flows first, then the generated flows in generator and start order.
     pub flows: Vec<PlannedFlow>,
     /// Profile 0 is the top-level `tcp`; profile i + 1 is `flow_overrides[i]`.
@@ -200,6 +204,24 @@ impl Plan {
                 .map(|&p| fabric.ports[p as usize].serialization().rate())
                 .collect(),
         );
+        let needs_rtts = connections.needs_base_rtts()
+            || profiles
+                .iter()
+                .any(|p| p.roce.is_some_and(|r| r.int_telemetry));
+        let rtts: Vec<Duration> = if needs_rtts {
+            flows
+                .iter()
+                .map(|f| base_rtt(&fabric, f, &profiles[f.profile as usize].ideal))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let int = rdma_cc::int_store_size(&fabric, &flows, &profiles, &rtts);
+        let connections = if connections.needs_base_rtts() {
+            connections.with_base_rtts(rtts)
+        } else {
+            connections
+        };
         let send_overhead = apps::send_overhead(seed, &flows, &profiles);
         let workload = apps::workload(cfg, seed, workload_flows, &built);
         let udp = apps::udp(cfg, &built);
@@ -219,6 +241,7 @@ impl Plan {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Plan {
             pfc,
+            int,
             probes,
             probe_factories: options.probes.to_vec(),
             cfg: cfg.clone(),
@@ -333,6 +356,18 @@ fn plan_flows(
         .collect()
 }
 
+/// Flow `f`'s RTT on an idle network: a full data packet out, a header-only ACK back (each
+/// hop's latency and serialization).
+fn base_rtt(fabric: &Fabric, f: &PlannedFlow, t: &crate::results::ideal_fct::IdealTcp) -> Duration {
+    let one_way = |hops: Vec<crate::plan::traffic::Hop>, bytes: u64| {
+        hops.iter().fold(Duration::ZERO, |d, h| {
+            d + h.latency + h.serialization.time_for(bytes)
+        })
+    };
+    one_way(fabric.path(f.src, f.dst), t.mss + t.header)
+        + one_way(fabric.path(f.dst, f.src), t.header)
+}
+
 /// Diagnostics state: per-flow base RTTs of the model flows (the workload's, or every flow of a
 /// `traffic` workload) for loss-event rounds.
 fn diagnostics(
@@ -348,16 +383,7 @@ fn diagnostics(
     };
     let base_rtt = flows[..model_flows]
         .iter()
-        .map(|f| {
-            let t = &profiles[f.profile as usize].ideal;
-            let one_way = |hops: Vec<crate::plan::traffic::Hop>, bytes: u64| {
-                hops.iter().fold(Duration::ZERO, |d, h| {
-                    d + h.latency + h.serialization.time_for(bytes)
-                })
-            };
-            one_way(fabric.path(f.src, f.dst), t.mss + t.header)
-                + one_way(fabric.path(f.dst, f.src), t.header)
-        })
+        .map(|f| base_rtt(fabric, f, &profiles[f.profile as usize].ideal))
         .collect();
     let port_to: Vec<NodeId> = fabric.ports.iter().map(|p| p.to).collect();
     Diagnostics::new(

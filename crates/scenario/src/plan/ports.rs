@@ -131,6 +131,7 @@ pub fn build_ports(
     // PFC: every port (host NICs too) serves the classes by strict priority and may be paused.
     let pfc_mask = cfg.pfc.as_ref().map_or(0, crate::plan::pfc::lossless_mask);
     let largest = crate::config::check::largest_packet_bytes(cfg);
+    let int_on = cfg.int_telemetry_on();
     let dwrr_quanta: Option<Vec<u64>> = links
         .class_weights
         .as_ref()
@@ -238,6 +239,12 @@ pub fn build_ports(
                 },
                 SimRng::for_stream(seed, Stream::SwitchJitter, i as u64),
             );
+            // In-band telemetry is stamped when a packet gets the transmitter.
+            let port = if int_on {
+                port.deciding_at_dequeue()
+            } else {
+                port
+            };
             // DWRR between the classes: weight × the largest packet per turn.
             match &dwrr_quanta {
                 Some(q) if port.classes() == q.len() => port.with_dwrr(q.clone()),

@@ -57,6 +57,10 @@ pub struct TcpProfile {
     /// `transport: roce`: the flows are RoCEv2 queue pairs with this configuration (the TCP
     /// parts above are then unused).
     pub roce: Option<incastsim_roce::RoceConfig>,
+    /// `transport: roce`: builds each queue pair's rate controller.
+    pub rdma_controller: super::rdma_cc::RdmaControllerFactory,
+    /// `transport: roce`: the class of the receivers' CNPs.
+    pub cnp_dscp: u8,
 }
 
 impl TcpProfile {
@@ -71,6 +75,17 @@ impl TcpProfile {
         let roce = roce_config(&t.transport);
         Ok(TcpProfile {
             roce,
+            rdma_controller: super::rdma_cc::RdmaControllerFactory::new(
+                &t.transport,
+                &format!("{key}."),
+                extensions,
+            )?,
+            cnp_dscp: match &t.transport {
+                crate::config::TransportConfig::Roce(r) => {
+                    r.cnp_dscp.unwrap_or(super::rdma_cc::DEFAULT_CNP_DSCP)
+                }
+                crate::config::TransportConfig::Tcp => 0,
+            },
             sender: sender_config(t),
             receiver: receiver_config(t),
             controller: controller(t, key, extensions)?,
@@ -142,6 +157,16 @@ fn roce_config(t: &crate::config::TransportConfig) -> Option<incastsim_roce::Roc
     c.window_bytes = r.window.map(|b| b.0);
     c.bdp_cap_packets = r.bdp_cap_packets;
     c.nack_reissue = r.nack_reissue.map(|d| d.0);
+    if r.int_on() {
+        // HPCC's INT header rides on every data packet and is echoed in its ACK.
+        let int = r.int_header_bytes() as u16;
+        c.int_telemetry = true;
+        c.header_bytes += int;
+        c.ack_bytes += int;
+    }
+    if let crate::config::RdmaCcConfig::Dcqcn { cnp_interval, .. } = &r.congestion_control {
+        c.cnp_interval = Some(cnp_interval.map_or(incastsim_roce::DCQCN_CNP_INTERVAL, |d| d.0));
+    }
     Some(c)
 }
 
