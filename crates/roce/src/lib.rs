@@ -7,7 +7,9 @@
 //! - [`receiver`]: [`RoceReceiver`], the responder: in-order delivery, ACKs every `ack_every`
 //!   packets, sequence-error NAKs, IRN's out-of-order buffer; CE marks reported for DCQCN.
 //! - [`controller`]: the [`RateController`] hook a congestion controller implements, and the
-//!   [`Controller`] enum the sender dispatches on ([`FixedRate`] is the only built-in yet).
+//!   [`Controller`] enum the sender dispatches on.
+//! - [`cc`]: the built-in controllers, [`Dcqcn`], [`Hpcc`] and [`Timely`], each from its paper
+//!   and the HPCC authors' ns-3 fork, with their parameter sets.
 //! - [`config`]: [`RoceConfig`] and the defaults, each with its source.
 //! - [`packet`]: the [`DataPacket`] and [`AckPacket`] values exchanged with the engine.
 //!
@@ -36,6 +38,7 @@
 
 #![warn(missing_docs)]
 
+pub mod cc;
 pub mod config;
 pub mod controller;
 pub mod packet;
@@ -43,14 +46,18 @@ pub mod receiver;
 mod scoreboard;
 pub mod sender;
 
+pub use cc::{
+    AlphaUpdate, Dcqcn, DcqcnParams, DecreaseOrder, Hpcc, HpccParams, HyperIncrease, Timely,
+    TimelyParams, TimelyUpdate,
+};
 pub use config::{
     DEFAULT_IB_TIMEOUT_EXPONENT, HPCC_FORK_MTU, HPCC_FORK_NACK_INTERVAL, IB_ACK_TIMEOUT_UNIT,
     IRN_RTO_HIGH, IRN_RTO_LOW, IRN_RTO_LOW_PACKETS, ROCEV2_ACK_BYTES, ROCEV2_DATA_HEADER_BYTES,
     Recovery, RoceConfig, RtoConfig,
 };
 pub use controller::{
-    AckSample, Controller, ControllerState, CustomController, DynRateController, FixedRate, RateControl,
-    RateController,
+    AckSample, Controller, ControllerState, CustomController, DynRateController, FixedRate,
+    RateControl, RateController,
 };
 pub use packet::{AckKind, AckPacket, DataPacket};
 pub use receiver::{Arrival, ReceiverStats, RoceReceiver, RxOutcome};
