@@ -511,3 +511,216 @@ impl RateController for Dcqcn {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use incastsim_core::TELEMETRY_WORDS;
+
+    const G: f64 = 1e9;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-6 * b.abs().max(1.0)
+    }
+
+    fn ctl(rate: BitsPerSec) -> RateControl {
+        RateControl {
+            rate,
+            window_bytes: None,
+            timer: None,
+        }
+    }
+
+    fn started(p: DcqcnParams, line: BitsPerSec, initial: BitsPerSec) -> (Dcqcn, RateControl) {
+        let mut d = Dcqcn::new(p);
+        let mut c = ctl(initial);
+        d.on_start(Time::ZERO, line, &mut c);
+        (d, c)
+    }
+
+    fn ack(now: Time, acked: u64) -> AckSample<'static> {
+        AckSample {
+            now,
+            nack: false,
+            acked_bytes: acked,
+            rtt: Duration::from_us(10),
+            ecn_echo: false,
+            telemetry: [0; TELEMETRY_WORDS],
+            int: &[],
+            snd_una: 0,
+            snd_nxt: 0,
+            bytes_in_flight: 0,
+        }
+    }
+
+    /// One CNP, the paper's reading, g = 1/4 and α₀ = 1/2 for round numbers, 40 Gbps:
+    /// cut first (Eq. 1): R_T = 40, R_C = 40 · (1 − 0.5/2) = 30 Gbps; then α (Eq. 2):
+    /// α = 0.75 · 0.5 + 0.25 = 0.625.
+    /// The fork's order on the same CNP: α = 0.625 first, then R_C = 40 · (1 − 0.625/2) = 27.5.
+    #[test]
+    fn one_cnp_both_orders() {
+        let p = DcqcnParams {
+            g: 0.25,
+            initial_alpha: 0.5,
+            ..DcqcnParams::paper()
+        };
+        let (mut d, mut c) = started(p, BitsPerSec::gbps(40), BitsPerSec::gbps(40));
+        d.on_cnp(Time::ZERO, &mut c);
+        assert!(close(d.target_rate(), 40.0 * G));
+        assert!(close(d.current_rate(), 30.0 * G));
+        assert!(close(d.alpha(), 0.625));
+        assert_eq!(c.rate, BitsPerSec::gbps(30));
+        let st = d.state();
+        assert_eq!((st.rate_decreases, st.rate_increases), (1, 0));
+        assert_eq!(st.target_rate, Some(BitsPerSec::gbps(40)));
+
+        let fork_order = DcqcnParams {
+            decrease_order: DecreaseOrder::AlphaThenCut,
+            ..p
+        };
+        let (mut d, mut c) = started(fork_order, BitsPerSec::gbps(40), BitsPerSec::gbps(40));
+        d.on_cnp(Time::ZERO, &mut c);
+        assert!(close(d.alpha(), 0.625));
+        assert!(close(d.current_rate(), 27.5 * G));
+    }
+
+    /// Continuing the paper case: no CNP for K = 55 µs, so α decays (Eq. 3): 0.625 · 0.75 =
+    /// 0.46875. The increase timer (T = 55 µs) fires at the same instant: the first
+    /// fast-recovery step (Eq. 4), R_C = (40 + 30)/2 = 35 Gbps, R_T unchanged.
+    #[test]
+    fn alpha_timer_decays() {
+        let p = DcqcnParams {
+            g: 0.25,
+            initial_alpha: 0.5,
+            ..DcqcnParams::paper()
+        };
+        let (mut d, mut c) = started(p, BitsPerSec::gbps(40), BitsPerSec::gbps(40));
+        d.on_cnp(Time::ZERO, &mut c);
+        let k = Time::ZERO + Duration::from_us(55);
+        assert_eq!(c.timer, Some(k));
+        d.on_timer(k, &mut c);
+        assert!(close(d.alpha(), 0.46875));
+        assert!(close(d.current_rate(), 35.0 * G));
+        assert!(close(d.target_rate(), 40.0 * G));
+        assert_eq!(c.timer, Some(k + Duration::from_us(55)));
+    }
+
+    /// The fork's reading with its timers: the first CNP at 0 sets α = 1 and only marks a cut;
+    /// α ticks at 1, 2, 3, 4 µs with no further CNP (α = (255/256)^4 ≈ 0.98444), and the
+    /// decrease check at 4 µs runs after that tick: R_C = 100 · (1 − α/2) ≈ 50.778 Gbps. R_T
+    /// stays 100 (clamp_target_rate off and no increase since the "last cut").
+    #[test]
+    fn fork_timers_alpha_then_cut() {
+        let (mut d, mut c) = started(DcqcnParams::hpcc_fork(), BitsPerSec::gbps(100), BitsPerSec::gbps(100));
+        d.on_cnp(Time::ZERO, &mut c);
+        assert_eq!(c.rate, BitsPerSec::gbps(100));
+        for us in 1..=4 {
+            let t = Time::ZERO + Duration::from_us(us);
+            assert_eq!(c.timer, Some(t));
+            d.on_timer(t, &mut c);
+        }
+        let alpha = (255.0_f64 / 256.0).powi(4);
+        assert!(close(d.alpha(), alpha));
+        assert!(close(d.current_rate(), 100.0 * G * (1.0 - alpha / 2.0)));
+        assert!(close(d.target_rate(), 100.0 * G));
+        // The increase timer now runs from the cut: 4 µs + 300 µs.
+        assert_eq!(d.next_increase, Some(Time::ZERO + Duration::from_us(304)));
+    }
+
+    /// The increase stages, timer only (the fork's `RateIncEventMlx`), F = 2, R_AI = 1 Gbps,
+    /// R_HAI = 10 Gbps, line 100 Gbps, starting at 40 Gbps. The first CNP cuts at once
+    /// (interval 0): α = 1, R_T = 40, R_C = 20. Then each timer expiry:
+    /// 1. fast recovery: R_C = (20 + 40)/2 = 30
+    /// 2. fast recovery: R_C = (30 + 40)/2 = 35
+    /// 3. additive: R_T = 41, R_C = (35 + 41)/2 = 38
+    /// 4. hyper: R_T = 51, R_C = (38 + 51)/2 = 44.5
+    /// 5. hyper: R_T = 61, R_C = (44.5 + 61)/2 = 52.75 (the paper's i·R_HAI: R_T = 51 + 2·10
+    ///    = 71, R_C = (44.5 + 71)/2 = 57.75)
+    #[test]
+    fn timer_stages_fast_recovery_additive_hyper() {
+        for (hyper, last) in [(HyperIncrease::Constant, (61.0, 52.75)), (HyperIncrease::Scaled, (71.0, 57.75))] {
+            let p = DcqcnParams {
+                fast_recovery_stages: 2,
+                rate_ai: BitsPerSec::gbps(1),
+                rate_hai: BitsPerSec::gbps(10),
+                rate_decrease_interval: Duration::ZERO,
+                alpha_interval: Duration::from_secs(10),
+                hyper_increase: hyper,
+                ..DcqcnParams::hpcc_fork()
+            };
+            let (mut d, mut c) = started(p, BitsPerSec::gbps(100), BitsPerSec::gbps(40));
+            d.on_cnp(Time::ZERO, &mut c);
+            assert!(close(d.current_rate(), 20.0 * G) && close(d.target_rate(), 40.0 * G));
+            let expect = [(40.0, 30.0), (40.0, 35.0), (41.0, 38.0), (51.0, 44.5), last];
+            for (k, (rt, rc)) in expect.into_iter().enumerate() {
+                let t = c.timer.unwrap();
+                assert_eq!(t, Time::ZERO + Duration::from_us(300 * (k as u64 + 1)));
+                d.on_timer(t, &mut c);
+                assert!(close(d.target_rate(), rt * G), "step {k}: R_T {}", d.target_rate());
+                assert!(close(d.current_rate(), rc * G), "step {k}: R_C {}", d.current_rate());
+            }
+            assert_eq!(d.state().rate_increases, 5);
+            // A cut resets the stages: the next increase is fast recovery again.
+            d.on_cnp(Time::ZERO + Duration::from_us(1600), &mut c);
+            assert_eq!((d.timer_stage, d.byte_stage), (0, 0));
+        }
+    }
+
+    /// The paper's byte counter (fed acknowledged bytes), F = 5, B = 10 MB, line 40 Gbps,
+    /// starting at 20: the CNP gives R_T = 20, R_C = 10. Five byte-counter events are fast
+    /// recovery (R_C = 15, 17.5, 18.75, 19.375, 19.6875); the sixth has the byte counter past
+    /// F but not the timer, so it is additive: R_T = 20.04, R_C = (19.6875 + 20.04)/2 =
+    /// 19.86375 Gbps.
+    #[test]
+    fn byte_counter_stages() {
+        let (mut d, mut c) = started(DcqcnParams::paper(), BitsPerSec::gbps(40), BitsPerSec::gbps(20));
+        d.on_cnp(Time::ZERO, &mut c);
+        // Bytes before the first cut do not count; after it, half a B does not fire.
+        d.on_ack(&ack(Time(1), 5_000_000), &mut c);
+        assert!(close(d.current_rate(), 10.0 * G));
+        d.on_ack(&ack(Time(2), 5_000_000), &mut c);
+        assert!(close(d.current_rate(), 15.0 * G));
+        for rc in [17.5, 18.75, 19.375, 19.6875] {
+            d.on_ack(&ack(Time(3), 10_000_000), &mut c);
+            assert!(close(d.current_rate(), rc * G));
+        }
+        d.on_ack(&ack(Time(4), 10_000_000), &mut c);
+        assert!(close(d.target_rate(), 20.04 * G));
+        assert!(close(d.current_rate(), 19.86375 * G));
+    }
+
+    /// With `ecn_echo_as_cnp` an ECN-echoing ACK cuts as a CNP does; without it, it does not.
+    #[test]
+    fn ecn_echo_as_cnp() {
+        let mut s = ack(Time::ZERO, 1000);
+        s.ecn_echo = true;
+        let (mut d, mut c) = started(DcqcnParams::paper(), BitsPerSec::gbps(40), BitsPerSec::gbps(40));
+        d.on_ack(&s, &mut c);
+        assert_eq!(c.rate, BitsPerSec::gbps(40));
+        let p = DcqcnParams {
+            ecn_echo_as_cnp: true,
+            ..DcqcnParams::paper()
+        };
+        let (mut d, mut c) = started(p, BitsPerSec::gbps(40), BitsPerSec::gbps(40));
+        d.on_ack(&s, &mut c);
+        assert_eq!(c.rate, BitsPerSec::gbps(20));
+    }
+
+    #[test]
+    fn params_check() {
+        assert_eq!(DcqcnParams::paper().check(), Ok(()));
+        assert_eq!(DcqcnParams::hpcc_fork().check(), Ok(()));
+        let bad = DcqcnParams {
+            g: 0.0,
+            ..DcqcnParams::default()
+        };
+        assert_eq!(bad.check(), Err("dcqcn.g = 0: must be in (0, 1]".to_string()));
+        let bad = DcqcnParams {
+            increase_interval: Duration::ZERO,
+            ..DcqcnParams::default()
+        };
+        assert!(bad.check().unwrap_err().starts_with("dcqcn.increase_interval = "));
+        let scaled = DcqcnParams::hpcc_fork_at(BitsPerSec::gbps(100));
+        assert_eq!((scaled.rate_ai, scaled.rate_hai), (BitsPerSec::mbps(20), BitsPerSec::mbps(200)));
+    }
+}
