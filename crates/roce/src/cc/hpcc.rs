@@ -300,3 +300,177 @@ impl RateController for Hpcc {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use incastsim_core::TELEMETRY_WORDS;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    fn hop(ts_us: u64, tx_bytes: u64, qlen_bytes: u64) -> IntHop {
+        IntHop {
+            ts: Time::ZERO + Duration::from_us(ts_us),
+            tx_bytes,
+            qlen_bytes,
+            rate: BitsPerSec::gbps(100),
+        }
+    }
+
+    fn ack<'a>(int: &'a [IntHop], snd_una: u64, snd_nxt: u64) -> AckSample<'a> {
+        AckSample {
+            now: Time::ZERO,
+            nack: false,
+            acked_bytes: 1000,
+            rtt: Duration::from_us(10),
+            ecn_echo: false,
+            telemetry: [0; TELEMETRY_WORDS],
+            int,
+            snd_una,
+            snd_nxt,
+            bytes_in_flight: 0,
+        }
+    }
+
+    /// 100 Gbps NIC, T = 10 µs: W_init = 100e9 · 10e-6 / 8 = 125 000 B. W_AI = 100 B, η = 0.95.
+    fn params(max_stage: u32) -> HpccParams {
+        HpccParams {
+            w_ai_bytes: 100.0,
+            max_stage,
+            ..HpccParams::hpcc_fork(BitsPerSec::gbps(100), Duration::from_us(10))
+        }
+    }
+
+    fn started(p: HpccParams) -> (Hpcc, RateControl) {
+        let mut h = Hpcc::new(p);
+        let mut c = RateControl {
+            rate: BitsPerSec::gbps(100),
+            window_bytes: None,
+            timer: None,
+        };
+        h.on_start(Time::ZERO, BitsPerSec::gbps(100), &mut c);
+        (h, c)
+    }
+
+    /// Two hops. The first ACK only stores L (hop 1: ts 0, tx 0, qlen 300 000; hop 2: ts 0,
+    /// tx 0, qlen 0) and lastUpdateSeq = snd_nxt = 10.
+    ///
+    /// The second ACK (snd_una 11 > 10: a full update), 5 µs later:
+    /// - hop 1: tx 62 500 B more: txRate = 62 500·8 / 5 µs = 100 Gbps → 1.0;
+    ///   min(qlen 225 000, 300 000)·8 / (100 Gbps · 10 µs) = 1.8e6 / 1e6 = 1.8; u′ = 2.8.
+    /// - hop 2: tx 31 250 B: 50 Gbps → 0.5; qlen 0; u′ = 0.5. Hop 1 is the most loaded.
+    /// - τ = 5 µs ≤ T; U = (1 − 0.5)·1 + 0.5·2.8 = 1.9 (U starts at 1, the fork's `hp.u = 1`).
+    /// - U ≥ η: W = W_c/(U/η) + W_AI = 125 000/2 + 100 = 62 600 B = W_c, incStage 0.
+    /// - rate = 62 600·8 / 10 µs = 50.08 Gbps.
+    #[test]
+    fn window_after_two_acks() {
+        let (mut h, mut c) = started(params(0));
+        assert_eq!(c.window_bytes, Some(125_000));
+        let l = [hop(0, 0, 300_000), hop(0, 0, 0)];
+        h.on_ack(&ack(&l, 1, 10), &mut c);
+        assert_eq!((c.window_bytes, c.rate), (Some(125_000), BitsPerSec::gbps(100)));
+        assert!(close(h.utilization(), 1.0));
+
+        let now = [hop(5, 62_500, 225_000), hop(5, 31_250, 0)];
+        h.on_ack(&ack(&now, 11, 20), &mut c);
+        assert!(close(h.utilization(), 1.9));
+        assert!(close(h.window(), 62_600.0));
+        assert!(close(h.reference_window(), 62_600.0));
+        assert_eq!(c.window_bytes, Some(62_600));
+        assert_eq!(c.rate, BitsPerSec(50_080_000_000));
+        assert_eq!(h.last_update_seq, Some(20));
+        let st = h.state();
+        assert_eq!((st.rate_decreases, st.utilization), (1, Some(h.utilization())));
+    }
+
+    /// Fast react: an ACK that does not pass lastUpdateSeq computes W from W_c but leaves W_c.
+    /// After the full update above (W_c = 62 600, U = 1.9), one more ACK 5 µs later with hop
+    /// 1 at 100 Gbps and its queue gone: u′ = 1.0 + 0 = 1.0; U = 0.5·1.9 + 0.5·1.0 = 1.45;
+    /// W = 62 600 · 0.95/1.45 + 100 = 41 113.79… B; W_c stays 62 600.
+    #[test]
+    fn fast_react_leaves_reference_window() {
+        let (mut h, mut c) = started(params(0));
+        h.on_ack(&ack(&[hop(0, 0, 300_000)], 1, 10), &mut c);
+        h.on_ack(&ack(&[hop(5, 62_500, 225_000)], 11, 20), &mut c);
+        assert!(close(h.window(), 62_600.0));
+        h.on_ack(&ack(&[hop(10, 125_000, 0)], 15, 30), &mut c);
+        assert!(close(h.utilization(), 1.45));
+        assert!(close(h.window(), 62_600.0 * 0.95 / 1.45 + 100.0));
+        assert!(close(h.reference_window(), 62_600.0));
+        assert_eq!(h.last_update_seq, Some(20));
+    }
+
+    /// maxStage: below η, maxStage = 5 adds W_AI for five full updates (incStage 1..5) and the
+    /// sixth is multiplicative; maxStage = 0 is multiplicative at once. A lightly loaded hop:
+    /// 5 µs apart, 31 250 B (50 Gbps → 0.5), no queue; U: 1 → 0.75 → 0.625 → … (halving its
+    /// distance to 0.5 each time, all below η).
+    /// - maxStage 5, starting from W_c = 125 000 = W_max: each additive step is clamped to
+    ///   W_max, so start from a W_c of half: the QP starts at 50 Gbps (62 500 B); updates
+    ///   1–5 give 62 600, 62 700, …, 63 000; update 6 (incStage = 5) gives
+    ///   63 000 · 0.95/U₆ + 100 with U₆ = 0.5 + 0.5^7 = 0.5078125.
+    /// - maxStage 0: update 1 gives 62 500 · 0.95/0.75 + 100 = 79 266.67 B.
+    #[test]
+    fn max_stage() {
+        let run = |max_stage: u32, updates: u64| {
+            let mut h = Hpcc::new(params(max_stage));
+            let mut c = RateControl {
+                rate: BitsPerSec::gbps(50),
+                window_bytes: None,
+                timer: None,
+            };
+            h.on_start(Time::ZERO, BitsPerSec::gbps(100), &mut c);
+            h.on_ack(&ack(&[hop(0, 0, 0)], 1, 1), &mut c);
+            let mut ws = Vec::new();
+            for k in 1..=updates {
+                h.on_ack(&ack(&[hop(5 * k, 31_250 * k, 0)], 1 + k, 1 + k), &mut c);
+                ws.push(h.window());
+            }
+            (h, ws)
+        };
+        let (h, ws) = run(5, 6);
+        for (k, w) in ws[..5].iter().enumerate() {
+            assert!(close(*w, 62_500.0 + 100.0 * (k as f64 + 1.0)), "update {}: {w}", k + 1);
+        }
+        let u6 = 0.5 + 0.5_f64.powi(7);
+        assert!(close(h.utilization(), u6));
+        assert!(close(ws[5], 63_000.0 * 0.95 / u6 + 100.0));
+        assert_eq!(h.inc_stage, 0);
+
+        let (_, ws) = run(0, 1);
+        assert!(close(ws[0], 62_500.0 * 0.95 / 0.75 + 100.0));
+        assert_eq!(HpccParams::paper(BitsPerSec::gbps(100), Duration::from_us(10)).max_stage, 5);
+    }
+
+    /// An ACK without INT changes nothing; a change in hop count only replaces L.
+    #[test]
+    fn empty_int_and_hop_count_change() {
+        let (mut h, mut c) = started(params(0));
+        h.on_ack(&ack(&[], 1, 10), &mut c);
+        assert_eq!(h.last_update_seq, None);
+        h.on_ack(&ack(&[hop(0, 0, 0)], 1, 10), &mut c);
+        h.on_ack(&ack(&[hop(5, 62_500, 0), hop(5, 0, 0)], 11, 20), &mut c);
+        assert_eq!(h.nhop, 2);
+        assert!(close(h.window(), 125_000.0));
+        assert!(close(h.utilization(), 1.0));
+        h.on_ack(&ack(&[], 21, 30), &mut c);
+        assert_eq!(h.nhop, 2);
+    }
+
+    #[test]
+    fn params_check() {
+        let p = params(0);
+        assert_eq!(p.check(), Ok(()));
+        // run.py hp at 100 Gbps: R_AI = 40 Mb/s; over T = 10 µs that is 50 B.
+        let f = HpccParams::hpcc_fork(BitsPerSec::gbps(100), Duration::from_us(10));
+        assert!(close(f.w_ai_bytes, 50.0));
+        let bad = HpccParams { eta: 1.5, ..p };
+        assert_eq!(bad.check(), Err("hpcc.eta = 1.5: must be in (0, 1]".to_string()));
+        let bad = HpccParams {
+            base_rtt: Duration::ZERO,
+            ..p
+        };
+        assert!(bad.check().unwrap_err().starts_with("hpcc.base_rtt = "));
+    }
+}
