@@ -259,6 +259,44 @@ mod tests {
         }
     }
 
+    /// The built-ins' names, and the hooks and `state` reach them through the enum.
+    #[test]
+    fn builtin_variants() {
+        use crate::cc::{DcqcnParams, HpccParams, TimelyParams};
+        let line = BitsPerSec::gbps(100);
+        let mut cs = [
+            Controller::Dcqcn(Dcqcn::new(DcqcnParams::paper())),
+            Controller::Hpcc(Hpcc::new(HpccParams::hpcc_fork(
+                line,
+                Duration::from_us(10),
+            ))),
+            Controller::Timely(Timely::new(TimelyParams::paper())),
+        ];
+        let names: Vec<_> = cs.iter().map(Controller::name).collect();
+        assert_eq!(names, ["dcqcn", "hpcc", "timely"]);
+        for c in &mut cs {
+            let mut ctl = RateControl {
+                rate: line,
+                window_bytes: None,
+                timer: None,
+            };
+            c.on_start(Time::ZERO, line, &mut ctl);
+            c.on_cnp(Time::ZERO, &mut ctl);
+            let st = c.state();
+            match c {
+                Controller::Dcqcn(_) => {
+                    assert_eq!(ctl.rate, BitsPerSec::gbps(50));
+                    assert_eq!((st.alpha, st.rate_decreases), (Some(1.0), 1));
+                }
+                Controller::Hpcc(_) => {
+                    assert_eq!(ctl.window_bytes, Some(125_000));
+                    assert_eq!(st.utilization, Some(1.0));
+                }
+                _ => assert_eq!(st.rtt_gradient, Some(0.0)),
+            }
+        }
+    }
+
     /// Names, dispatch to a custom controller, and cloning keeps each copy's own state.
     #[test]
     fn dispatch_and_clone() {

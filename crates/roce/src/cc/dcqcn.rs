@@ -611,7 +611,11 @@ mod tests {
     /// stays 100 (clamp_target_rate off and no increase since the "last cut").
     #[test]
     fn fork_timers_alpha_then_cut() {
-        let (mut d, mut c) = started(DcqcnParams::hpcc_fork(), BitsPerSec::gbps(100), BitsPerSec::gbps(100));
+        let (mut d, mut c) = started(
+            DcqcnParams::hpcc_fork(),
+            BitsPerSec::gbps(100),
+            BitsPerSec::gbps(100),
+        );
         d.on_cnp(Time::ZERO, &mut c);
         assert_eq!(c.rate, BitsPerSec::gbps(100));
         for us in 1..=4 {
@@ -638,7 +642,10 @@ mod tests {
     ///    = 71, R_C = (44.5 + 71)/2 = 57.75)
     #[test]
     fn timer_stages_fast_recovery_additive_hyper() {
-        for (hyper, last) in [(HyperIncrease::Constant, (61.0, 52.75)), (HyperIncrease::Scaled, (71.0, 57.75))] {
+        for (hyper, last) in [
+            (HyperIncrease::Constant, (61.0, 52.75)),
+            (HyperIncrease::Scaled, (71.0, 57.75)),
+        ] {
             let p = DcqcnParams {
                 fast_recovery_stages: 2,
                 rate_ai: BitsPerSec::gbps(1),
@@ -656,8 +663,16 @@ mod tests {
                 let t = c.timer.unwrap();
                 assert_eq!(t, Time::ZERO + Duration::from_us(300 * (k as u64 + 1)));
                 d.on_timer(t, &mut c);
-                assert!(close(d.target_rate(), rt * G), "step {k}: R_T {}", d.target_rate());
-                assert!(close(d.current_rate(), rc * G), "step {k}: R_C {}", d.current_rate());
+                assert!(
+                    close(d.target_rate(), rt * G),
+                    "step {k}: R_T {}",
+                    d.target_rate()
+                );
+                assert!(
+                    close(d.current_rate(), rc * G),
+                    "step {k}: R_C {}",
+                    d.current_rate()
+                );
             }
             assert_eq!(d.state().rate_increases, 5);
             // A cut resets the stages: the next increase is fast recovery again.
@@ -673,7 +688,11 @@ mod tests {
     /// 19.86375 Gbps.
     #[test]
     fn byte_counter_stages() {
-        let (mut d, mut c) = started(DcqcnParams::paper(), BitsPerSec::gbps(40), BitsPerSec::gbps(20));
+        let (mut d, mut c) = started(
+            DcqcnParams::paper(),
+            BitsPerSec::gbps(40),
+            BitsPerSec::gbps(20),
+        );
         d.on_cnp(Time::ZERO, &mut c);
         // Bytes before the first cut do not count; after it, half a B does not fire.
         d.on_ack(&ack(Time(1), 5_000_000), &mut c);
@@ -694,7 +713,11 @@ mod tests {
     fn ecn_echo_as_cnp() {
         let mut s = ack(Time::ZERO, 1000);
         s.ecn_echo = true;
-        let (mut d, mut c) = started(DcqcnParams::paper(), BitsPerSec::gbps(40), BitsPerSec::gbps(40));
+        let (mut d, mut c) = started(
+            DcqcnParams::paper(),
+            BitsPerSec::gbps(40),
+            BitsPerSec::gbps(40),
+        );
         d.on_ack(&s, &mut c);
         assert_eq!(c.rate, BitsPerSec::gbps(40));
         let p = DcqcnParams {
@@ -714,13 +737,23 @@ mod tests {
             g: 0.0,
             ..DcqcnParams::default()
         };
-        assert_eq!(bad.check(), Err("dcqcn.g = 0: must be in (0, 1]".to_string()));
+        assert_eq!(
+            bad.check(),
+            Err("dcqcn.g = 0: must be in (0, 1]".to_string())
+        );
         let bad = DcqcnParams {
             increase_interval: Duration::ZERO,
             ..DcqcnParams::default()
         };
-        assert!(bad.check().unwrap_err().starts_with("dcqcn.increase_interval = "));
+        assert!(
+            bad.check()
+                .unwrap_err()
+                .starts_with("dcqcn.increase_interval = ")
+        );
         let scaled = DcqcnParams::hpcc_fork_at(BitsPerSec::gbps(100));
-        assert_eq!((scaled.rate_ai, scaled.rate_hai), (BitsPerSec::mbps(20), BitsPerSec::mbps(200)));
+        assert_eq!(
+            (scaled.rate_ai, scaled.rate_hai),
+            (BitsPerSec::mbps(20), BitsPerSec::mbps(200))
+        );
     }
 }

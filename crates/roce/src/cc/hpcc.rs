@@ -370,7 +370,10 @@ mod tests {
         assert_eq!(c.window_bytes, Some(125_000));
         let l = [hop(0, 0, 300_000), hop(0, 0, 0)];
         h.on_ack(&ack(&l, 1, 10), &mut c);
-        assert_eq!((c.window_bytes, c.rate), (Some(125_000), BitsPerSec::gbps(100)));
+        assert_eq!(
+            (c.window_bytes, c.rate),
+            (Some(125_000), BitsPerSec::gbps(100))
+        );
         assert!(close(h.utilization(), 1.0));
 
         let now = [hop(5, 62_500, 225_000), hop(5, 31_250, 0)];
@@ -382,7 +385,10 @@ mod tests {
         assert_eq!(c.rate, BitsPerSec(50_080_000_000));
         assert_eq!(h.last_update_seq, Some(20));
         let st = h.state();
-        assert_eq!((st.rate_decreases, st.utilization), (1, Some(h.utilization())));
+        assert_eq!(
+            (st.rate_decreases, st.utilization),
+            (1, Some(h.utilization()))
+        );
     }
 
     /// Fast react: an ACK that does not pass lastUpdateSeq computes W from W_c but leaves W_c.
@@ -431,7 +437,11 @@ mod tests {
         };
         let (h, ws) = run(5, 6);
         for (k, w) in ws[..5].iter().enumerate() {
-            assert!(close(*w, 62_500.0 + 100.0 * (k as f64 + 1.0)), "update {}: {w}", k + 1);
+            assert!(
+                close(*w, 62_500.0 + 100.0 * (k as f64 + 1.0)),
+                "update {}: {w}",
+                k + 1
+            );
         }
         let u6 = 0.5 + 0.5_f64.powi(7);
         assert!(close(h.utilization(), u6));
@@ -440,7 +450,10 @@ mod tests {
 
         let (_, ws) = run(0, 1);
         assert!(close(ws[0], 62_500.0 * 0.95 / 0.75 + 100.0));
-        assert_eq!(HpccParams::paper(BitsPerSec::gbps(100), Duration::from_us(10)).max_stage, 5);
+        assert_eq!(
+            HpccParams::paper(BitsPerSec::gbps(100), Duration::from_us(10)).max_stage,
+            5
+        );
     }
 
     /// An ACK without INT changes nothing; a change in hop count only replaces L.
@@ -466,7 +479,10 @@ mod tests {
         let f = HpccParams::hpcc_fork(BitsPerSec::gbps(100), Duration::from_us(10));
         assert!(close(f.w_ai_bytes, 50.0));
         let bad = HpccParams { eta: 1.5, ..p };
-        assert_eq!(bad.check(), Err("hpcc.eta = 1.5: must be in (0, 1]".to_string()));
+        assert_eq!(
+            bad.check(),
+            Err("hpcc.eta = 1.5: must be in (0, 1]".to_string())
+        );
         let bad = HpccParams {
             base_rtt: Duration::ZERO,
             ..p

@@ -276,3 +276,133 @@ impl RateController for Timely {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use incastsim_core::TELEMETRY_WORDS;
+
+    const G: f64 = 1e9;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-6 * b.abs().max(1.0)
+    }
+
+    fn ack(rtt_us: u64, acked: u64, snd_una: u64, snd_nxt: u64) -> AckSample<'static> {
+        AckSample {
+            now: Time::ZERO,
+            nack: false,
+            acked_bytes: acked,
+            rtt: Duration::from_us(rtt_us),
+            ecn_echo: false,
+            telemetry: [0; TELEMETRY_WORDS],
+            int: &[],
+            snd_una,
+            snd_nxt,
+            bytes_in_flight: 0,
+        }
+    }
+
+    fn started(p: TimelyParams, rate: BitsPerSec) -> (Timely, RateControl) {
+        let mut t = Timely::new(p);
+        let mut c = RateControl {
+            rate,
+            window_bytes: None,
+            timer: None,
+        };
+        t.on_start(Time::ZERO, BitsPerSec::gbps(10), &mut c);
+        (t, c)
+    }
+
+    /// The paper's values (α = 0.875, β = 0.8, δ = 10 Mbps, minRTT = 20 µs, T_low = 50 µs,
+    /// T_high = 500 µs), every ACK a completion, 10 Gbps line, starting at 5 Gbps:
+    /// - 60 µs: the first sample only sets prev_rtt.
+    /// - 70 µs (rising): new_rtt_diff = 10 µs; rtt_diff = 0.125·0 + 0.875·10 = 8.75 µs;
+    ///   gradient = 8.75/20 = 0.4375 > 0: R = 5 · (1 − 0.8·0.4375) = 5 · 0.65 = 3.25 Gbps.
+    /// - 65 µs (falling): new_rtt_diff = −5; rtt_diff = 0.125·8.75 − 0.875·5 = −3.28125;
+    ///   gradient = −0.1640625 ≤ 0, first in a row: R = 3.25 + 0.01 = 3.26 Gbps.
+    /// - 64, 63, 62 µs: rtt_diff stays negative (−1.28515625, −1.0356…, −1.0044…): R = 3.27,
+    ///   3.28, 3.29.
+    /// - 61 µs: the fifth non-positive gradient in a row: HAI, R = 3.29 + 5·0.01 = 3.34 Gbps.
+    #[test]
+    fn rising_then_falling_then_hai() {
+        let p = TimelyParams {
+            update: TimelyUpdate::EveryAck,
+            ..TimelyParams::paper()
+        };
+        let (mut t, mut c) = started(p, BitsPerSec::gbps(5));
+        t.on_ack(&ack(60, 1000, 0, 0), &mut c);
+        assert_eq!(c.rate, BitsPerSec::gbps(5));
+        t.on_ack(&ack(70, 1000, 0, 0), &mut c);
+        assert!(close(t.gradient(), 0.4375));
+        assert!(close(t.rate(), 3.25 * G));
+        assert_eq!(c.rate, BitsPerSec(3_250_000_000));
+        t.on_ack(&ack(65, 1000, 0, 0), &mut c);
+        assert!(close(t.gradient(), -3.28125 / 20.0));
+        assert!(close(t.rate(), 3.26 * G));
+        for (rtt, r) in [(64, 3.27), (63, 3.28), (62, 3.29), (61, 3.34)] {
+            t.on_ack(&ack(rtt, 1000, 0, 0), &mut c);
+            assert!(t.gradient() <= 0.0);
+            assert!(close(t.rate(), r * G), "rtt {rtt}: {}", t.rate());
+        }
+        let st = t.state();
+        assert_eq!((st.rate_decreases, st.rate_increases), (1, 5));
+        assert_eq!(st.rtt_gradient, Some(t.gradient()));
+    }
+
+    /// Above T_high: R ← R·(1 − β(1 − T_high/rtt)); 600 µs from 5 Gbps: 5·(1 − 0.8/6) =
+    /// 4.3333 Gbps. Below T_low: R += δ whatever the gradient (40 µs after 600: +10 Mbps).
+    #[test]
+    fn thresholds() {
+        let p = TimelyParams {
+            update: TimelyUpdate::EveryAck,
+            ..TimelyParams::paper()
+        };
+        let (mut t, mut c) = started(p, BitsPerSec::gbps(5));
+        t.on_ack(&ack(100, 1000, 0, 0), &mut c);
+        t.on_ack(&ack(600, 1000, 0, 0), &mut c);
+        assert!(close(t.rate(), 5.0 * G * (1.0 - 0.8 / 6.0)));
+        let before = t.rate();
+        t.on_ack(&ack(40, 1000, 0, 0), &mut c);
+        assert!(close(t.rate(), before + 0.01 * G));
+    }
+
+    /// Completion events: every 16 KiB acknowledged (the paper's segment), or once per RTT
+    /// (the fork): only ACKs passing the snd_nxt of the last event count.
+    #[test]
+    fn completion_granularity() {
+        let (mut t, mut c) = started(TimelyParams::paper(), BitsPerSec::gbps(5));
+        t.on_ack(&ack(60, 16 * 1024, 0, 0), &mut c); // event 1: prev_rtt = 60
+        t.on_ack(&ack(200, 8 * 1024, 0, 0), &mut c); // half a segment: ignored
+        assert_eq!(t.prev_rtt, Some(Duration::from_us(60).as_ps()));
+        t.on_ack(&ack(70, 8 * 1024, 0, 0), &mut c); // event 2 with rtt 70: the rising case
+        assert!(close(t.rate(), 3.25 * G));
+
+        let p = TimelyParams::hpcc_fork(BitsPerSec::gbps(10));
+        assert_eq!(p.delta, BitsPerSec::mbps(10));
+        let (mut t, mut c) = started(p, BitsPerSec::gbps(5));
+        t.on_ack(&ack(60, 1000, 1, 10), &mut c); // event 1, lastUpdateSeq = 10
+        t.on_ack(&ack(200, 1000, 5, 12), &mut c); // 5 ≤ 10: not an event
+        t.on_ack(&ack(70, 1000, 11, 20), &mut c); // 11 > 10: event 2
+        assert!(close(t.rate(), 3.25 * G));
+        assert_eq!(t.last_update_seq, 20);
+    }
+
+    #[test]
+    fn params_check() {
+        assert_eq!(TimelyParams::paper().check(), Ok(()));
+        let bad = TimelyParams {
+            beta: 0.0,
+            ..TimelyParams::paper()
+        };
+        assert_eq!(
+            bad.check(),
+            Err("timely.beta = 0: must be in (0, 1]".to_string())
+        );
+        let bad = TimelyParams {
+            t_low: Duration::from_us(600),
+            ..TimelyParams::paper()
+        };
+        assert!(bad.check().unwrap_err().starts_with("timely.t_low = "));
+    }
+}
