@@ -8,6 +8,7 @@
 //! outside this crate is the one [`Controller::Custom`] variant (one indirect call per hook),
 //! the pattern of `incastsim_tcp::Cc`.
 
+use crate::cc::{Dcqcn, Hpcc, Timely};
 use incastsim_core::{BitsPerSec, Duration, IntHop, TELEMETRY_WORDS, Time};
 
 /// One ACK or NACK as a controller sees it, after the sender has processed it.
@@ -157,12 +158,17 @@ impl Clone for CustomController {
     }
 }
 
-/// Which controller a QP runs (enum dispatch on the per-ACK path; DCQCN, HPCC and TIMELY join
-/// as variants).
+/// Which controller a QP runs (enum dispatch on the per-ACK path).
 #[derive(Clone, Debug)]
 pub enum Controller {
     /// [`FixedRate`]: no congestion control.
     Fixed(FixedRate),
+    /// [`Dcqcn`]: DCQCN's reaction point.
+    Dcqcn(Dcqcn),
+    /// [`Hpcc`]: HPCC.
+    Hpcc(Hpcc),
+    /// [`Timely`]: TIMELY.
+    Timely(Timely),
     /// A controller registered from outside this crate.
     Custom(CustomController),
 }
@@ -178,6 +184,9 @@ impl Controller {
     pub fn name(&self) -> &'static str {
         match self {
             Controller::Fixed(_) => "fixed",
+            Controller::Dcqcn(_) => "dcqcn",
+            Controller::Hpcc(_) => "hpcc",
+            Controller::Timely(_) => "timely",
             Controller::Custom(c) => c.name,
         }
     }
@@ -188,6 +197,9 @@ impl RateController for Controller {
     fn on_start(&mut self, now: Time, line_rate: BitsPerSec, ctl: &mut RateControl) {
         match self {
             Controller::Fixed(c) => c.on_start(now, line_rate, ctl),
+            Controller::Dcqcn(c) => c.on_start(now, line_rate, ctl),
+            Controller::Hpcc(c) => c.on_start(now, line_rate, ctl),
+            Controller::Timely(c) => c.on_start(now, line_rate, ctl),
             Controller::Custom(c) => c.controller.on_start(now, line_rate, ctl),
         }
     }
@@ -195,6 +207,9 @@ impl RateController for Controller {
     fn on_ack(&mut self, sample: &AckSample<'_>, ctl: &mut RateControl) {
         match self {
             Controller::Fixed(c) => c.on_ack(sample, ctl),
+            Controller::Dcqcn(c) => c.on_ack(sample, ctl),
+            Controller::Hpcc(c) => c.on_ack(sample, ctl),
+            Controller::Timely(c) => c.on_ack(sample, ctl),
             Controller::Custom(c) => c.controller.on_ack(sample, ctl),
         }
     }
@@ -202,6 +217,9 @@ impl RateController for Controller {
     fn on_cnp(&mut self, now: Time, ctl: &mut RateControl) {
         match self {
             Controller::Fixed(c) => c.on_cnp(now, ctl),
+            Controller::Dcqcn(c) => c.on_cnp(now, ctl),
+            Controller::Hpcc(c) => c.on_cnp(now, ctl),
+            Controller::Timely(c) => c.on_cnp(now, ctl),
             Controller::Custom(c) => c.controller.on_cnp(now, ctl),
         }
     }
@@ -209,12 +227,18 @@ impl RateController for Controller {
     fn on_timer(&mut self, now: Time, ctl: &mut RateControl) {
         match self {
             Controller::Fixed(c) => c.on_timer(now, ctl),
+            Controller::Dcqcn(c) => c.on_timer(now, ctl),
+            Controller::Hpcc(c) => c.on_timer(now, ctl),
+            Controller::Timely(c) => c.on_timer(now, ctl),
             Controller::Custom(c) => c.controller.on_timer(now, ctl),
         }
     }
     fn state(&self) -> ControllerState {
         match self {
             Controller::Fixed(c) => c.state(),
+            Controller::Dcqcn(c) => c.state(),
+            Controller::Hpcc(c) => c.state(),
+            Controller::Timely(c) => c.state(),
             Controller::Custom(c) => c.controller.state(),
         }
     }
@@ -232,6 +256,44 @@ mod tests {
         fn on_ack(&mut self, _s: &AckSample<'_>, ctl: &mut RateControl) {
             self.acks += 1;
             ctl.rate = BitsPerSec(ctl.rate.0 / 2);
+        }
+    }
+
+    /// The built-ins' names, and the hooks and `state` reach them through the enum.
+    #[test]
+    fn builtin_variants() {
+        use crate::cc::{DcqcnParams, HpccParams, TimelyParams};
+        let line = BitsPerSec::gbps(100);
+        let mut cs = [
+            Controller::Dcqcn(Dcqcn::new(DcqcnParams::paper())),
+            Controller::Hpcc(Hpcc::new(HpccParams::hpcc_fork(
+                line,
+                Duration::from_us(10),
+            ))),
+            Controller::Timely(Timely::new(TimelyParams::paper())),
+        ];
+        let names: Vec<_> = cs.iter().map(Controller::name).collect();
+        assert_eq!(names, ["dcqcn", "hpcc", "timely"]);
+        for c in &mut cs {
+            let mut ctl = RateControl {
+                rate: line,
+                window_bytes: None,
+                timer: None,
+            };
+            c.on_start(Time::ZERO, line, &mut ctl);
+            c.on_cnp(Time::ZERO, &mut ctl);
+            let st = c.state();
+            match c {
+                Controller::Dcqcn(_) => {
+                    assert_eq!(ctl.rate, BitsPerSec::gbps(50));
+                    assert_eq!((st.alpha, st.rate_decreases), (Some(1.0), 1));
+                }
+                Controller::Hpcc(_) => {
+                    assert_eq!(ctl.window_bytes, Some(125_000));
+                    assert_eq!(st.utilization, Some(1.0));
+                }
+                _ => assert_eq!(st.rtt_gradient, Some(0.0)),
+            }
         }
     }
 
@@ -270,7 +332,7 @@ mod tests {
                     .unwrap()
                     .acks
             }
-            Controller::Fixed(_) => unreachable!(),
+            _ => unreachable!(),
         };
         assert_eq!((acks(&c), acks(&copy)), (2, 1));
         let mut fixed = Controller::default();

@@ -7,7 +7,9 @@
 //! - [`receiver`]: [`RoceReceiver`], the responder: in-order delivery, ACKs every `ack_every`
 //!   packets, sequence-error NAKs, IRN's out-of-order buffer; CE marks reported for DCQCN.
 //! - [`controller`]: the [`RateController`] hook a congestion controller implements, and the
-//!   [`Controller`] enum the sender dispatches on ([`FixedRate`] is the only built-in yet).
+//!   [`Controller`] enum the sender dispatches on.
+//! - [`cc`]: the built-in controllers, [`Dcqcn`], [`Hpcc`] and [`Timely`], each from its paper
+//!   and the HPCC authors' ns-3 fork, with their parameter sets.
 //! - [`config`]: [`RoceConfig`] and the defaults, each with its source.
 //! - [`packet`]: the [`DataPacket`] and [`AckPacket`] values exchanged with the engine.
 //!
@@ -36,6 +38,7 @@
 
 #![warn(missing_docs)]
 
+pub mod cc;
 pub mod config;
 pub mod controller;
 pub mod packet;
@@ -43,6 +46,10 @@ pub mod receiver;
 mod scoreboard;
 pub mod sender;
 
+pub use cc::{
+    AlphaUpdate, Dcqcn, DcqcnParams, DecreaseOrder, Hpcc, HpccParams, HyperIncrease, Timely,
+    TimelyParams, TimelyUpdate,
+};
 pub use config::{
     DCQCN_CNP_INTERVAL, DEFAULT_IB_TIMEOUT_EXPONENT, HPCC_FORK_MTU, HPCC_FORK_NACK_INTERVAL,
     HPCC_INT_HEADER_BYTES, IB_ACK_TIMEOUT_UNIT, IRN_RTO_HIGH, IRN_RTO_LOW, IRN_RTO_LOW_PACKETS,
