@@ -42,7 +42,10 @@ pub use error::{ConfigError, invalid};
 pub use extension::{Catalog, ExtensionChoice, ExtensionPoint, NoExtensions};
 pub use load::{MAX_CONFIG_BYTES, read_bounded};
 pub use pfc::{DeadlockAction, DeadlockConfig, DynamicXoff, Headroom, PfcConfig};
-pub use rdma_cc::{DcqcnPreset, HpccPreset, RDMA_CC_KINDS, RdmaCcConfig};
+pub use rdma_cc::{
+    AlphaUpdateConfig, CcPreset, DecreaseOrderConfig, HyperIncreaseConfig, RDMA_CC_KINDS,
+    RdmaCcConfig, TimelyUpdateConfig,
+};
 pub use scheme::SchemeConfig;
 pub use tcp::*;
 pub use topology::*;

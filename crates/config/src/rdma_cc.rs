@@ -8,26 +8,61 @@ use crate::choice::{ExtensionChoice, tagged_builtins};
 use crate::units::{Bytes, Dur, Rate};
 use serde::{Deserialize, Serialize};
 
-/// DCQCN's named parameter sets.
+/// A built-in's named parameter set (the keys beside it override single values).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum DcqcnPreset {
-    /// Zhu et al., SIGCOMM 2015 (the values of its §3 and §5).
-    #[default]
+pub enum CcPreset {
+    /// The paper's values (DCQCN: Zhu et al. SIGCOMM 2015; HPCC: Li et al. SIGCOMM 2019, with
+    /// maxStage = 5 as printed; TIMELY: Mittal et al. SIGCOMM 2015).
     Paper,
-    /// The HPCC authors' ns-3 fork, `run.py`'s `dcqcn` mode (the ConnectX values it uses).
+    /// The HPCC authors' ns-3 fork, as its `run.py` runs each (`dcqcn`, `hp`, `timely`
+    /// modes), rates scaled to the NIC's line rate as `run.py` does. The default for DCQCN
+    /// (its values are ConnectX's, from the fork's source) and HPCC (maxStage = 0: the
+    /// authors' correction of the paper's typo).
+    #[default]
     HpccFork,
 }
 
-/// HPCC's reading of maxStage.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// DCQCN: which comes first at a CNP, the rate cut or α's update (HPCC#52).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum HpccPreset {
-    /// The SIGCOMM 2019 paper's parameters.
-    #[default]
-    Paper,
-    /// The HPCC fork's `run.py` `hp` mode.
-    HpccFork,
+pub enum DecreaseOrderConfig {
+    /// The paper's: cut with the old α, then update α.
+    CutThenAlpha,
+    /// The fork's (ConnectX): update α, then cut with the new one.
+    AlphaThenCut,
+}
+
+/// DCQCN: how α is updated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlphaUpdateConfig {
+    /// The paper's: up on each CNP, decayed by its timer when none came.
+    OnCnp,
+    /// The fork's: one update per timer tick, up if a CNP came in it.
+    Periodic,
+}
+
+/// DCQCN: the hyper-increase step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HyperIncreaseConfig {
+    /// The paper's: R_T += i · R_HAI in the i-th hyper stage.
+    Scaled,
+    /// The fork's: R_T += R_HAI.
+    Constant,
+}
+
+/// TIMELY: what a completion (an update of the rate) is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimelyUpdateConfig {
+    /// Every ACK.
+    EveryAck,
+    /// Every `update_bytes` acknowledged (the paper's segment completions).
+    EveryBytes,
+    /// Once per RTT (the fork's).
+    OncePerRtt,
 }
 
 tagged_builtins! {
@@ -43,17 +78,35 @@ tagged_builtins! {
         Dcqcn = "dcqcn" {
             /// The parameter set the keys below override.
             #[serde(default)]
-            preset: DcqcnPreset,
+            preset: CcPreset,
             /// α's EWMA gain g.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             g: Option<f64>,
-            /// α's decay timer (the paper's K).
+            /// α before the first CNP.
             #[serde(default, skip_serializing_if = "Option::is_none")]
-            alpha_timer: Option<Dur>,
+            initial_alpha: Option<f64>,
+            /// α's timer (the paper's K).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            alpha_interval: Option<Dur>,
+            /// How α is updated.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            alpha_update: Option<AlphaUpdateConfig>,
+            /// At most one cut per this interval (0: one per CNP).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            rate_decrease_interval: Option<Dur>,
+            /// The cut's order against α's update.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            decrease_order: Option<DecreaseOrderConfig>,
+            /// The rate after the first CNP, as a fraction of the current rate.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            rate_on_first_cnp: Option<f64>,
+            /// At every cut the target rate takes the current rate (the paper's Eq. 1).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            clamp_target_rate: Option<bool>,
             /// The rate-increase timer (the paper's T).
             #[serde(default, skip_serializing_if = "Option::is_none")]
-            rate_timer: Option<Dur>,
-            /// The rate-increase byte counter (the paper's B).
+            increase_interval: Option<Dur>,
+            /// The rate-increase byte counter (the paper's B; 0: none).
             #[serde(default, skip_serializing_if = "Option::is_none")]
             byte_counter: Option<Bytes>,
             /// Fast-recovery stages (the paper's F).
@@ -65,16 +118,17 @@ tagged_builtins! {
             /// Hyper increase step R_HAI.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             rate_hai: Option<Rate>,
+            /// The hyper-increase step's form.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            hyper_increase: Option<HyperIncreaseConfig>,
             /// The lowest rate.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             min_rate: Option<Rate>,
-            /// At most one cut per this interval.
+            /// An ACK's ECN echo counts as a CNP (the fork's CNP: a flag on the ACK).
             #[serde(default, skip_serializing_if = "Option::is_none")]
-            rate_decrease_interval: Option<Dur>,
-            /// On a CNP, the target rate always takes the current rate.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            clamp_target_rate: Option<bool>,
-            /// The notification point's CNP interval N (default 50 µs).
+            ecn_echo_as_cnp: Option<bool>,
+            /// The notification point's CNP interval N (the paper: 50 µs; `none` with the
+            /// fork's ACK-flag CNPs).
             #[serde(default, skip_serializing_if = "Option::is_none")]
             cnp_interval: Option<Dur>,
         },
@@ -82,7 +136,7 @@ tagged_builtins! {
         Hpcc = "hpcc" {
             /// The parameter set the keys below override.
             #[serde(default)]
-            preset: HpccPreset,
+            preset: CcPreset,
             /// Target utilization η.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             eta: Option<f64>,
@@ -98,18 +152,30 @@ tagged_builtins! {
             /// The lowest rate.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             min_rate: Option<Rate>,
+            /// React to every ACK between the once-per-RTT updates (the fork's FAST_REACT).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            fast_react: Option<bool>,
         },
         /// TIMELY (Mittal et al., SIGCOMM 2015): the rate from the RTT's gradient.
         Timely = "timely" {
+            /// The parameter set the keys below override (default `paper`).
+            #[serde(default = "paper_preset")]
+            preset: CcPreset,
             /// EWMA weight α of the RTT difference.
             #[serde(default, skip_serializing_if = "Option::is_none")]
-            ewma_alpha: Option<f64>,
+            alpha: Option<f64>,
             /// Multiplicative decrease β.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             beta: Option<f64>,
             /// Additive increase δ.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             delta: Option<Rate>,
+            /// Hyper-active increase: N × δ.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            hai_factor: Option<u32>,
+            /// Completions with a non-positive gradient before hyper-active increase.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            hai_after: Option<u32>,
             /// Below this RTT, increase.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             t_low: Option<Dur>,
@@ -119,14 +185,22 @@ tagged_builtins! {
             /// The minimum RTT that normalizes the gradient.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             min_rtt: Option<Dur>,
-            /// Completions with a negative gradient before hyper-active increase (N).
+            /// What a completion is.
             #[serde(default, skip_serializing_if = "Option::is_none")]
-            hai_after: Option<u32>,
+            update: Option<TimelyUpdateConfig>,
+            /// Bytes per completion with `update: every_bytes`.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            update_bytes: Option<Bytes>,
             /// The lowest rate.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             min_rate: Option<Rate>,
         },
     }
+}
+
+/// TIMELY's default preset: the paper's (the fork changes what a completion is).
+fn paper_preset() -> CcPreset {
+    CcPreset::Paper
 }
 
 impl RdmaCcConfig {

@@ -164,8 +164,19 @@ fn roce_config(t: &crate::config::TransportConfig) -> Option<incastsim_roce::Roc
         c.header_bytes += int;
         c.ack_bytes += int;
     }
-    if let crate::config::RdmaCcConfig::Dcqcn { cnp_interval, .. } = &r.congestion_control {
-        c.cnp_interval = Some(cnp_interval.map_or(incastsim_roce::DCQCN_CNP_INTERVAL, |d| d.0));
+    if let crate::config::RdmaCcConfig::Dcqcn {
+        cnp_interval,
+        preset,
+        ..
+    } = &r.congestion_control
+    {
+        // The paper's notification point sends CNPs (at most one per N = 50 µs); the fork's
+        // CNP is a flag on the ACK instead, unless `cnp_interval` asks for both.
+        c.cnp_interval = match (preset, cnp_interval) {
+            (_, Some(d)) => Some(d.0),
+            (crate::config::CcPreset::Paper, None) => Some(incastsim_roce::DCQCN_CNP_INTERVAL),
+            (crate::config::CcPreset::HpccFork, None) => None,
+        };
     }
     Some(c)
 }
