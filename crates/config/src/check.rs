@@ -170,7 +170,7 @@ fn check_tcp_sections(cfg: &Config) -> Result<(), ConfigError> {
 /// in one packet.
 fn check_tcp_in_context(cfg: &Config, p: &str, t: &TcpConfig) -> Result<(), ConfigError> {
     check_tcp(t, p)?;
-    transport::check_transport(&t.transport, p)?;
+    transport::check_transport(t, p)?;
     if !t.transport.is_tcp() && !matches!(cfg.scheme, crate::scheme::SchemeConfig::None) {
         return Err(invalid(
             &format!("{p}transport"),

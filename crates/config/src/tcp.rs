@@ -51,6 +51,13 @@ impl<'de> Deserialize<'de> for CongestionControlName {
             "congestion controller",
         )
         .map_err(serde::de::Error::custom)?;
+        if choice.name != "none" && crate::rdma_cc::RDMA_CC_KINDS.contains(&choice.name.as_str()) {
+            return Err(serde::de::Error::custom(format!(
+                "{} is an RDMA congestion controller: a RoCE queue pair's, set as \
+                 tcp.transport: {{kind: roce, congestion_control: {}}}",
+                choice.name, choice.name
+            )));
+        }
         let Some(builtin) = BuiltinController::from_name(&choice.name) else {
             return Ok(CongestionControlName::Extension(choice));
         };

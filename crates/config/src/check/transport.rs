@@ -2,15 +2,59 @@
 //! the keys of one recovery mode not given to the other.
 
 use crate::error::{ConfigError, invalid};
+use crate::tcp::TcpConfig;
 use crate::transport::{RoceRecovery, TransportConfig};
 use incastsim_core::Duration;
+use incastsim_tcp::BuiltinController;
 
 /// The `transport` key of one `tcp` section (`p`: the section's key prefix, `tcp.`).
-pub(super) fn check_transport(t: &TransportConfig, p: &str) -> Result<(), ConfigError> {
-    let TransportConfig::Roce(r) = t else {
+pub(super) fn check_transport(section: &TcpConfig, p: &str) -> Result<(), ConfigError> {
+    let TransportConfig::Roce(r) = &section.transport else {
         return Ok(());
     };
     let key = |k: &str| format!("{p}transport.{k}");
+    // A TCP controller does not run on a queue pair: only the default may stay in place.
+    if !section.congestion_control.is(BuiltinController::NewReno) {
+        return Err(invalid(
+            &format!("{p}congestion_control"),
+            section.congestion_control.name(),
+            format!(
+                "newreno (unused) with tcp.transport: roce: {} is a TCP controller; a queue \
+                 pair's rate controller is {p}transport.congestion_control ({})",
+                section.congestion_control.name(),
+                crate::rdma_cc::RDMA_CC_KINDS.join(", ")
+            ),
+        ));
+    }
+    if let Some(d) = r.cnp_dscp
+        && d > 63
+    {
+        return Err(invalid(&key("cnp_dscp"), d, "0 to 63 (a DSCP)"));
+    }
+    if let Some(h) = r.int_header
+        && h.0 > 512
+    {
+        return Err(invalid(&key("int_header"), h.0, "0 to 512 bytes"));
+    }
+    if r.int_telemetry == Some(false) && r.congestion_control.wants_int() {
+        return Err(invalid(
+            &key("int_telemetry"),
+            false,
+            "true (or unset) with hpcc: its window comes from the switches' INT records",
+        ));
+    }
+    if let crate::rdma_cc::RdmaCcConfig::Dcqcn {
+        cnp_interval: Some(d),
+        ..
+    } = &r.congestion_control
+        && (d.0 == Duration::ZERO || d.0 > Duration::from_secs(1))
+    {
+        return Err(invalid(
+            &key("congestion_control.cnp_interval"),
+            d.0,
+            "above 0, at most 1s",
+        ));
+    }
     if let Some(mtu) = r.mtu
         && !(64..=9000).contains(&mtu.0)
     {

@@ -186,9 +186,11 @@ impl RoceFlows {
                     incastsim_tcp::RecoveryState::Open
                 },
             },
-            cc_name: match e.sender.config().recovery {
-                incastsim_roce::Recovery::GoBackN => "roce_go_back_n",
-                incastsim_roce::Recovery::SelectiveRepeat => "roce_irn",
+            cc_name: match (e.sender.controller(), e.sender.config().recovery) {
+                (Controller::Fixed(_), incastsim_roce::Recovery::GoBackN) => "roce_go_back_n",
+                (Controller::Fixed(_), incastsim_roce::Recovery::SelectiveRepeat) => "roce_irn",
+                // A rate controller names the flow's congestion control.
+                (c, _) => c.name(),
             },
             srtt: None,
             rtt_samples: 0,
@@ -296,10 +298,12 @@ impl RoceFlows {
         let now = events.now();
         let i = self.slot[f] as usize;
         let e = &mut self.ends[i];
+        // A controller's timer already due (it fell due while the QP was idle) fires now.
         let want = match (e.sender.timer_deadline(), e.sender.next_send_time(now)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
-        };
+        }
+        .map(|t| t.max(now));
         let flow = f as u32;
         super::event::sync_timer(&mut e.timer, want, events, |g| super::event::Event::Rto {
             flow,

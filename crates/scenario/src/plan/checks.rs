@@ -38,6 +38,12 @@ fn check_extensions(cfg: &Config, extensions: &Extensions) -> Result<(), ConfigE
         if let CongestionControlName::Extension(choice) = &t.congestion_control {
             extensions.prepare_controller(&key.key("congestion_control"), choice)?;
         }
+        // A RoCE section's rate controller: its parameters (a built-in's) or its registration.
+        crate::plan::rdma_cc::RdmaControllerFactory::new(
+            &t.transport,
+            &format!("{key}."),
+            extensions,
+        )?;
     }
     if let crate::config::QueueConfig::Extension(choice) = cfg.topology.switch_queue() {
         extensions.prepare_queue_discipline("topology.switch_queue", choice)?;

@@ -309,13 +309,17 @@ fn check_builtin(
             "w_ai_bytes" => "w_ai",
             f => f,
         };
-        ConfigError::Key {
-            key: if field.is_empty() {
-                key.to_string()
-            } else {
-                format!("{key}.{field}")
+        let key = if field.is_empty() {
+            key.to_string()
+        } else {
+            format!("{key}.{field}")
+        };
+        match rest.split_once(": ") {
+            Some((value, allowed)) => crate::config::invalid(&key, value, allowed),
+            None => ConfigError::Key {
+                key,
+                message: rest.to_string(),
             },
-            message: rest.to_string(),
         }
     })
 }
