@@ -493,6 +493,13 @@ fn check_topology(cfg: &Config) -> Result<(), ConfigError> {
             ),
         ));
     }
+    if l.queue_scope == crate::topology::QueueScope::Class && l.priority_classes < 2 {
+        return Err(invalid(
+            "topology.queue_scope",
+            "class",
+            "port with one class (class: topology.priority_classes of 2 or more)",
+        ));
+    }
     Ok(())
 }
 

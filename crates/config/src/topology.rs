@@ -144,6 +144,12 @@ pub struct CustomTopologyConfig {
     /// Varghese, SIGCOMM 1995). Absent: strict priority, the highest class first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class_weights: Option<Vec<u32>>,
+    /// The queue a switch port's discipline judges a packet by: `port` (default), the whole
+    /// port's occupancy; `class`, the packet's class queue alone (per-queue ECN marking and
+    /// drops, as the HPCC fork's switches mark each egress queue by its own bytes). Only with
+    /// `priority_classes` > 1 or `pfc`.
+    #[serde(default, skip_serializing_if = "QueueScope::is_port")]
+    pub queue_scope: QueueScope,
     /// Buffer of each host NIC queue (`unlimited`: the host never drops its own packets).
     #[serde(default = "default_host_buffer")]
     pub host_buffer: Buffer,
@@ -328,6 +334,12 @@ pub struct FatTreeConfig {
     /// Varghese, SIGCOMM 1995). Absent: strict priority, the highest class first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class_weights: Option<Vec<u32>>,
+    /// The queue a switch port's discipline judges a packet by: `port` (default), the whole
+    /// port's occupancy; `class`, the packet's class queue alone (per-queue ECN marking and
+    /// drops, as the HPCC fork's switches mark each egress queue by its own bytes). Only with
+    /// `priority_classes` > 1 or `pfc`.
+    #[serde(default, skip_serializing_if = "QueueScope::is_port")]
+    pub queue_scope: QueueScope,
     /// Buffer of each host NIC queue (`unlimited`: the host never drops its own packets).
     #[serde(default = "default_host_buffer")]
     pub host_buffer: Buffer,
@@ -395,6 +407,12 @@ pub struct TreeConfig {
     /// Varghese, SIGCOMM 1995). Absent: strict priority, the highest class first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class_weights: Option<Vec<u32>>,
+    /// The queue a switch port's discipline judges a packet by: `port` (default), the whole
+    /// port's occupancy; `class`, the packet's class queue alone (per-queue ECN marking and
+    /// drops, as the HPCC fork's switches mark each egress queue by its own bytes). Only with
+    /// `priority_classes` > 1 or `pfc`.
+    #[serde(default, skip_serializing_if = "QueueScope::is_port")]
+    pub queue_scope: QueueScope,
     /// Buffer of each host NIC queue (`unlimited`: the host never drops its own packets).
     #[serde(default = "default_host_buffer")]
     pub host_buffer: Buffer,
@@ -448,6 +466,12 @@ pub struct DumbbellConfig {
     /// Varghese, SIGCOMM 1995). Absent: strict priority, the highest class first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class_weights: Option<Vec<u32>>,
+    /// The queue a switch port's discipline judges a packet by: `port` (default), the whole
+    /// port's occupancy; `class`, the packet's class queue alone (per-queue ECN marking and
+    /// drops, as the HPCC fork's switches mark each egress queue by its own bytes). Only with
+    /// `priority_classes` > 1 or `pfc`.
+    #[serde(default, skip_serializing_if = "QueueScope::is_port")]
+    pub queue_scope: QueueScope,
     /// Buffer of each host NIC queue (`unlimited`: the host never drops its own packets).
     pub host_buffer: Buffer,
     /// Probability that a packet is lost on any link direction (independent per packet; 0 = none).
@@ -497,6 +521,12 @@ pub struct LinkDefaults {
     /// Varghese, SIGCOMM 1995). Absent: strict priority, the highest class first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class_weights: Option<Vec<u32>>,
+    /// The queue a switch port's discipline judges a packet by: `port` (default), the whole
+    /// port's occupancy; `class`, the packet's class queue alone (per-queue ECN marking and
+    /// drops, as the HPCC fork's switches mark each egress queue by its own bytes). Only with
+    /// `priority_classes` > 1 or `pfc`.
+    #[serde(default, skip_serializing_if = "QueueScope::is_port")]
+    pub queue_scope: QueueScope,
     /// The host NIC queue (unlimited by default, as a host's socket buffer backs it).
     pub host_buffer: Buffer,
     /// Per-direction Bernoulli loss probability of every link.
@@ -540,6 +570,8 @@ impl Default for LinkDefaults {
             priority_classes: 1,
             // Strict priority between classes.
             class_weights: None,
+            // The whole port's occupancy.
+            queue_scope: QueueScope::Port,
             // Unlimited: a host's socket buffer backs its NIC queue.
             host_buffer: Buffer::Unlimited,
             // No loss, no processing delay, exact clocks.
@@ -565,6 +597,7 @@ impl Default for DumbbellConfig {
             shared_buffer: l.shared_buffer,
             priority_classes: l.priority_classes,
             class_weights: l.class_weights,
+            queue_scope: l.queue_scope,
             host_buffer: l.host_buffer,
             link_loss: l.link_loss,
             lossy_links: l.lossy_links,
@@ -672,6 +705,7 @@ impl TopologyConfig {
                 shared_buffer: d.shared_buffer.clone(),
                 priority_classes: d.priority_classes,
                 class_weights: d.class_weights.clone(),
+                queue_scope: d.queue_scope,
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 lossy_links: d.lossy_links.clone(),
@@ -688,6 +722,7 @@ impl TopologyConfig {
                 shared_buffer: d.shared_buffer.clone(),
                 priority_classes: d.priority_classes,
                 class_weights: d.class_weights.clone(),
+                queue_scope: d.queue_scope,
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 lossy_links: d.lossy_links.clone(),
@@ -704,6 +739,7 @@ impl TopologyConfig {
                 shared_buffer: d.shared_buffer.clone(),
                 priority_classes: d.priority_classes,
                 class_weights: d.class_weights.clone(),
+                queue_scope: d.queue_scope,
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 lossy_links: d.lossy_links.clone(),
@@ -720,6 +756,7 @@ impl TopologyConfig {
                 shared_buffer: d.shared_buffer.clone(),
                 priority_classes: d.priority_classes,
                 class_weights: d.class_weights.clone(),
+                queue_scope: d.queue_scope,
                 host_buffer: d.host_buffer,
                 link_loss: d.link_loss,
                 lossy_links: d.lossy_links.clone(),
@@ -729,5 +766,23 @@ impl TopologyConfig {
                 extra_hosts: 0,
             },
         }
+    }
+}
+
+/// `topology.queue_scope`: what occupancy a switch port's queue discipline sees.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueScope {
+    /// The whole port's bytes and packets.
+    #[default]
+    Port,
+    /// The arriving packet's class queue (waiting for the transmitter).
+    Class,
+}
+
+impl QueueScope {
+    /// The default (not printed in resolved configs).
+    pub fn is_port(&self) -> bool {
+        *self == QueueScope::Port
     }
 }

@@ -279,3 +279,33 @@ fn controllers_on_the_wrong_transport_are_refused() {
     ));
     assert!(e.contains("int_telemetry"), "{e}");
 }
+
+/// The time series samples a controller's state view beside the rate: HPCC's U and window,
+/// DCQCN's α and target rate, TIMELY's gradient.
+#[test]
+fn the_time_series_shows_the_controllers_state() {
+    for (cc, metrics) in [
+        (
+            "hpcc",
+            &["rate_gbps", "rdma_utilization", "window_bytes"][..],
+        ),
+        (
+            "{kind: dcqcn, preset: paper}",
+            &["rdma_alpha", "target_rate_gbps"][..],
+        ),
+        ("timely", &["rtt_gradient"][..]),
+    ] {
+        let r = run(
+            &rack(cc, &["time_series={interval: 20us, flows: [0, 3]}"]),
+            1,
+        );
+        for m in metrics {
+            let n = r
+                .time_series
+                .iter()
+                .filter(|s| s.object == "flow 3" && s.metric == *m)
+                .count();
+            assert!(n > 5, "{cc}: {m} sampled {n} times");
+        }
+    }
+}

@@ -234,6 +234,8 @@ struct PortCold {
     /// Bit c: class c is lossless (PFC): the discipline's drop verdicts do not drop its
     /// packets (the node's ingress accounting bounds them instead).
     lossless: u64,
+    /// The discipline judges each packet by its class queue ([`OutputPort::with_class_scope`]).
+    class_scope: bool,
 }
 
 impl OutputPort {
@@ -285,6 +287,7 @@ impl OutputPort {
                 trace: None,
                 stats: PortStats::default(),
                 lossless: 0,
+                class_scope: false,
             }),
         }
     }
@@ -408,6 +411,34 @@ impl OutputPort {
         self.scheduled = true;
         self.cold.scheduler = Scheduler::Priority(PriorityQueues::new(1, false));
         self
+    }
+
+    /// Makes this port's discipline judge each packet by its class queue alone (the bytes and
+    /// packets waiting in it) instead of the whole port: per-queue ECN marking and drops, as
+    /// the HPCC fork's switches mark (`SwitchMmu::ShouldSendCN` reads the egress queue's own
+    /// bytes). A port with classes only; the buffer limit still holds the whole port.
+    pub fn with_class_scope(mut self) -> OutputPort {
+        if matches!(self.cold.scheduler, Scheduler::Priority(_)) {
+            self.cold.class_scope = true;
+        }
+        self
+    }
+
+    /// The occupancy a port that decides at dequeue shows its discipline for `packet`: the
+    /// port's, or (class scope) the packet's class queue's.
+    #[inline]
+    fn judged_occupancy(&self, packet: &Packet) -> Occupancy {
+        match &self.cold.scheduler {
+            // The port's buffer still bounds the port: a packet that does not fit it is judged
+            // by the port's occupancy, which the discipline's limit refuses.
+            Scheduler::Priority(q)
+                if self.cold.class_scope
+                    && self.qdisc.limit().fits(self.occ(), packet.wire_bytes()) =>
+            {
+                q.class_occupancy(q.class_of(packet))
+            }
+            _ => self.occ(),
+        }
     }
 
     /// Serves this port's classes by deficit weighted round robin with these quanta (bytes,
@@ -758,7 +789,11 @@ impl OutputPort {
             // Empty since the last packet's last bit left (or since the start).
             self.qdisc.note_idle(self.last_tx_end);
         }
-        let occupancy = self.occ();
+        let occupancy = if self.scheduled {
+            self.judged_occupancy(packet)
+        } else {
+            self.occ()
+        };
         match self.qdisc.built_in_verdict(packet, occupancy, now) {
             Some(verdict) => self.admit(now, packet, verdict, ingress),
             None => self.enqueue_to_extension(now, *packet, occupancy, ingress),

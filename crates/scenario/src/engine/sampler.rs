@@ -130,6 +130,22 @@ impl Sampler {
                 let object = format!("flow {f}");
                 self.record(t, &object, "rate_gbps", s.rate().as_f64() / 1e9);
                 self.record(t, &object, "bytes_in_flight", s.bytes_in_flight() as f64);
+                // A rate controller's state view: the same fields for every controller.
+                if !matches!(s.controller(), incastsim_roce::Controller::Fixed(_)) {
+                    let st = s.controller_state();
+                    let values = [
+                        ("target_rate_gbps", st.target_rate.map(|r| r.as_f64() / 1e9)),
+                        ("rdma_alpha", st.alpha),
+                        ("rdma_utilization", st.utilization),
+                        ("rtt_gradient", st.rtt_gradient),
+                        ("window_bytes", s.window_bytes().map(|w| w as f64)),
+                    ];
+                    for (name, value) in values {
+                        if let Some(v) = value {
+                            self.record(t, &object, name, v);
+                        }
+                    }
+                }
                 continue;
             }
             // A sampled flow keeps its connection for the whole run (`Transport::new`).

@@ -27,6 +27,8 @@ pub(super) struct Waiting {
 pub(super) struct PriorityQueues {
     waiting: Vec<VecDeque<Waiting>>,
     waiting_count: usize,
+    /// Per class: wire bytes waiting (what a per-class discipline judges).
+    waiting_bytes: Vec<u64>,
     /// When the pending `TxDone` event is due (`Time::MAX`: none is). An event at another
     /// time is stale: a RESUME moved the port's next look earlier.
     tx_done_at: Time,
@@ -77,6 +79,7 @@ impl PriorityQueues {
         PriorityQueues {
             waiting: vec![VecDeque::new(); classes],
             waiting_count: 0,
+            waiting_bytes: vec![0; classes],
             tx_done_at: Time::MAX,
             paused_until: if pausable {
                 vec![Time::ZERO; classes]
@@ -138,8 +141,26 @@ impl PriorityQueues {
 
     /// Queues `w` in class `c`.
     pub fn push(&mut self, c: usize, w: Waiting) {
+        self.waiting_bytes[c] += u64::from(w.packet.wire_bytes());
         self.waiting[c].push_back(w);
         self.waiting_count += 1;
+    }
+
+    /// Class `c`'s queue: the bytes and packets waiting in it.
+    pub fn class_occupancy(&self, c: usize) -> crate::Occupancy {
+        crate::Occupancy {
+            bytes: self.waiting_bytes[c],
+            packets: self.waiting[c].len() as u32,
+        }
+    }
+
+    /// Takes the head of class `c` (which has one).
+    #[inline]
+    fn pop(&mut self, c: usize) -> Waiting {
+        let w = self.waiting[c].pop_front().expect("non-empty");
+        self.waiting_bytes[c] -= u64::from(w.packet.wire_bytes());
+        self.waiting_count -= 1;
+        w
     }
 
     /// Asks for a `TxDone` at `at`: returns the time to schedule one, unless one is pending
@@ -177,9 +198,7 @@ impl PriorityQueues {
                 resume_at = Some(resume_at.map_or(until, |t| t.min(until)));
                 continue;
             }
-            let w = self.waiting[c].pop_front().expect("non-empty");
-            self.waiting_count -= 1;
-            return Ok(w);
+            return Ok(self.pop(c));
         }
         Err(resume_at)
     }
@@ -225,6 +244,7 @@ impl PriorityQueues {
             if size <= d.deficit[c] {
                 d.deficit[c] -= size;
                 let w = self.waiting[c].pop_front().expect("non-empty");
+                self.waiting_bytes[c] -= size;
                 self.waiting_count -= 1;
                 if self.waiting[c].is_empty() {
                     d.deficit[c] = 0;

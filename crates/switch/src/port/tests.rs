@@ -287,3 +287,48 @@ fn bernoulli_link_loss_draws_as_before() {
 }
 
 mod scheduled;
+
+/// Per-queue marking (`with_class_scope`, the HPCC fork's per-queue ECN): with K = 2 packets,
+/// four class-0 packets waiting behind a transmission make the port mark a class-1 arrival,
+/// but the class-1 queue itself is empty, so with class scope it is not marked; a third
+/// class-1 packet behind three others of its class is. The buffer still bounds the whole port.
+#[test]
+fn class_scope_marks_by_the_packets_own_queue() {
+    let build = |class_scope: bool| {
+        let p = OutputPort::new(
+            1,
+            SerializationRate::new(BitsPerSec::gbps(1)),
+            Duration::from_us(25),
+            LinkLoss::None,
+            SimRng::new(1),
+            QueueDisc::ThresholdMark(crate::qdisc::ThresholdMark {
+                k: crate::qdisc::Threshold::Packets(2),
+                limit: BufferLimit::Packets(9),
+            }),
+        )
+        .with_priority_classes(2);
+        if class_scope { p.with_class_scope() } else { p }
+    };
+    let mut low = pkt(1000);
+    low.ecn = incastsim_core::Ecn::Ect0;
+    let mut high = low;
+    high.dscp = 1;
+    for class_scope in [false, true] {
+        let mut p = build(class_scope);
+        for _ in 0..5 {
+            p.enqueue(Time::ZERO, &low);
+        }
+        let before = p.ecn_marks();
+        p.enqueue(Time::ZERO, &high);
+        let marked = p.ecn_marks() - before;
+        assert_eq!(marked, if class_scope { 0 } else { 1 }, "{class_scope}");
+        p.enqueue(Time::ZERO, &high);
+        p.enqueue(Time::ZERO, &high);
+        // Class 1 now holds 3 waiting (> K): the next is marked under either scope.
+        let before = p.ecn_marks();
+        p.enqueue(Time::ZERO, &high);
+        assert_eq!(p.ecn_marks(), before + 1, "{class_scope}");
+        // Nine packets in the port: the 9-packet buffer refuses the next under either scope.
+        assert!(matches!(p.enqueue(Time::ZERO, &high), Enqueued::Dropped(_)));
+    }
+}
