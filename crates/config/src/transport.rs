@@ -16,7 +16,7 @@ pub enum TransportConfig {
     #[default]
     Tcp,
     /// RoCEv2 queue pairs.
-    Roce(RoceTransportConfig),
+    Roce(Box<RoceTransportConfig>),
 }
 
 impl TransportConfig {
@@ -171,7 +171,7 @@ impl<'de> Deserialize<'de> for TransportConfig {
                 "the tcp transport takes no keys here: set them in the tcp section",
             )),
             "roce" => RoceTransportConfig::deserialize(serde_json::Value::Object(params))
-                .map(TransportConfig::Roce)
+                .map(|r| TransportConfig::Roce(Box::new(r)))
                 .map_err(D::Error::custom),
             other => Err(D::Error::custom(format!(
                 "unknown transport {other:?}: {ALLOWED}"

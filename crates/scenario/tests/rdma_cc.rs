@@ -245,8 +245,7 @@ traffic:
 fn controllers_on_the_wrong_transport_are_refused() {
     let err = |yaml: &str| {
         incastsim_scenario::from_yaml_checked(yaml, &[])
-            .err()
-            .expect("refused")
+            .expect_err("refused")
             .to_string()
     };
     let base = "senders: 4\ntopology: {kind: star}\nworkload: {kind: synchronized_reads, sru: 64KB, blocks: 1}\n";

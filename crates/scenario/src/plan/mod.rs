@@ -10,6 +10,7 @@ pub mod cdf;
 mod checks;
 mod connections;
 pub mod fabric;
+mod int;
 pub mod memory;
 pub mod pfc;
 mod ports;
@@ -216,7 +217,7 @@ impl Plan {
         } else {
             Vec::new()
         };
-        let int = rdma_cc::int_store_size(&fabric, &flows, &profiles, &rtts);
+        let int = int::int_store_size(&fabric, &flows, &profiles, &rtts);
         let connections = if connections.needs_base_rtts() {
             connections.with_base_rtts(rtts)
         } else {
