@@ -18,6 +18,8 @@
 //!   shared buffer of 512 KB with Dynamic Threshold α = 1 (so the bottleneck queue may also
 //!   reach 256 KB): the event loop, with its events as the throughput (the dynamics differ a
 //!   little, so compare events/s). Issue 15's bound: shared within 5 % of static.
+//! - `roce`: the web-search run at 100 Gbps over RoCE with PFC, against TCP lossy, and under
+//!   DCQCN, HPCC and TIMELY: the event loop, events as the throughput.
 //! - `set-up`: building the run alone (topology, routes, flows) for those fat-trees and S5.
 //! - `S5` `fattree-k32-cubic`: 4,096 CUBIC flows of 1 MB on a k = 32 fat-tree, until all
 //!   complete; the event loop only (36.9 M events). About 29 s per run on this 2-core machine
@@ -150,9 +152,24 @@ fn roce(c: &mut Criterion) {
     ]);
     let roce = config("websearch-fattree.yaml", &roce_sets);
     let tcp = config("websearch-fattree.yaml", &base);
+    // The same RoCE run under each RDMA controller (issue 41): DCQCN on RED/ECN marking with
+    // the paper's thresholds, HPCC on in-band telemetry, TIMELY on RTTs.
+    let with_cc = |cc: &str| {
+        let mut sets = roce_sets.to_vec();
+        let transport = format!("tcp.transport={{kind: roce, congestion_control: {cc}}}");
+        sets.push(&transport);
+        sets.push(
+            "topology.switch_queue={kind: red, min_th: 5KB, max_th: 200KB, max_p: 0.01, w_q: 1, gentle: false, ecn: true}",
+        );
+        config("websearch-fattree.yaml", &sets)
+    };
+    let (dcqcn, hpcc, timely) = (with_cc("dcqcn"), with_cc("hpcc"), with_cc("timely"));
     for (name, cfg) in [
         ("websearch k=8 100G RoCE+PFC 1ms", &roce),
         ("websearch k=8 100G TCP lossy 1ms", &tcp),
+        ("websearch k=8 100G RoCE+PFC DCQCN 1ms", &dcqcn),
+        ("websearch k=8 100G RoCE+PFC HPCC 1ms", &hpcc),
+        ("websearch k=8 100G RoCE+PFC TIMELY 1ms", &timely),
     ] {
         g.throughput(Throughput::Elements(run(cfg)));
         g.bench_function(format!("{name} event loop"), |b| {
