@@ -163,6 +163,9 @@ pub use incastsim_experiment as experiment;
 pub use incastsim_models as models;
 /// Plots of sweep summaries (PNG and SVG, mean with 95 % confidence intervals).
 pub use incastsim_plot as plot;
+/// RoCEv2 queue pairs and their rate controllers (DCQCN, HPCC, TIMELY, the `RateController`
+/// hook a researcher's own implements).
+pub use incastsim_roce as roce;
 /// From a checked config to a finished run: [`Plan`](scenario::Plan), the engine
 /// ([`Simulation`](scenario::Simulation)) and the records ([`RunResult`](scenario::RunResult)).
 pub use incastsim_scenario as scenario;
@@ -170,9 +173,6 @@ pub use incastsim_scenario as scenario;
 pub use incastsim_schemes as schemes;
 /// Sweeps: grids × seeds in parallel, resumable, sharded, with confidence intervals.
 pub use incastsim_sweep as sweep;
-/// RoCEv2 queue pairs and their rate controllers (DCQCN, HPCC, TIMELY, the `RateController`
-/// hook a researcher's own implements).
-pub use incastsim_roce as roce;
 /// Switch output ports and their queue disciplines (admission, ECN marking).
 pub use incastsim_switch as switch;
 /// TCP senders and receivers: congestion control, loss recovery, RTO, the policy hooks.

@@ -34,6 +34,10 @@ fn written_headers() -> BTreeMap<String, Vec<String>> {
     for (file, bytes) in csv_tables(&[]).unwrap() {
         out.insert(file, header_of(&bytes));
     }
+    // A RoCE run under a rate controller adds its state view to flows.csv.
+    out.get_mut("flows.csv")
+        .expect("flows.csv")
+        .extend(incastsim::scenario::engine::roce::RDMA_VALUE_NAMES.map(String::from));
     let shared = csv_bytes::<SharedBufferRecord>(&[]).unwrap();
     out.insert("shared_buffers.csv".to_string(), header_of(&shared));
     let pfc = csv_bytes::<PfcRecord>(&[]).unwrap();

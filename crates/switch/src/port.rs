@@ -238,6 +238,33 @@ struct PortCold {
     class_scope: bool,
 }
 
+/// A built-in discipline judging each packet by its class queue
+/// ([`OutputPort::with_class_scope`]): the port hands it that queue's occupancy; it decides as
+/// the discipline it wraps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassScoped(pub QueueDisc);
+
+impl QueueDiscipline for ClassScoped {
+    fn on_enqueue(&mut self, packet: &mut Packet, occupancy: Occupancy, now: Time) -> Verdict {
+        self.0.on_enqueue(packet, occupancy, now)
+    }
+    fn limit(&self) -> BufferLimit {
+        self.0.limit()
+    }
+    fn tracks_idle(&self) -> bool {
+        self.0.tracks_idle()
+    }
+    fn note_idle(&mut self, since: Time) {
+        self.0.note_idle(since)
+    }
+    fn value_names(&self) -> &'static [&'static str] {
+        self.0.value_names()
+    }
+    fn values(&self, out: &mut [f64]) {
+        self.0.values(out)
+    }
+}
+
 impl OutputPort {
     /// A port to node `to`: transmits at `serialization`, delivers after `latency`, loses
     /// packets on the link by `loss` (drawing from `loss_rng`) and admits with `qdisc`.
@@ -417,16 +444,23 @@ impl OutputPort {
     /// packets waiting in it) instead of the whole port: per-queue ECN marking and drops, as
     /// the HPCC fork's switches mark (`SwitchMmu::ShouldSendCN` reads the egress queue's own
     /// bytes). A port with classes only; the buffer limit still holds the whole port.
+    ///
+    /// The discipline moves behind the extension point's indirection (a [`ClassScoped`]
+    /// wrapper), so ports without class scope pay nothing for it per packet.
     pub fn with_class_scope(mut self) -> OutputPort {
-        if matches!(self.cold.scheduler, Scheduler::Priority(_)) {
+        if matches!(self.cold.scheduler, Scheduler::Priority(_)) && !self.cold.class_scope {
             self.cold.class_scope = true;
+            let inner = std::mem::replace(
+                &mut self.qdisc,
+                QueueDisc::drop_tail(BufferLimit::Unlimited),
+            );
+            self.qdisc = QueueDisc::extension(ClassScoped(inner));
         }
         self
     }
 
-    /// The occupancy a port that decides at dequeue shows its discipline for `packet`: the
-    /// port's, or (class scope) the packet's class queue's.
-    #[inline]
+    /// The occupancy a class-scoped port shows its discipline for `packet`: its class
+    /// queue's, or the port's when the packet does not fit the port's buffer.
     fn judged_occupancy(&self, packet: &Packet) -> Occupancy {
         match &self.cold.scheduler {
             // The port's buffer still bounds the port: a packet that does not fit it is judged
@@ -789,11 +823,7 @@ impl OutputPort {
             // Empty since the last packet's last bit left (or since the start).
             self.qdisc.note_idle(self.last_tx_end);
         }
-        let occupancy = if self.scheduled {
-            self.judged_occupancy(packet)
-        } else {
-            self.occ()
-        };
+        let occupancy = self.occ();
         match self.qdisc.built_in_verdict(packet, occupancy, now) {
             Some(verdict) => self.admit(now, packet, verdict, ingress),
             None => self.enqueue_to_extension(now, *packet, occupancy, ingress),
@@ -810,6 +840,12 @@ impl OutputPort {
         occupancy: Occupancy,
         ingress: u32,
     ) -> Enqueued {
+        // A class-scoped discipline (`with_class_scope`) judges by the packet's class queue.
+        let occupancy = if self.cold.class_scope {
+            self.judged_occupancy(&packet)
+        } else {
+            occupancy
+        };
         let verdict = self.qdisc.on_enqueue(&mut packet, occupancy, now);
         self.admit(now, &packet, verdict, ingress)
     }

@@ -36,8 +36,9 @@ impl Simulation {
 
     /// The network's copy of whether anything watches its packet paths.
     pub(crate) fn sync_watched(&mut self) {
-        // Host receive buffers (`pfc.host_receive`) live on the watched arrival path.
-        self.network.watched = self.obs.watched || self.network.host_rx;
+        // Host receive buffers (`pfc.host_receive`) live on the watched arrival path, and
+        // in-band telemetry's stamp of a packet that starts at once on its admission path.
+        self.network.watched = self.obs.watched || self.network.host_rx || self.network.int_on;
         if self.obs.probes.on {
             self.network.name_ports();
         }

@@ -83,8 +83,9 @@ pub struct Network {
     /// Priority Flow Control's counts, pauses and frames (`pfc:`; `None` without it).
     pub pfc: Option<Box<super::pfc::PfcState>>,
     /// Some flow's data packets carry HPCC's INT header: a switch egress stamps them when they
-    /// get the transmitter ([`Network::stamp_int`]).
-    int_on: bool,
+    /// get the transmitter ([`Network::stamp_int`]). It turns the watched path on
+    /// (`Simulation::sync_watched`), so runs without INT test nothing more per admission.
+    pub(crate) int_on: bool,
     /// The INT records (`engine/int.rs`; empty without INT).
     pub int: super::int::IntStore,
 }
@@ -553,7 +554,13 @@ impl Network {
         if obs.probes.on {
             return self.enqueue_probed(now, port, packet, input, events, obs);
         }
-        self.offer(now, port, packet, input, events, obs)
+        let dropped = self.offer(now, port, packet, input, events, obs);
+        // In-band telemetry turns this watched path on: a packet that got the transmitter at
+        // once is stamped here (one that waits, when it gets it: `Network::after_dequeue`).
+        if self.int_on && dropped.is_none() && packet.has_flag(incastsim_core::packet::flags::INT) {
+            self.stamp_int(now, port);
+        }
+        dropped
     }
 
     /// [`Network::enqueue`] with probes: they hear of the drop, or of the admission (and the
@@ -573,6 +580,9 @@ impl Network {
         let p = &self.fabric.ports[port as usize];
         let (marks, waiting) = (p.ecn_marks(), p.waiting_packets());
         let dropped = self.offer(now, port, packet, input, events, obs);
+        if self.int_on && dropped.is_none() && packet.has_flag(incastsim_core::packet::flags::INT) {
+            self.stamp_int(now, port);
+        }
         let p = &self.fabric.ports[port as usize];
         if let Some(d) = &dropped {
             obs.on_admission_drop(now, &self.port_view(now, port), packet, d.reason);
@@ -663,9 +673,6 @@ impl Network {
                 schedule_tx_done_at,
             } => {
                 obs.diag.on_admitted(port, input, flow, kind);
-                if self.int_on && packet.flags & incastsim_core::packet::flags::INT != 0 {
-                    self.stamp_int(now, port);
-                }
                 if let Some(at) = schedule_head_at {
                     events.schedule(at, Event::PortHead { port }.into());
                 }
