@@ -743,6 +743,13 @@ impl OutputPort {
         })
     }
 
+    /// Whether the packet that got the transmitter last carries flag bit(s) `f` (cheap: the
+    /// FIFO's newest entry).
+    #[inline]
+    pub fn newest_has_flag(&self, f: u8) -> bool {
+        self.fifo.back().is_some_and(|q| q.packet.has_flag(f))
+    }
+
     /// For in-band telemetry, right after a packet got the transmitter at `now`: that packet,
     /// in place (to stamp), the bytes waiting behind it, and the bytes the port has sent, it
     /// included (the HPCC fork's `qLen` and `txBytes` at dequeue). `None` unless the newest

@@ -36,9 +36,12 @@ impl Simulation {
 
     /// The network's copy of whether anything watches its packet paths.
     pub(crate) fn sync_watched(&mut self) {
-        // Host receive buffers (`pfc.host_receive`) live on the watched arrival path, and
-        // in-band telemetry's stamp of a packet that starts at once on its admission path.
-        self.network.watched = self.obs.watched || self.network.host_rx || self.network.int_on;
+        // Host receive buffers (`pfc.host_receive`) live on the watched arrival path, and,
+        // without PFC (whose admission path does it), in-band telemetry's stamp of a packet
+        // that starts at once.
+        self.network.watched = self.obs.watched
+            || self.network.host_rx
+            || (self.network.int_on && self.network.pfc.is_none());
         if self.obs.probes.on {
             self.network.name_ports();
         }

@@ -129,6 +129,11 @@ impl Network {
     #[cold]
     #[inline(never)]
     fn stamp_int(&mut self, now: Time, port: u32) {
+        // The port's first lines are cached (it just started the packet): test the packet's
+        // flag before the node's kind.
+        if !self.fabric.ports[port as usize].newest_has_flag(incastsim_core::packet::flags::INT) {
+            return;
+        }
         let node = self.fabric.port_from[port as usize];
         if !self.switch_bits_has(node) {
             return;
@@ -557,7 +562,11 @@ impl Network {
         let dropped = self.offer(now, port, packet, input, events, obs);
         // In-band telemetry turns this watched path on: a packet that got the transmitter at
         // once is stamped here (one that waits, when it gets it: `Network::after_dequeue`).
-        if self.int_on && dropped.is_none() && packet.has_flag(incastsim_core::packet::flags::INT) {
+        if self.int_on
+            && self.pfc.is_none()
+            && dropped.is_none()
+            && packet.has_flag(incastsim_core::packet::flags::INT)
+        {
             self.stamp_int(now, port);
         }
         dropped
@@ -580,7 +589,11 @@ impl Network {
         let p = &self.fabric.ports[port as usize];
         let (marks, waiting) = (p.ecn_marks(), p.waiting_packets());
         let dropped = self.offer(now, port, packet, input, events, obs);
-        if self.int_on && dropped.is_none() && packet.has_flag(incastsim_core::packet::flags::INT) {
+        if self.int_on
+            && self.pfc.is_none()
+            && dropped.is_none()
+            && packet.has_flag(incastsim_core::packet::flags::INT)
+        {
             self.stamp_int(now, port);
         }
         let p = &self.fabric.ports[port as usize];
@@ -739,6 +752,11 @@ impl Network {
         let waiting = self.fabric.ports[port as usize].waiting_packets();
         let dropped = self.offer_to::<true>(now, port, packet, input, input, events, obs);
         debug_assert!(dropped.is_none(), "a lossless packet dropped at admission");
+        if self.int_on && packet.has_flag(incastsim_core::packet::flags::INT) {
+            // INT with PFC: a lossless packet that got the transmitter at once is stamped here
+            // (without PFC, on the watched path INT turns on: `Network::enqueue`).
+            self.stamp_int(now, port);
+        }
         if self.fabric.ports[port as usize].waiting_packets() > waiting {
             // It waits in the buffer: its input counts it until it gets the transmitter.
             let pfc = self.pfc.as_deref_mut().expect("PFC on");
