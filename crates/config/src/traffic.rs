@@ -76,6 +76,38 @@ tagged_builtins! {
             /// How long each flow sends.
             duration: DurList,
         },
+        /// Incast events arriving as a Poisson process: at each, `fan_in` distinct hosts from
+        /// `sources` each send `size` bytes to one host drawn from `destinations` (not among
+        /// them), all at the event's time (+ U[0, start_jitter] each). Events arrive so that the
+        /// expected bytes offered per second are `load` × the capacity of the reference links
+        /// (`load_link`, else the links into the destinations), as the HPCC authors' incast
+        /// background: groups of 60 senders × 500 KB at 2 % of capacity (HPCC#36).
+        Incast = "incast" {
+            /// Offered load as a fraction of the reference links' capacity.
+            load: f64,
+            /// Senders per event.
+            fan_in: u32,
+            /// Bytes each sender sends.
+            size: Bytes,
+            /// Hosts the senders are drawn from.
+            #[serde(default)]
+            sources: HostList,
+            /// Hosts the receiver is drawn from.
+            #[serde(default)]
+            destinations: HostList,
+            /// The port whose capacity `load` refers to (`switch0->host16`).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            load_link: Option<String>,
+            /// When events begin.
+            #[serde(default)]
+            start: Dur,
+            /// Default: the workload's `duration` (bulk or traffic workloads).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            stop: Option<Dur>,
+            /// Each sender starts after an extra U[0, start_jitter].
+            #[serde(default)]
+            start_jitter: Dur,
+        },
         /// `flows` flows of `size` bytes between random host pairs, each host sending at most one
         /// and receiving at most one (a random partial permutation): distinct sources drawn from
         /// `sources`, distinct destinations from `destinations`, never a flow to itself, every

@@ -124,6 +124,11 @@ pub fn config_warnings(cfg: &Config) -> Vec<ConfigWarning> {
                 start,
                 start_jitter,
                 ..
+            }
+            | TrafficConfig::Incast {
+                start,
+                start_jitter,
+                ..
             } => {
                 longer(&mut w, &key("start"), start.0);
                 longer(&mut w, &key("start_jitter"), start_jitter.0);

@@ -660,3 +660,38 @@ traffic:
         );
     }
 }
+
+/// `incast` (HPCC#36's background): Poisson events of `fan_in` distinct senders to one
+/// receiver, none sending to itself, each `size` bytes, at load × capacity: with 1 Gbps of
+/// reference capacity (what the test's placement gives), load 1.28 and 10 senders × 500 KB,
+/// λ = 1.28 × 1e9 / (8 × 5 MB) = 32 events/s, so 1 s draws 32 events on average (the mean of
+/// 20 seeds has a standard deviation of 1.3); flows in start order; a fan-in larger than the
+/// hosts is refused naming the key.
+#[test]
+fn incast_events_are_groups_of_distinct_senders_at_the_requested_load() {
+    use std::collections::BTreeMap;
+    let generator = "{kind: incast, load: 1.28, fan_in: 10, size: 500KB}";
+    let mut events = 0usize;
+    for seed in 1..=20 {
+        let flows = permutation_flows(64, generator, seed).unwrap();
+        assert!(flows.windows(2).all(|w| w[0].start <= w[1].start));
+        let mut by_event: BTreeMap<_, Vec<_>> = BTreeMap::new();
+        for f in &flows {
+            assert_eq!(f.size, Some(500_000));
+            assert_ne!(f.src, f.dst);
+            by_event.entry((f.start, f.dst)).or_default().push(f.src);
+        }
+        for (_, mut senders) in by_event {
+            assert_eq!(senders.len(), 10);
+            senders.sort_unstable();
+            senders.dedup();
+            assert_eq!(senders.len(), 10, "distinct senders");
+        }
+        events += flows.len() / 10;
+    }
+    let mean = events as f64 / 20.0;
+    assert!((28.0..36.0).contains(&mean), "{mean} events per second");
+    let err =
+        permutation_flows(8, "{kind: incast, load: 0.02, fan_in: 8, size: 1KB}", 1).unwrap_err();
+    assert!(err.contains("traffic[0].fan_in"), "{err}");
+}

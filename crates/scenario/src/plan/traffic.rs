@@ -346,6 +346,31 @@ pub fn generate(
                 *start_jitter,
                 &mut flows,
             )?,
+            TrafficConfig::Incast {
+                load,
+                fan_in,
+                size,
+                sources,
+                destinations,
+                load_link,
+                start,
+                stop,
+                start_jitter,
+            } => incast(
+                &generator,
+                IncastSpec {
+                    load: *load,
+                    fan_in: *fan_in,
+                    size: size.0,
+                    sources,
+                    destinations,
+                    load_link: load_link.as_deref(),
+                    start: *start,
+                    stop: *stop,
+                    start_jitter: *start_jitter,
+                },
+                &mut flows,
+            )?,
             TrafficConfig::Extension(choice) => {
                 let Some(Some(extension)) = prepared.get(g) else {
                     return Err(crate::config::extension::unknown_name(
@@ -606,6 +631,115 @@ fn poisson(
             stop: None,
         });
     }
+    Ok(())
+}
+
+/// The fields of [`TrafficConfig::Incast`].
+struct IncastSpec<'a> {
+    load: f64,
+    fan_in: u32,
+    size: u64,
+    sources: &'a HostList,
+    destinations: &'a HostList,
+    load_link: Option<&'a str>,
+    start: Dur,
+    stop: Option<Dur>,
+    start_jitter: Dur,
+}
+
+/// An `incast` generator: checks its settings, then draws Poisson events in [start, stop) at
+/// rate load × capacity / (fan_in × size × 8) from the generator's own stream; at each, a
+/// receiver uniformly from the destinations and `fan_in` distinct senders uniformly from the
+/// sources other than it (an ordered choice, partial Fisher-Yates), each flow starting at the
+/// event's time + U[0, start_jitter]. Flows are listed in start order (ties in draw order).
+fn incast(
+    generator: &Generator,
+    spec: IncastSpec<'_>,
+    flows: &mut Vec<GeneratedFlow>,
+) -> Result<(), ConfigError> {
+    let load = spec.load;
+    if !(load.is_finite() && load > 0.0 && load <= 10.0) {
+        return Err(invalid(&generator.key("load"), load, "a number in (0, 10]"));
+    }
+    if spec.size == 0 {
+        return Err(invalid(
+            &generator.key("size"),
+            spec.size,
+            "at least 1 byte",
+        ));
+    }
+    let srcs = generator
+        .place
+        .hosts(spec.sources, &generator.key("sources"))?;
+    let dsts = generator
+        .place
+        .hosts(spec.destinations, &generator.key("destinations"))?;
+    // Every receiver needs fan_in senders other than itself.
+    let fewest = dsts
+        .iter()
+        .map(|d| srcs.iter().filter(|s| *s != d).count())
+        .min()
+        .unwrap_or(0);
+    if spec.fan_in == 0 || spec.fan_in as usize > fewest {
+        return Err(invalid(
+            &generator.key("fan_in"),
+            spec.fan_in,
+            format!("1 to {fewest} (the sources other than a receiver)"),
+        ));
+    }
+    let capacity_bps = (generator.capacity)(spec.load_link, &dsts).ok_or_else(|| {
+        invalid(
+            &generator.key("load_link"),
+            spec.load_link.unwrap_or(""),
+            "an output port name \"from->to\" (e.g. \"switch0->host16\")",
+        )
+    })?;
+    let stop = poisson_stop(generator, spec.start, spec.stop)?;
+    let event_bytes = spec.size as f64 * f64::from(spec.fan_in);
+    let rate = poisson_rate(load, capacity_bps, event_bytes);
+    let expected = rate * (stop - spec.start.0).as_secs_f64() * f64::from(spec.fan_in);
+    if expected > MAX_GENERATED_FLOWS as f64 {
+        return Err(invalid(
+            &generator.key("load"),
+            load,
+            format!(
+                "at most {MAX_GENERATED_FLOWS} flows per run (this asks for {expected:.0}: shorten stop - start)"
+            ),
+        ));
+    }
+    let mut rng = SimRng::for_stream(generator.seed, Stream::Workload, generator.index as u64);
+    let mean_gap_ps = 1e12 / rate;
+    let first = flows.len();
+    let mut t = Time::ZERO + spec.start.0;
+    let end = Time::ZERO + stop;
+    let n = spec.fan_in as usize;
+    let mut senders: Vec<HostId> = Vec::with_capacity(srcs.len());
+    loop {
+        let gap = -(1.0 - rng.unit_f64()).ln() * mean_gap_ps;
+        t += Duration(gap.round() as u64);
+        if t >= end {
+            break;
+        }
+        if (flows.len() + n) as u64 > MAX_GENERATED_FLOWS {
+            return Err(too_many_flows(flows.len() + n));
+        }
+        let dst = dsts[rng.below(dsts.len() as u64) as usize];
+        senders.clear();
+        senders.extend(srcs.iter().copied().filter(|&s| s != dst));
+        choose(&mut senders, n, &mut rng);
+        for &src in &senders[..n] {
+            flows.push(GeneratedFlow {
+                generator: generator.index as u32,
+                src,
+                dst,
+                start: t + rng.duration_up_to(spec.start_jitter.0),
+                size: Some(spec.size),
+                stop: None,
+            });
+        }
+    }
+    // The engine starts a generator's flows one after another: they must be in start order.
+    flows[first..].sort_by_key(|f| f.start);
     Ok(())
 }
 
