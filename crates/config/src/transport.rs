@@ -97,6 +97,10 @@ pub struct RoceTransportConfig {
     /// never, as ConnectX).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nack_reissue: Option<Dur>,
+    /// The rate a queue pair starts at (default: its NIC's line rate, as the HPCC fork's
+    /// `AddQueuePair`); a controller moves it from there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial_rate: Option<crate::units::Rate>,
     /// The rate controller (default `none`: the line rate throughout).
     #[serde(skip_serializing_if = "RdmaCcConfig::is_none")]
     pub congestion_control: RdmaCcConfig,

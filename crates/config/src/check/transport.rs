@@ -26,6 +26,11 @@ pub(super) fn check_transport(section: &TcpConfig, p: &str) -> Result<(), Config
             ),
         ));
     }
+    if let Some(rate) = r.initial_rate
+        && rate.0.0 == 0
+    {
+        return Err(invalid(&key("initial_rate"), "0bps", "above 0"));
+    }
     if let Some(d) = r.cnp_dscp
         && d > 63
     {

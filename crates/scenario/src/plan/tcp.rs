@@ -157,6 +157,7 @@ fn roce_config(t: &crate::config::TransportConfig) -> Option<incastsim_roce::Roc
     c.window_bytes = r.window.map(|b| b.0);
     c.bdp_cap_packets = r.bdp_cap_packets;
     c.nack_reissue = r.nack_reissue.map(|d| d.0);
+    c.initial_rate = r.initial_rate.map(|r| r.0);
     if r.int_on() {
         // HPCC's INT header rides on every data packet and is echoed in its ACK.
         let int = r.int_header_bytes() as u16;
