@@ -89,6 +89,32 @@ fn check_time_limit(t: &str) -> Result<()> {
     Ok(())
 }
 
+/// Refuses, before any job is written, a results folder (or a shard folder in it) that holds
+/// another sweep's results: the shards would run to the end and the merge job fail on it
+/// (the same check `sweep` makes when it opens its folder).
+fn check_folders(out: &Path, sweep: &Sweep) -> Result<()> {
+    use incastsim::sweep::store::{Lock, read_lock};
+    let lock = Lock::of(sweep);
+    let mut folders = vec![out.to_path_buf()];
+    if let Ok(shards) = std::fs::read_dir(out.join("shards")) {
+        let mut found: Vec<PathBuf> = shards.filter_map(|e| Some(e.ok()?.path())).collect();
+        found.sort();
+        folders.extend(found);
+    }
+    for folder in folders {
+        if let Some(existing) = read_lock(&folder)?
+            && existing != lock
+        {
+            bail!(
+                "{} holds results of a different sweep configuration: the shards would run and \
+                 the merge job fail on it. Use another --out folder, or delete that one",
+                folder.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 pub fn slurm(args: SlurmArgs, ext: &incastsim::scenario::Extensions) -> Result<()> {
     if args.shards == 0 {
         bail!("--shards 0: at least 1 shard is needed");
@@ -120,6 +146,7 @@ pub fn slurm(args: SlurmArgs, ext: &incastsim::scenario::Extensions) -> Result<(
     }
     let name = sweep.points[0].config.name.clone();
     let out = absolute(&args.out.unwrap_or_else(|| PathBuf::from("out").join(&name)))?;
+    check_folders(&out, &sweep)?;
     let dir = out.join("slurm");
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let exe = match args.incastsim {

@@ -528,6 +528,51 @@ fn slurm_refuses_values_that_are_not_plain_slurm_words() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Issue 39, item 5: `incastsim slurm` checks its results folder up front, as `sweep` does:
+/// a folder (or a shard folder in it) holding another sweep's results is refused before any
+/// script is written, where before the whole array ran and the merge job failed.
+#[test]
+fn slurm_refuses_a_folder_of_another_sweep_up_front() {
+    let dir = tempdir("slurm-clash");
+    // A local sweep of 2 runs fills the folder.
+    let o = bin()
+        .arg("sweep")
+        .arg(config("incast-sweep.yaml"))
+        .args(["--set", "sweep.seeds=1", "--set", "sweep.grid.senders=[2]"])
+        .args(["--set", "workload.blocks=1", "--no-plots"])
+        .arg("--out")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let slurm = |sets: &[&str], out: &std::path::Path| {
+        let mut c = bin();
+        c.arg("slurm").arg(config("incast-sweep.yaml"));
+        for s in sets {
+            c.args(["--set", s]);
+        }
+        c.args(["--shards", "2", "--out"]).arg(out);
+        c.output().unwrap()
+    };
+    // Another sweep (other seeds) into it: refused, nothing written.
+    let o = slurm(&["sweep.seeds=3"], &dir);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("different sweep configuration"), "{err}");
+    assert!(!dir.join("slurm").exists());
+    // A shard folder of another sweep in a fresh folder: refused too.
+    let fresh = tempdir("slurm-clash-shards");
+    std::fs::create_dir_all(fresh.join("shards")).unwrap();
+    std::fs::rename(&dir, fresh.join("shards/shard-0")).unwrap();
+    let o = slurm(&["sweep.seeds=3"], &fresh);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("shard-0 holds results of a different"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&fresh);
+}
+
 /// Issue 38, item 20 (small ones), each case naming what it checks.
 #[test]
 fn small_messages_say_what_is_meant() {
