@@ -133,8 +133,12 @@ impl DcqcnParams {
             decrease_order: DecreaseOrder::CutThenAlpha, // paper §3.1: Eq. 1 then Eq. 2
             rate_on_first_cnp: 1.0,                 // paper: no special first cut
             clamp_target_rate: true, // paper Eq. 1: R_T ← R_C at every cut (ns3-rdma CLAMP_TARGET_RATE 1)
-            increase_interval: Duration::from_us(55), // paper §3.1: timer T = 55 µs
-            byte_counter_bytes: 10_000_000, // paper §3.1: byte counter B = 10 MB
+            // T and B as commonly cited from the paper (§3.1: T = 55 µs, B = 10 MB); the
+            // authors' own simulator config (bobzhuyb/ns3-rdma `mix/config.txt`) runs
+            // RP_TIMER 60 µs and BYTE_COUNTER 300 000 B. Not checked against the paper's text
+            // here: both are keys (`increase_interval`, `byte_counter`).
+            increase_interval: Duration::from_us(55),
+            byte_counter_bytes: 10_000_000,
             fast_recovery_stages: 5, // paper §3.1: F = 5 (ns3-rdma FAST_RECOVERY_TIMES 5)
             rate_ai: BitsPerSec::mbps(40), // paper §3.1: R_AI = 40 Mbps (ns3-rdma RATE_AI 40Mb/s)
             rate_hai: BitsPerSec::mbps(200), // ns3-rdma RATE_HAI 200Mb/s (the paper's text names R_HAI without a value we could verify)
