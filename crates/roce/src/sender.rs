@@ -173,6 +173,30 @@ impl RoceSender {
         self.end_bytes += bytes;
     }
 
+    /// The application stops (a fixed-duration flow's end): what is posted and not yet sent
+    /// is withdrawn, the last message ending at the highest PSN sent, so the queue pair
+    /// finishes what is in flight and sends nothing new (a packet already sent keeps its
+    /// place, resends included).
+    pub fn withdraw_unsent(&mut self) {
+        let keep = self.snd_max;
+        let mtu = u64::from(self.cfg.mtu);
+        while let Some(m) = self.msgs.back_mut() {
+            if m.first_psn >= keep {
+                self.end_psn = m.first_psn;
+                self.end_bytes = m.first_byte;
+                self.msgs.pop_back();
+                continue;
+            }
+            if m.end_psn() > keep {
+                m.packets = keep - m.first_psn;
+                m.bytes = m.bytes.min(m.packets * mtu);
+                self.end_psn = keep;
+                self.end_bytes = m.first_byte + m.bytes;
+            }
+            break;
+        }
+    }
+
     /// When the next packet may leave, if one may: `None` while there is nothing to send or
     /// the window (or BDP cap) is full, which only an ACK, a timeout or a new message changes.
     /// Otherwise `now` or the pacing time, whichever is later: the last packet's send time plus
@@ -601,6 +625,27 @@ mod tests {
             ecn_echo: false,
             telemetry: [0; 3],
         }
+    }
+
+    /// Withdrawing the unsent part of a 10-packet message after 3 went ends it at PSN 3: the
+    /// three complete it, nothing more is sent; before anything is sent, all is withdrawn.
+    #[test]
+    fn withdrawing_unsent_ends_the_message_at_what_went() {
+        let mut s = sender(RoceConfig::default(), 10_000);
+        let mut out = Vec::new();
+        for t in 0..3 {
+            s.emit(Time(t * 1_000_000), &mut out);
+        }
+        assert_eq!(out.len(), 3);
+        s.withdraw_unsent();
+        assert_eq!((s.end_psn(), s.bytes_posted()), (3, 3_000));
+        assert_eq!(s.next_send_time(Time(10_000_000)), None);
+        s.on_ack(Time(10_000_000), &ack(3), &[], &mut out);
+        assert!(s.all_acked());
+        let mut idle = sender(RoceConfig::default(), 5_000);
+        idle.withdraw_unsent();
+        assert_eq!((idle.end_psn(), idle.bytes_posted()), (0, 0));
+        assert!(idle.all_acked());
     }
 
     /// A caller that comes late gets one packet, and the next is paced from it: no burst.

@@ -165,3 +165,26 @@ workload: {kind: synchronized_reads, sru: 64KB, blocks: 1}",
         assert!(e.starts_with(expect), "{set}: {e}");
     }
 }
+
+/// A long-lived RoCE flow with `stop` sends nothing new after it (its endless message is cut
+/// at what has gone): at 100 Gbps for 100 µs a flow alone delivers about 100e9 × 100e-6 / 8 ×
+/// 1000 / 1062 ≈ 1.18 MB, and nothing after.
+#[test]
+fn a_long_lived_roce_flow_stops_at_its_stop() {
+    let yaml = "name: roce-stop
+senders: 1
+topology: {kind: star, link_rate: 100Gbps, link_delay: 1us}
+tcp: {transport: {kind: roce}}
+workload: {kind: traffic, duration: 300us}
+traffic:
+  - {kind: long_lived, from: sender:0, to: receiver, count: 1, start: 0us, stop: 100us}
+";
+    let cfg = Config::from_yaml(yaml, &[]).expect("valid");
+    let r = run(&cfg, 1);
+    let delivered = r.flows[0].bytes_delivered as f64;
+    let at_line_rate = 100e9 * 100e-6 / 8.0 * 1000.0 / 1062.0;
+    assert!(
+        delivered > 0.95 * at_line_rate && delivered < 1.02 * at_line_rate,
+        "{delivered} B delivered, {at_line_rate} B at line rate for 100 µs"
+    );
+}

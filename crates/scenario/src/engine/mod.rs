@@ -666,8 +666,12 @@ impl Simulation {
     #[inline]
     fn on_flow_stop(&mut self, f: usize) {
         if let FlowOrigin::Generated { index, .. } = self.transport.origin[f] {
-            // A RoCE flow's message was posted whole: its queue pair sends it to the end.
-            if !self.transport.is_roce(f) {
+            if self.transport.is_roce(f) {
+                // Its message was posted whole: what has not gone is withdrawn.
+                let roce = &mut self.transport.conns.roce;
+                roce.get_mut(f).sender.withdraw_unsent();
+                roce.sync_timer(f, &mut self.events);
+            } else {
                 self.transport.conns.get_mut(f).sender.stop_writing();
             }
             let delivered = self.transport.delivered_bytes(f);
