@@ -6,7 +6,7 @@
 //! results, refresh the files with
 //!
 //! ```text
-//! UPDATE_GOLDEN=1 cargo test -p incastsim-cli --test golden
+//! UPDATE_GOLDEN=1 cargo test -p incastsim-cli --test cli golden::
 //! ```
 //!
 //! and review the diff in the commit that makes the change (its message says why they moved).

@@ -2,7 +2,7 @@
 //! progress: built when it starts, folded into a summary once finished. Results are exactly
 //! those of a run that keeps every connection to the end.
 
-mod common;
+use crate::common;
 use common::*;
 use incastsim_core::{Duration, Time};
 use incastsim_scenario::config::units::Dur;

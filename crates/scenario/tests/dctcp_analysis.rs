@@ -22,7 +22,7 @@
 //! below that (N = 40 at 100 µs: W* = 3.6-4.7) the windows sit near DCTCP's 2-segment floor
 //! and α is not small, which the analysis assumes.
 
-mod common;
+use crate::common;
 use common::{run, shipped};
 
 const LINK_DELAY_US: f64 = 25.0; // RTT ≈ 100 µs, the paper's 10 Gbps setting

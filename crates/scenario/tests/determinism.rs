@@ -1,6 +1,6 @@
 //! Same config + seed ⇒ identical results, on any thread.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

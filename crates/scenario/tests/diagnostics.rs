@@ -2,7 +2,7 @@
 //! inputs and predictions. The small scenarios force drops with a one-packet switch buffer and
 //! no start jitter, so every drop below is worked out by hand.
 
-mod common;
+use crate::common;
 use common::*;
 use incastsim_scenario::{Config, RunResult};
 

@@ -2,7 +2,7 @@
 //! packets, what drops), not with ports²; and its pair lookup (first input, first output,
 //! radix table) keeps exactly the per-(output, input) counts of a plain map.
 
-mod common;
+use crate::common;
 use common::*;
 use incastsim_core::{Duration, NodeId, NodeKind, PacketKind, Time};
 use incastsim_scenario::Simulation;

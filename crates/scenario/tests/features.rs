@@ -1,6 +1,6 @@
 //! Scenario tests of congestion control, ECN, SACK, AQMs and background traffic.
 
-mod common;
+use crate::common;
 use common::*;
 use incastsim_scenario::{from_yaml_checked, load_checked};
 

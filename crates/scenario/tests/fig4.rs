@@ -1,7 +1,7 @@
 //! The RTO randomization paper's Fig. 4: E[X], the largest RTO picked by the senders of an
 //! incast task, from simulation against its Eq. 6 (RTO_min = 10 ms, Δ = 4 ms).
 
-mod common;
+use crate::common;
 
 use common::{config_path, run};
 use incastsim_models::rto::expected_max_rto;

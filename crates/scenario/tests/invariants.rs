@@ -2,7 +2,7 @@
 //! every byte delivered once and in order, queues within limits, time monotone (the last two are
 //! debug assertions, active in tests).
 
-mod common;
+use crate::common;
 use common::*;
 use incastsim_scenario::{Config, Simulation, from_yaml_checked, load_checked};
 use proptest::prelude::*;

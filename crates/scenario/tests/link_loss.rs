@@ -1,7 +1,7 @@
 //! Loss where a researcher puts it: `topology.lossy_links` (per link direction, by port name,
 //! Bernoulli or Gilbert-Elliott) and a custom link's own `loss`.
 
-mod common;
+use crate::common;
 use common::{run, shipped};
 use incastsim_scenario::from_yaml_checked;
 

@@ -2,7 +2,7 @@
 //! packets of one flow spread over every equal-cost path, arrive out of order, and TCP's
 //! duplicate-ACK threshold decides whether that reordering costs spurious retransmissions.
 
-mod common;
+use crate::common;
 use common::{run, shipped};
 
 fn fat_tree(routing: &str, dupack_threshold: u32) -> incastsim_scenario::Config {

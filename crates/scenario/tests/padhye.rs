@@ -14,7 +14,7 @@
 //! between 1.22 and 1.31 (+7 %); a single 40 s seed spreads ±20 % around the mean here, the mean
 //! of 6 about ±8 %.
 
-mod common;
+use crate::common;
 use common::{run, shipped};
 use incastsim_models::padhye::{send_rate_pps, td_only_send_rate_pps};
 

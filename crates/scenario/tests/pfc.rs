@@ -2,7 +2,7 @@
 //! fabrics and loads, and the counted overflow of a headroom set too small. The ingress
 //! accounting's own hand trace is a unit test in the switch crate (`crates/switch/src/pfc.rs`).
 
-mod common;
+use crate::common;
 use common::run;
 use incastsim_scenario::{Config, RunResult};
 use proptest::prelude::*;

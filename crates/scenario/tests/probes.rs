@@ -1,7 +1,7 @@
 //! Probes (`incastsim_scenario::probe`): a probe computing each flow's mean queueing delay,
 //! checked on a hand-worked case; probes observe without changing the run.
 
-mod common;
+use crate::common;
 
 use incastsim_core::{Packet, PacketKind, Time};
 use incastsim_scenario::probe::{

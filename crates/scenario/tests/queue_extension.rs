@@ -4,7 +4,7 @@
 //! the built-in's run bit for bit (same stream, same idle-time hook); its parameters are
 //! checked, completed and refused as a built-in's.
 
-mod common;
+use crate::common;
 
 use common::config_path;
 use incastsim_core::{Packet, SerializationRate, Time};

@@ -4,7 +4,7 @@
 //! columns, a researcher's own controller through the extension registry, determinism and the
 //! refusals. The controllers' hand traces are unit tests in `crates/roce/src/cc/`.
 
-mod common;
+use crate::common;
 use common::run;
 use incastsim_core::{Duration, Time};
 use incastsim_roce::{AckSample, ControllerState, RateControl, RateController};

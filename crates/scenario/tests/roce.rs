@@ -3,7 +3,7 @@
 //! TCP and RoCE flows side by side, deterministic. The queue pairs' own hand traces are unit
 //! tests in `crates/roce`.
 
-mod common;
+use crate::common;
 use common::run;
 use incastsim_scenario::{Config, RunResult};
 

@@ -1,6 +1,6 @@
 //! The classic incast curve on benchmark S1 (../shared/benchmarks.md).
 
-mod common;
+use crate::common;
 use common::*;
 
 fn goodput(n: u32, rto: &str, seed: u64) -> f64 {

@@ -4,7 +4,7 @@
 //! drops it is a FIFO: the run equals drop-tail's. Every run checks the end-of-run invariants
 //! (packets conserved with the ones the pacer holds and drops).
 
-mod common;
+use crate::common;
 
 use common::config_path;
 use incastsim_core::{Duration, Packet, Time};

@@ -1,7 +1,7 @@
 //! Every scheme through the whole engine: it runs S1 without breaking an invariant, is
 //! deterministic, appears in the resolved config (which reproduces the run) and acts.
 
-mod common;
+use crate::common;
 use common::*;
 use incastsim_scenario::config::scheme::{SCHEMES, SchemeConfig};
 use incastsim_scenario::{Config, from_yaml_checked};

@@ -2,7 +2,7 @@
 //! The closed-form fixed point and the burst arithmetic are unit tests in the switch crate
 //! (`crates/switch/src/shared.rs`).
 
-mod common;
+use crate::common;
 use common::{run, shipped};
 
 /// With the same 128 KB shared buffer, the incast port absorbs a bigger burst while the other

@@ -1,7 +1,7 @@
 //! Stepping a run (`Simulation::run_until`): pausing, reading state and continuing gives the
 //! results of one uninterrupted run.
 
-mod common;
+use crate::common;
 
 use incastsim_core::{Duration, Time};
 use incastsim_scenario::{Outcome, Simulation};

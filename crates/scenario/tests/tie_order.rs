@@ -10,7 +10,7 @@
 //!   FIFO order decides every tie the same way and one sender takes every drop, as in htsim's
 //!   report; random order shares them (`exact_ties_*` below).
 
-mod common;
+use crate::common;
 use common::{run, shipped};
 
 fn s1_without_jitter(order: &str) -> incastsim_scenario::Config {

@@ -1,7 +1,7 @@
 //! Composable traffic: Poisson arrivals at a target load, long-lived and staggered flows, FCT,
 //! slowdown and fairness over a chosen set.
 
-mod common;
+use crate::common;
 
 use common::run;
 use incastsim_scenario::{Config, from_yaml_checked, load_checked};

@@ -1,0 +1,5 @@
+//! The crate's integration tests, one module per file, in one test binary (one link of
+//! the workspace instead of one per file: issue 39, item 1).
+
+mod example;
+mod rules;
