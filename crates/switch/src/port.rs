@@ -873,7 +873,11 @@ impl OutputPort {
                     self.count_drop(class, reason);
                     return Enqueued::Dropped(reason);
                 }
-                false
+                // A lossless packet is never dropped; an ECN-capable one the discipline's
+                // congestion signal would have dropped (RED above max_th) is marked instead,
+                // as DCQCN's switches mark every packet above Kmax (Zhu et al. §3.3, Fig. 5:
+                // probability 1 past Kmax).
+                self.lossless_marks(packet, class, reason)
             }
         };
         let wire = packet.wire_bytes() as u64;
@@ -949,6 +953,24 @@ impl OutputPort {
     #[inline(never)]
     fn lossless_keeps(&self, packet: &Packet) -> bool {
         self.cold.lossless != 0 && self.cold.lossless >> self.class_of(packet).min(63) & 1 != 0
+    }
+
+    /// A drop verdict of `reason` that a lossless class overrides: whether the packet is
+    /// marked CE instead (an ECN-capable packet refused by the discipline's signal, not by a
+    /// full buffer), counted as the discipline's mark.
+    #[cold]
+    #[inline(never)]
+    fn lossless_marks(&mut self, packet: &Packet, class: usize, reason: DropReason) -> bool {
+        let mark = reason == DropReason::Aqm
+            && matches!(
+                packet.ecn,
+                incastsim_core::Ecn::Ect0 | incastsim_core::Ecn::Ect1
+            );
+        if mark {
+            self.cold.stats.ecn_marks += 1;
+            self.cold.stats.class_marks[class] += 1;
+        }
+        mark
     }
 
     /// Whether a packet admitted at `now` to a port that decides at dequeue waits for a

@@ -332,3 +332,67 @@ fn class_scope_marks_by_the_packets_own_queue() {
         assert!(matches!(p.enqueue(Time::ZERO, &high), Enqueued::Dropped(_)));
     }
 }
+
+/// A lossless class is never dropped: where RED (gentle off) would drop above max_th, an
+/// ECN-capable packet is marked CE instead (DCQCN's switches mark every packet past Kmax), a
+/// packet that is not ECN-capable is kept unmarked; on a lossy class RED drops both.
+#[test]
+fn lossless_classes_turn_red_drops_into_marks() {
+    use crate::qdisc::{Red, RedParams, RedProfile, Threshold};
+    let red = Red::new(
+        RedParams {
+            unit: Threshold::Packets(0),
+            w_q: 1.0,
+            gentle: false,
+            ecn: true,
+            limit: BufferLimit::Packets(100),
+            profiles: vec![RedProfile {
+                min_th: 1.0,
+                max_th: 2.0,
+                max_p: 0.01,
+            }],
+            profile_of_dscp: [0; 64],
+            typical_tx_ps: 8000.0,
+        },
+        SimRng::new(1),
+    );
+    // Class 1 lossless, class 0 lossy.
+    let mut p = OutputPort::new(
+        1,
+        SerializationRate::new(BitsPerSec::gbps(1)),
+        Duration::from_us(25),
+        LinkLoss::None,
+        SimRng::new(1),
+        QueueDisc::Red(Box::new(red)),
+    )
+    .with_pfc(2, 0b10);
+    let mut ect = pkt(1000);
+    ect.dscp = 1;
+    ect.ecn = incastsim_core::Ecn::Ect0;
+    let mut plain = ect;
+    plain.ecn = incastsim_core::Ecn::NotEct;
+    for _ in 0..4 {
+        assert!(matches!(
+            p.enqueue(Time::ZERO, &ect),
+            Enqueued::Admitted { .. }
+        ));
+    }
+    // Four in the port (> max_th 2): RED says drop; the lossless ECT packet is marked.
+    let marks = p.ecn_marks();
+    assert!(matches!(
+        p.enqueue(Time::ZERO, &ect),
+        Enqueued::Admitted { .. }
+    ));
+    assert_eq!(p.ecn_marks(), marks + 1);
+    assert!(matches!(
+        p.enqueue(Time::ZERO, &plain),
+        Enqueued::Admitted { .. }
+    ));
+    assert_eq!(p.ecn_marks(), marks + 1);
+    let mut lossy = ect;
+    lossy.dscp = 0;
+    assert!(matches!(
+        p.enqueue(Time::ZERO, &lossy),
+        Enqueued::Dropped(_)
+    ));
+}
