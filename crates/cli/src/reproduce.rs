@@ -53,8 +53,9 @@ pub struct ReproduceArgs {
 struct Claims {
     /// The paper, as cited.
     paper: String,
-    /// Its file in the seeds folder.
-    source: String,
+    /// Its file in the seeds folder (absent: the paper is not there, and the report says so).
+    #[serde(default)]
+    source: Option<String>,
     /// Markdown after the title: the setting, what is not stated.
     #[serde(default)]
     about: String,
@@ -599,7 +600,13 @@ pub fn reproduce(args: ReproduceArgs, ext: &incastsim::scenario::Extensions) -> 
         if args.quick { " --quick" } else { "" },
         claims_path.display()
     );
-    let _ = writeln!(md, "Source: `../shared/seeds/{}`.\n", claims.source);
+    let _ = match &claims.source {
+        Some(source) => writeln!(md, "Source: `../shared/seeds/{source}`.\n"),
+        None => writeln!(
+            md,
+            "Source: not in the seeds folder; the claims paraphrase the published papers.\n"
+        ),
+    };
     if args.quick {
         let _ = writeln!(
             md,

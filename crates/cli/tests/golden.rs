@@ -134,6 +134,61 @@ const CASES: &[Case] = &[
         overrides: &["pfc.deadlock.after=100us"],
     },
     Case {
+        command: "run",
+        config: "rdma-fairness",
+        // DCQCN (paper), 2 ms after the late flow starts: marks, CNPs, cuts; the RDMA run columns.
+        overrides: &["workload.duration=12ms"],
+    },
+    Case {
+        command: "sweep",
+        config: "rdma-fairness-sweep",
+        // The two papers' controllers, one length, with jitter, one seed.
+        overrides: &[
+            "sweep.seeds=1",
+            "sweep.grid={tcp.transport.congestion_control: [{kind: dcqcn, preset: paper}, {kind: timely, preset: paper}], workload.duration: [12ms], topology.switch_delay_jitter: [1us]}",
+        ],
+    },
+    Case {
+        command: "run",
+        config: "rdma-incast",
+        // Four queue pairs under DCQCN (fork), one 256 KB block: PFC pauses, the queue series.
+        overrides: &[
+            "senders=4",
+            "workload.blocks=1",
+            "workload.sru=256KB",
+            "time_series={interval: 5us, ports: [\"switch0->host4\"]}",
+        ],
+    },
+    Case {
+        command: "sweep",
+        config: "rdma-incast-sweep",
+        // The four controllers (the zip, none included) at N = 4, one block, with jitter.
+        overrides: &[
+            "sweep.seeds=1",
+            "workload.blocks=1",
+            "workload.sru=256KB",
+            "sweep.grid={senders: [4], topology.switch_delay_jitter: [1us]}",
+        ],
+    },
+    Case {
+        command: "run",
+        config: "rdma-fct",
+        // 0.1 ms of Hadoop arrivals on the k = 4 fat-tree under DCQCN (fork): sized flows, slowdowns.
+        overrides: &["workload.duration=0.1ms"],
+    },
+    Case {
+        command: "sweep",
+        config: "rdma-fct-sweep",
+        // DCQCN and HPCC at 30 % load on k = 4, 0.1 ms of arrivals, with jitter, one seed.
+        overrides: &[
+            "sweep.seeds=1",
+            "topology.k=4",
+            "senders=15",
+            "workload.duration=0.1ms",
+            "sweep.grid={\"traffic[0].load\": [0.3], topology.switch_delay_jitter: [1us], tcp.transport.congestion_control: [{kind: dcqcn, preset: hpcc_fork}, {kind: hpcc, preset: hpcc_fork}]}",
+        ],
+    },
+    Case {
         command: "sweep",
         config: "roce-rack-incast-sweep",
         // The smallest N, the three fabrics (the zip), two seeds, two blocks.
@@ -605,6 +660,12 @@ golden_tests! {
     pfc_collateral_sweep => "pfc-collateral-sweep",
     pfc_deadlock => "pfc-deadlock",
     pfc_deadlock_sweep => "pfc-deadlock-sweep",
+    rdma_fairness => "rdma-fairness",
+    rdma_fairness_sweep => "rdma-fairness-sweep",
+    rdma_incast => "rdma-incast",
+    rdma_incast_sweep => "rdma-incast-sweep",
+    rdma_fct => "rdma-fct",
+    rdma_fct_sweep => "rdma-fct-sweep",
     roce_rack_incast => "roce-rack-incast",
     roce_rack_incast_sweep => "roce-rack-incast-sweep",
     shared_buffer_incast => "shared-buffer-incast",

@@ -10,7 +10,7 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-const PAPERS: [&str; 5] = ["kulkarni", "hafeez", "ge", "tcprand", "plato"];
+const PAPERS: [&str; 6] = ["kulkarni", "hafeez", "ge", "tcprand", "plato", "rdma-cc"];
 
 #[test]
 fn every_paper_has_a_claims_file_and_a_report() {

@@ -110,20 +110,28 @@ impl Extensions {
         cfg: &crate::Config,
     ) -> Result<crate::probe::ProbeColumnNames, ConfigError> {
         // The controllers' and schemes' own values come first (`results/flows.rs`).
+        let flow: Vec<String> = crate::plan::value_columns(cfg, self)?
+            .into_iter()
+            .map(String::from)
+            .collect();
+        // An RDMA rate controller's run-level columns (`results/rdma.rs`), when one runs.
+        let rdma: &[&str] = if flow.iter().any(|c| c == "rdma_final_rate_gbps") {
+            &crate::results::rdma::RDMA_RUN_COLUMNS
+        } else {
+            &[]
+        };
+        let traffic = self.prepare_traffic(cfg)?;
+        let generated = traffic.iter().enumerate().flat_map(|(i, g)| {
+            let names = g.as_ref().map_or(&[][..], |g| g.value_names());
+            names.iter().map(move |n| format!("traffic[{i}].{n}"))
+        });
         let mut names = crate::probe::ProbeColumnNames {
-            flow: crate::plan::value_columns(cfg, self)?
-                .into_iter()
-                .map(String::from)
-                .collect(),
+            flow,
             // The reactive generators' own values: runs.csv, before the probes' columns.
-            run: self
-                .prepare_traffic(cfg)?
+            run: rdma
                 .iter()
-                .enumerate()
-                .flat_map(|(i, g)| {
-                    let names = g.as_ref().map_or(&[][..], |g| g.value_names());
-                    names.iter().map(move |n| format!("traffic[{i}].{n}"))
-                })
+                .map(|c| c.to_string())
+                .chain(generated)
                 .collect(),
             ..Default::default()
         };

@@ -140,18 +140,24 @@ fn ideal_fcts(sim: &Simulation, fct: &[Option<Duration>]) -> Vec<Option<Duration
     ideal
 }
 
-/// Jain's index over `metrics.fairness.flows`, per flow or per sending host.
-fn fairness(sim: &Simulation, goodput_mbps: &[f64]) -> f64 {
+/// The flows `metrics.fairness.flows` selects.
+pub(crate) fn fairness_flows(sim: &Simulation) -> Vec<usize> {
     let cfg = &sim.cfg;
     let generators: Vec<u32> = sim.generated.spec.iter().map(|g| g.generator).collect();
     // Checked by the plan; an unselectable spec would select nothing.
-    let chosen = crate::plan::traffic::select_flows(
+    crate::plan::traffic::select_flows(
         &cfg.metrics.fairness.flows,
         sim.workload_flows,
         &generators,
         cfg.traffic.len(),
     )
-    .unwrap_or_default();
+    .unwrap_or_default()
+}
+
+/// Jain's index over `metrics.fairness.flows`, per flow or per sending host.
+fn fairness(sim: &Simulation, goodput_mbps: &[f64]) -> f64 {
+    let cfg = &sim.cfg;
+    let chosen = fairness_flows(sim);
     match cfg.metrics.fairness.per {
         FairnessPer::Flow => {
             jain_fairness(&chosen.iter().map(|&f| goodput_mbps[f]).collect::<Vec<_>>())

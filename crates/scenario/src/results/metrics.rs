@@ -465,6 +465,10 @@ pub struct FctStats {
     pub max_ms: f64,
     /// Mean slowdown (FCT / ideal FCT).
     pub slowdown_mean: f64,
+    /// Median slowdown (runs.csv's `slowdown_p50` columns: RDMA runs only).
+    pub slowdown_p50: f64,
+    /// 95th-percentile slowdown (as `slowdown_p50`).
+    pub slowdown_p95: f64,
     /// 99th-percentile slowdown.
     pub slowdown_p99: f64,
 }
@@ -490,6 +494,8 @@ impl FctStats {
             p99_ms: quantile(&fct, 0.99),
             max_ms: fct.last().copied().unwrap_or(f64::NAN),
             slowdown_mean: mean(&slow),
+            slowdown_p50: quantile(&slow, 0.5),
+            slowdown_p95: quantile(&slow, 0.95),
             slowdown_p99: quantile(&slow, 0.99),
         }
     }

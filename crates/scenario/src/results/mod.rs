@@ -8,6 +8,7 @@ pub mod ideal_fct;
 pub mod metrics;
 mod pfc;
 mod ports;
+pub mod rdma;
 mod run;
 
 use crate::engine::Simulation;
@@ -68,6 +69,32 @@ impl Simulation {
         let pfc = ports::pfc_records(self, end);
         let (pfc_deadlocks, pfc_flows, pfc_summary) =
             pfc::pfc_diagnostics(self, &run_end, &flow_stats);
+        // The same test as the sweep header's (`Extensions::probe_columns`).
+        if self
+            .transport
+            .conns
+            .value_names()
+            .contains(&"rdma_final_rate_gbps")
+        {
+            let switch_port: Vec<bool> = (0..ports.len())
+                .map(|i| {
+                    let from = self.network.fabric.port_from[i] as usize;
+                    matches!(
+                        self.network.fabric.nodes[from],
+                        incastsim_core::NodeKind::Switch(_)
+                    )
+                })
+                .collect();
+            run.probes.0.extend(rdma::run_columns(
+                &flows,
+                &flows::fairness_flows(self),
+                &ports,
+                &switch_port,
+                &pfc,
+                &flow_stats.fct_all,
+                &flow_stats.fct_groups[0],
+            ));
+        }
         run.probes.0.extend(self.generated.value_columns());
         let probe_tables = self.finish_probes(&mut run, &mut flows);
         RunResult {
