@@ -184,6 +184,7 @@ const CASES: &[Case] = &[
             "sweep.seeds=1",
             "topology.k=4",
             "senders=15",
+            "traffic[1].fan_in=12",
             "workload.duration=0.1ms",
             "sweep.grid={\"traffic[0].load\": [0.3], topology.switch_delay_jitter: [1us], tcp.transport.congestion_control: [{kind: dcqcn, preset: hpcc_fork}, {kind: hpcc, preset: hpcc_fork}]}",
         ],
