@@ -137,7 +137,7 @@ const CASES: &[Case] = &[
         command: "run",
         config: "rdma-fairness",
         // DCQCN (paper), 2 ms after the late flow starts: marks, CNPs, cuts; the RDMA run columns.
-        overrides: &["workload.duration=12ms"],
+        overrides: &["workload.duration=12ms", "metrics.rate_from=6ms"],
     },
     Case {
         command: "sweep",
@@ -146,6 +146,7 @@ const CASES: &[Case] = &[
         overrides: &[
             "sweep.seeds=1",
             "sweep.grid={tcp.transport.congestion_control: [{kind: dcqcn, preset: paper}, {kind: timely, preset: paper}], workload.duration: [12ms], topology.switch_delay_jitter: [1us]}",
+            "metrics.rate_from=6ms",
         ],
     },
     Case {

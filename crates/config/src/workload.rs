@@ -70,6 +70,12 @@ pub struct MetricsConfig {
     /// Evaluate the book's incast models (Kulkarni & Agrawal Eq. 3.21, 3.39, 3.40) on the
     /// inputs measured from the run and write them next to the goodput in runs.csv.
     pub models: bool,
+    /// RoCE rate controllers: each queue pair's mean rate from this time on (flows.csv
+    /// `rdma_window_rate_gbps`), which runs.csv's `rdma_rate_jain` and
+    /// `rdma_rate_max_over_min` then compare instead of the final rates (a reading of "final
+    /// rates" that the sawtooth of an instantaneous rate does not blur). Default: none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_from: Option<Dur>,
 }
 
 impl Default for MetricsConfig {
@@ -81,6 +87,8 @@ impl Default for MetricsConfig {
             fairness: FairnessConfig::default(),
             // Off: the book's models are opt-in.
             models: false,
+            // The final rates.
+            rate_from: None,
         }
     }
 }

@@ -117,6 +117,9 @@ pub struct RoceSender {
     rate_at: Time,
     /// When the first packet went (the controller's `on_start`).
     started_at: Time,
+    /// The mean-rate window's start (`set_rate_window`) and the rate's integral at it, once
+    /// the rate has moved past it.
+    window: Option<(Time, Option<u128>)>,
 }
 
 impl RoceSender {
@@ -153,6 +156,7 @@ impl RoceSender {
             rate_area: 0,
             rate_at: Time::ZERO,
             started_at: Time::ZERO,
+            window: None,
         }
     }
 
@@ -433,6 +437,16 @@ impl RoceSender {
         }
         if self.ctl.rate != self.pace.rate() {
             let old = self.pace.rate();
+            if let Some((from, at @ None)) = &mut self.window
+                && *from <= now
+            {
+                // The window opened during the old rate's stretch.
+                let start = (*from).max(self.rate_at);
+                *at = Some(
+                    self.rate_area
+                        + u128::from(old.0) * u128::from(start.since(self.rate_at).as_ps()),
+                );
+            }
             self.rate_area += u128::from(old.0) * u128::from(now.since(self.rate_at).as_ps());
             self.rate_at = now;
             self.pace = SerializationRate::new(self.ctl.rate);
@@ -449,6 +463,38 @@ impl RoceSender {
         let tail = u128::from(self.ctl.rate.0) * u128::from(end.since(self.rate_at).as_ps());
         Some(BitsPerSec(
             ((self.rate_area + tail) / u128::from(span)) as u64,
+        ))
+    }
+
+    /// Keeps the rate's mean from `from` on ([`RoceSender::window_rate`]).
+    pub fn set_rate_window(&mut self, from: Time) {
+        self.window = Some((from, None));
+    }
+
+    /// The rate averaged over time from the window's start (or the first send, if later) to
+    /// `end` (`None` without a window, before the first send, or for an empty span).
+    pub fn window_rate(&self, end: Time) -> Option<BitsPerSec> {
+        let (from, at) = self.window?;
+        if !self.started {
+            return None;
+        }
+        let start = from.max(self.started_at);
+        if end <= start {
+            return None;
+        }
+        // The integral up to `start`: the snapshot, or (the rate unchanged since) read off now.
+        let area_at = |t: Time| {
+            self.rate_area + u128::from(self.ctl.rate.0) * u128::from(t.since(self.rate_at).as_ps())
+        };
+        let before = match at {
+            Some(a) if from >= self.started_at => a,
+            _ if start >= self.rate_at => area_at(start),
+            // The QP started after the window opened: nothing before its first send.
+            _ => 0,
+        };
+        let span = end.since(start).as_ps();
+        Some(BitsPerSec(
+            ((area_at(end) - before) / u128::from(span)) as u64,
         ))
     }
 

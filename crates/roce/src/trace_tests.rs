@@ -247,6 +247,7 @@ fn a_custom_controller_halving_the_rate_doubles_the_spacing() {
         Controller::Custom(CustomController::new("halve", HalveOnce::default())),
     );
     s.post_message(40_000);
+    s.set_rate_window(Time(US));
     let mut b = Bench::new(s, RoceReceiver::new(&cfg), Duration::from_us(1));
     assert!(b.run(10_000));
     let t = b.send_times();
@@ -269,6 +270,12 @@ fn a_custom_controller_halving_the_rate_doubles_the_spacing() {
     // over 4 µs, (100 × 2 + 50 × 2) / 4 = 75 Gbps.
     assert_eq!(b.sender.mean_rate(Time(4 * US)), Some(BitsPerSec::gbps(75)));
     assert_eq!(b.sender.mean_rate(Time::ZERO), None);
+    // From 1 µs: (100 × 1 + 50 × 2) / 3 Gbps.
+    assert_eq!(
+        b.sender.window_rate(Time(4 * US)),
+        Some(BitsPerSec(66_666_666_666))
+    );
+    assert_eq!(b.sender.window_rate(Time(US)), None);
     assert_eq!(h.samples.len(), 40);
 }
 

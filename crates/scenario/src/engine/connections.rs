@@ -143,6 +143,9 @@ impl Connections {
             .factory
             .roce_controller(f as u32, self.profile[f], rate);
         self.roce.add(f, cfg, rate, controller, cnp_dscp);
+        if let Some(from) = self.factory.rate_from {
+            self.roce.get_mut(f).sender.set_rate_window(from);
+        }
         self.slot[f] = ROCE;
         true
     }

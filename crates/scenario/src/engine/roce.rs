@@ -46,10 +46,11 @@ pub struct RoceEnds {
 
 /// The flows.csv columns of a queue pair's rate controller (the same for every controller;
 /// empty where one has no such variable): its rate averaged from the first send to the last
-/// ACK, its final rate, target rate (DCQCN), α (DCQCN), U (HPCC), RTT gradient (TIMELY) and
+/// ACK, and from `metrics.rate_from` to the last ACK, its final rate, target rate (DCQCN), α (DCQCN), U (HPCC), RTT gradient (TIMELY) and
 /// window, the CNPs it received and its receiver sent, and its rate cuts and raises.
-pub const RDMA_VALUE_NAMES: [&str; 11] = [
+pub const RDMA_VALUE_NAMES: [&str; 12] = [
     "rdma_mean_rate_gbps",
+    "rdma_window_rate_gbps",
     "rdma_final_rate_gbps",
     "rdma_target_rate_gbps",
     "rdma_alpha",
@@ -144,7 +145,10 @@ impl RoceFlows {
         if let Some(r) = s.mean_rate(e.last_ack) {
             v.push((n[0], gbps(r)));
         }
-        v.push((n[1], gbps(s.rate())));
+        if let Some(r) = s.window_rate(e.last_ack) {
+            v.push((n[1], gbps(r)));
+        }
+        v.push((n[2], gbps(s.rate())));
         let optional = [
             st.target_rate.map(gbps),
             st.alpha,
@@ -152,15 +156,15 @@ impl RoceFlows {
             st.rtt_gradient,
             s.window_bytes().map(|w| w as f64),
         ];
-        for (name, value) in n[2..7].iter().zip(optional) {
+        for (name, value) in n[3..8].iter().zip(optional) {
             if let Some(value) = value {
                 v.push((*name, value));
             }
         }
-        v.push((n[7], s.stats().cnps_received as f64));
-        v.push((n[8], e.receiver.stats().cnps_sent as f64));
-        v.push((n[9], st.rate_decreases as f64));
-        v.push((n[10], st.rate_increases as f64));
+        v.push((n[8], s.stats().cnps_received as f64));
+        v.push((n[9], e.receiver.stats().cnps_sent as f64));
+        v.push((n[10], st.rate_decreases as f64));
+        v.push((n[11], st.rate_increases as f64));
         v
     }
 

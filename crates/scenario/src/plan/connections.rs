@@ -31,13 +31,17 @@ pub fn factory(
         .collect::<Result<_, _>>()?;
     let scheme_extension = crate::plan::schemes::prepare_extension(&cfg.scheme, extensions)?;
     let capacity_bps = cfg.topology.links().link_rate.0.as_f64();
-    let factory = ConnectionFactory::new(
+    let mut factory = ConnectionFactory::new(
         seed,
         &cfg.scheme,
         scheme_extension,
         profiles.clone(),
         capacity_bps,
     );
+    factory.rate_from = cfg
+        .metrics
+        .rate_from
+        .map(|d| incastsim_core::Time::ZERO + d.0);
     Ok((profiles, factory))
 }
 
@@ -63,6 +67,8 @@ pub struct ConnectionFactory {
     /// Per planned flow: its base RTT, for RDMA rate controllers (empty when none needs it;
     /// a flow added while the run goes takes the largest).
     flow_base_rtt: Vec<incastsim_core::Duration>,
+    /// `metrics.rate_from`: each queue pair keeps its mean rate from then on.
+    pub rate_from: Option<incastsim_core::Time>,
 }
 
 /// Builds nothing useful: what a plan holds once the engine has taken its factory.
@@ -94,6 +100,7 @@ impl ConnectionFactory {
             profiles,
             host_link_rate: Vec::new(),
             flow_base_rtt: Vec::new(),
+            rate_from: None,
         }
     }
 

@@ -39,7 +39,8 @@ fn flow_value(f: &FlowRecord, name: &str) -> Option<f64> {
 /// - `rdma_mean_rate_gbps`: the mean over the fairness-selected flows (`chosen`, those with a
 ///   rate controller) of their mean rates (flows.csv's `rdma_mean_rate_gbps`);
 /// - `rdma_rate_jain`, `rdma_rate_max_over_min`: Jain's index and max/min of their final rates
-///   (`rdma_final_rate_gbps`); max/min empty when the smallest is 0 or fewer than 2 flows;
+///   (`rdma_final_rate_gbps`), or with `metrics.rate_from` of their mean rates since then
+///   (`rdma_window_rate_gbps`); max/min empty when the smallest is 0 or fewer than 2 flows;
 /// - `rdma_cnps`, `rdma_rate_decreases`: CNPs received and rate cuts, summed over every flow;
 /// - `max_switch_queue_bytes`: the largest `max_queue_bytes` of a port leaving a switch
 ///   (`switch_port[i]` for ports.csv's row i); `mean_bottleneck_queue_bytes`: the largest
@@ -66,9 +67,12 @@ pub fn run_columns(
         .iter()
         .filter_map(|f| flow_value(f, "rdma_mean_rate_gbps"))
         .collect();
+    // With `metrics.rate_from`, the rates since then; else the final ones.
     let finals: Vec<f64> = picked
         .iter()
-        .filter_map(|f| flow_value(f, "rdma_final_rate_gbps"))
+        .filter_map(|f| {
+            flow_value(f, "rdma_window_rate_gbps").or_else(|| flow_value(f, "rdma_final_rate_gbps"))
+        })
         .collect();
     let mean_rate = if means.is_empty() {
         f64::NAN
