@@ -58,15 +58,21 @@ pub struct PlotArgs {
     /// Swept key on the x axis (numeric), e.g. senders.
     #[arg(long)]
     x: String,
-    /// Metric on the y axis, e.g. goodput_mbps.
+    /// Metric on the y axis, e.g. goodput_mbps (an unknown one is answered with the list).
     #[arg(long)]
     y: String,
     /// Swept key whose values become separate lines, e.g. rto_min.
     #[arg(long)]
     series: Option<String>,
-    /// Logarithmic y axis.
+    /// Logarithmic x axis (for doubling sweeps: N = 1, 2, 4, ... 64); every x must be > 0.
+    #[arg(long)]
+    log_x: bool,
+    /// Logarithmic y axis; points with mean 0 are left out and listed under the plot.
     #[arg(long)]
     log_y: bool,
+    /// File formats to write: png, svg, pdf, comma-separated or repeated [default: png,svg].
+    #[arg(long, value_delimiter = ',', value_name = "FORMAT")]
+    format: Vec<incastsim::plot::Format>,
     /// File name without extension [default: <y>-vs-<x>[-by-<series>]].
     #[arg(long)]
     name: Option<String>,
@@ -237,8 +243,10 @@ fn draw(dir: &Path, plots: &[incastsim::sweep::PlotSpec]) -> Result<()> {
             x: p.x.clone(),
             y: p.y.clone(),
             series: p.series.clone(),
+            log_x: false,
             log_y: p.log_y,
             name: p.name.clone(),
+            formats: Vec::new(),
         };
         let files = plot_sweep(dir, &req)?;
         println!(
@@ -433,8 +441,10 @@ pub fn plot(args: PlotArgs) -> Result<()> {
         x: args.x,
         y: args.y,
         series: args.series,
+        log_x: args.log_x,
         log_y: args.log_y,
         name: args.name,
+        formats: args.format,
     };
     let files = match &args.out {
         Some(out) => plot_sweep_to(&args.dir, out, &req)?,
