@@ -3,11 +3,12 @@
 //! both place every label alike).
 //!
 //! Why not `svg2pdf` (plotters' SVG converted): its text support subsets fonts through
-//! `subsetter`, `write-fonts`, `read-fonts` and `skrifa`, which added about 145 s to a cold
-//! release build on the project's 2-core machine (28.7 s → 173.8 s for plotters alone, measured
-//! in issue 39's session); this backend needs only `pdf-writer` (about 7 s) and crates the
-//! workspace already builds (`ttf-parser`, `miniz_oxide`). The price: the whole font is
-//! embedded (deflated, about 0.4 MB per file), not a subset.
+//! `subsetter`, `write-fonts`, `read-fonts` and `skrifa`. On the project's shared 2-core
+//! machine a cold release build (fat LTO) of plotters and DejaVu alone took 16-29 s, with
+//! `svg2pdf` 115-174 s (+95 to +145 s); with this backend 22-24 s (+3 to +8 s): it needs only
+//! `pdf-writer`, and `ttf-parser` and `miniz_oxide`, which the workspace already builds for
+//! plotters and PNG. The price: the whole font is embedded (deflated, about 0.4 MB per file),
+//! not a subset.
 
 use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind,
