@@ -61,8 +61,10 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
         x: "r_min".into(),
         y: "probability".into(),
         series: Some("event".into()),
+        log_x: false,
         log_y: false,
         name: Some("enqueue-probability".into()),
+        formats: Vec::new(),
     };
     let plots = plot_sweep(&out, &req)?;
     println!(

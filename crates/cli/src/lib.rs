@@ -47,7 +47,7 @@ enum Command {
     Sweep(sweep_cmd::SweepArgs),
     /// Combine the output folders of sweep shards into the files one machine would have written.
     Merge(sweep_cmd::MergeArgs),
-    /// Plot a metric of a sweep's summary against a swept key (PNG and SVG, mean with 95% CI).
+    /// Plot a metric of a sweep's summary against a swept key (PNG, SVG or PDF; mean, 95% CI).
     Plot(sweep_cmd::PlotArgs),
     /// Check a config (with overrides) and print it fully resolved, without running it.
     Check(CheckArgs),

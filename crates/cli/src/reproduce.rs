@@ -566,8 +566,10 @@ pub fn reproduce(args: ReproduceArgs, ext: &incastsim::scenario::Extensions) -> 
                     x: p.x.clone(),
                     y: p.y.clone(),
                     series: p.series.clone(),
+                    log_x: false,
                     log_y: p.log_y,
                     name: Some(format!("{}-{arm}-randomness", p.name)),
+                    formats: Vec::new(),
                 };
                 let files = plot_sweep(&tmp, &req)
                     .with_context(|| format!("plot {} of sweep {}", p.name, s.id))?;

@@ -58,15 +58,21 @@ pub struct PlotArgs {
     /// Swept key on the x axis (numeric), e.g. senders.
     #[arg(long)]
     x: String,
-    /// Metric on the y axis, e.g. goodput_mbps.
+    /// Metric on the y axis, e.g. goodput_mbps (an unknown one is answered with the list).
     #[arg(long)]
     y: String,
     /// Swept key whose values become separate lines, e.g. rto_min.
     #[arg(long)]
     series: Option<String>,
-    /// Logarithmic y axis.
+    /// Logarithmic x axis (for doubling sweeps: N = 1, 2, 4, ... 64); every x must be > 0.
+    #[arg(long)]
+    log_x: bool,
+    /// Logarithmic y axis; points with mean 0 are left out and listed under the plot.
     #[arg(long)]
     log_y: bool,
+    /// File formats to write: png, svg, pdf, comma-separated or repeated [default: png,svg].
+    #[arg(long, value_delimiter = ',', value_name = "FORMAT")]
+    format: Vec<incastsim::plot::Format>,
     /// File name without extension [default: <y>-vs-<x>[-by-<series>]].
     #[arg(long)]
     name: Option<String>,
@@ -91,16 +97,19 @@ pub(crate) struct CliProgress {
 
 impl CliProgress {
     pub(crate) fn new() -> CliProgress {
-        let bar = std::io::stderr().is_terminal().then(|| {
-            let b = ProgressBar::new(0);
+        CliProgress::with_bar(std::io::stderr().is_terminal().then(|| ProgressBar::new(0)))
+    }
+
+    /// With `bar` (a terminal's, or a hidden one in tests), else plain lines.
+    fn with_bar(bar: Option<ProgressBar>) -> CliProgress {
+        if let Some(b) = &bar {
             b.set_style(
                 ProgressStyle::with_template(
                     "{bar:40} {pos}/{len} runs  {per_sec}  {msg}  {elapsed}",
                 )
                 .expect("valid template"),
             );
-            b
-        });
+        }
         let now = Instant::now();
         CliProgress {
             bar,
@@ -181,10 +190,11 @@ impl Progress for CliProgress {
     }
     fn end(&self) {
         if let Some(b) = &self.bar {
-            // A stopped sweep keeps its bar where it stopped (not a full bar before "interrupted:
-            // 903 of 960 stored").
-            if b.position() < b.length().unwrap_or(0) {
-                b.abandon();
+            // A stopped sweep keeps its bar where it stopped, at the runs stored (not a full bar
+            // and "ETA 0 s" before "interrupted: 903 of 960 stored").
+            let total = b.length().unwrap_or(0);
+            if b.position() < total {
+                b.abandon_with_message(format!("stopped: {} of {total} runs stored", b.position()));
             } else {
                 b.finish();
             }
@@ -237,8 +247,10 @@ fn draw(dir: &Path, plots: &[incastsim::sweep::PlotSpec]) -> Result<()> {
             x: p.x.clone(),
             y: p.y.clone(),
             series: p.series.clone(),
+            log_x: false,
             log_y: p.log_y,
             name: p.name.clone(),
+            formats: Vec::new(),
         };
         let files = plot_sweep(dir, &req)?;
         println!(
@@ -433,8 +445,10 @@ pub fn plot(args: PlotArgs) -> Result<()> {
         x: args.x,
         y: args.y,
         series: args.series,
+        log_x: args.log_x,
         log_y: args.log_y,
         name: args.name,
+        formats: args.format,
     };
     let files = match &args.out {
         Some(out) => plot_sweep_to(&args.dir, out, &req)?,
@@ -444,4 +458,72 @@ pub fn plot(args: PlotArgs) -> Result<()> {
         println!("{}", f.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use incastsim::sweep::Progress;
+    use indicatif::ProgressDrawTarget;
+
+    fn hidden() -> CliProgress {
+        CliProgress::with_bar(Some(ProgressBar::with_draw_target(
+            Some(0),
+            ProgressDrawTarget::hidden(),
+        )))
+    }
+
+    /// Issue 39, item 2: a sweep stopped after 903 of 960 runs keeps its bar at 903 and says
+    /// they are stored, not "960/960 ... ETA 0 s".
+    #[test]
+    fn a_stopped_sweep_shows_the_runs_stored() {
+        let p = hidden();
+        p.begin(960, 0);
+        p.advance_cost(0.0, 960.0);
+        for done in 1..=903 {
+            p.advance_cost(done as f64, 960.0);
+            p.advance(done);
+        }
+        p.end();
+        let b = p.bar.as_ref().unwrap();
+        assert_eq!((b.position(), b.length()), (903, Some(960)));
+        assert_eq!(b.message(), "stopped: 903 of 960 runs stored");
+        // A finished one ends full, with its last ETA.
+        let p = hidden();
+        p.begin(2, 1);
+        p.advance_cost(1.0, 2.0);
+        p.advance_cost(2.0, 2.0);
+        p.advance(2);
+        p.end();
+        let b = p.bar.as_ref().unwrap();
+        assert_eq!(b.position(), 2);
+        assert!(b.message().starts_with("ETA 0 s"), "{}", b.message());
+    }
+
+    /// The bar's ETA is by expected cost: 30 % of the runs done that are 10 % of the cost
+    /// leave 9 times the elapsed time, not 2.3 times.
+    #[test]
+    fn the_bar_eta_weighs_runs_by_cost() {
+        let p = hidden();
+        p.begin(10, 0);
+        p.advance_cost(0.0, 100.0);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        p.advance_cost(10.0, 100.0);
+        p.advance(3);
+        let secs = p.started.elapsed().as_secs_f64();
+        let eta: f64 = p
+            .bar
+            .as_ref()
+            .unwrap()
+            .message()
+            .strip_prefix("ETA ")
+            .and_then(|m| m.strip_suffix(" s"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(
+            (eta - 9.0 * secs).abs() <= 0.5 + 0.1 * 9.0 * secs,
+            "{eta} vs {secs}"
+        );
+    }
 }

@@ -521,6 +521,45 @@ fn plot_command_draws_from_a_sweep_folder() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("mixes units"));
+    // Issue 39, item 3: a log x axis, only the PDF, into another folder.
+    let pdfs = d.join("pdfs");
+    let o = ok(bin()
+        .arg("plot")
+        .arg(&out)
+        .args([
+            "--x",
+            "senders",
+            "--y",
+            "goodput_mbps",
+            "--series",
+            "rto_min",
+        ])
+        .args(["--log-x", "--format", "pdf", "--name", "g", "--out"])
+        .arg(&pdfs)
+        .output()
+        .unwrap());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("g.pdf"));
+    assert!(
+        std::fs::read(pdfs.join("g.pdf"))
+            .unwrap()
+            .starts_with(b"%PDF-")
+    );
+    assert!(!pdfs.join("g.png").exists() && !pdfs.join("g.svg").exists());
+    // An unknown metric is answered with the summary's metrics.
+    let o = bin()
+        .arg("plot")
+        .arg(&out)
+        .args(["--x", "senders", "--y", "goodput", "--series", "rto_min"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("no metric \"goodput\" in the summary (did you mean ")
+            && e.contains("its metrics: ")
+            && e.contains("rto_count"),
+        "{e}"
+    );
 }
 
 /// A sweep with a point of 512 hosts or more re-executes the binary with glibc's huge-page
