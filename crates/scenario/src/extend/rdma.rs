@@ -1,7 +1,7 @@
 //! The RDMA congestion-control extension point: a RoCE queue pair's rate controller from a
-//! downstream crate, chosen by `tcp.transport.congestion_control: {name: <registered name>,
-//! <param>: ...}` and built per queue pair (as DCQCN, HPCC and TIMELY are, through the same
-//! `incastsim_roce::RateController` hooks).
+//! downstream crate, chosen by `tcp.transport.congestion_control: {name: my_cc, ...}` (its
+//! registered name and its parameters) and built per queue pair, as DCQCN, HPCC and TIMELY
+//! are, through the same `incastsim_roce::RateController` hooks.
 
 use super::*;
 use incastsim_core::BitsPerSec;

@@ -26,7 +26,7 @@ pub enum RdmaControllerFactory {
     #[default]
     Fixed,
     /// A built-in (DCQCN, HPCC, TIMELY): its config, whose parameters depend on the QP's line
-    /// rate and base RTT ([`builtin_controller`]).
+    /// rate and base RTT (built per queue pair by `builtin_controller`).
     Builtin(RdmaCcConfig),
     /// A controller registered by a downstream crate.
     Extension(Arc<dyn PreparedRdmaController>),
