@@ -557,9 +557,7 @@ fn poisson(
     stop: Option<Dur>,
     flows: &mut Vec<GeneratedFlow>,
 ) -> Result<(), ConfigError> {
-    if !(load.is_finite() && load > 0.0 && load <= 10.0) {
-        return Err(invalid(&generator.key("load"), load, "a number in (0, 10]"));
-    }
+    check_load(generator, load)?;
     let dist = SizeDist::from_config(sizes, &generator.key("sizes"))?;
     let srcs = generator.place.hosts(sources, &generator.key("sources"))?;
     let dsts = generator
@@ -582,33 +580,16 @@ fn poisson(
             ),
         ));
     }
-    let capacity_bps = (generator.capacity)(load_link, &dsts).ok_or_else(|| {
-        invalid(
-            &generator.key("load_link"),
-            load_link.unwrap_or(""),
-            "an output port name \"from->to\" (e.g. \"switch0->host16\")",
-        )
-    })?;
+    let capacity_bps = reference_capacity(generator, load_link, &dsts)?;
     let stop = poisson_stop(generator, start, stop)?;
     let rate = poisson_rate(load, capacity_bps, dist.mean());
-    let expected = rate * (stop - start.0).as_secs_f64();
-    if expected > MAX_GENERATED_FLOWS as f64 {
-        return Err(invalid(
-            &generator.key("load"),
-            load,
-            format!(
-                "at most {MAX_GENERATED_FLOWS} flows per run (this asks for {expected:.0}: shorten stop - start)"
-            ),
-        ));
-    }
+    check_expected_flows(generator, load, rate * (stop - start.0).as_secs_f64())?;
     let mut rng = SimRng::for_stream(generator.seed, Stream::Workload, generator.index as u64);
     let mean_gap_ps = 1e12 / rate;
     let mut t = Time::ZERO + start.0;
     let end = Time::ZERO + stop;
     loop {
-        // Exponential gap by inversion: -ln(1 - U) with U in [0, 1).
-        let gap = -(1.0 - rng.unit_f64()).ln() * mean_gap_ps;
-        t += Duration(gap.round() as u64);
+        t += exponential_gap(&mut rng, mean_gap_ps);
         if t >= end {
             break;
         }
@@ -632,6 +613,53 @@ fn poisson(
         });
     }
     Ok(())
+}
+
+/// A Poisson generator's `load`: a number in (0, 10].
+fn check_load(generator: &Generator, load: f64) -> Result<(), ConfigError> {
+    if !(load.is_finite() && load > 0.0 && load <= 10.0) {
+        return Err(invalid(&generator.key("load"), load, "a number in (0, 10]"));
+    }
+    Ok(())
+}
+
+/// The capacity `load` refers to: port `load_link`'s, else the links into `dsts`.
+fn reference_capacity(
+    generator: &Generator,
+    load_link: Option<&str>,
+    dsts: &[HostId],
+) -> Result<f64, ConfigError> {
+    (generator.capacity)(load_link, dsts).ok_or_else(|| {
+        invalid(
+            &generator.key("load_link"),
+            load_link.unwrap_or(""),
+            "an output port name \"from->to\" (e.g. \"switch0->host16\")",
+        )
+    })
+}
+
+/// Refuses a load that asks for more than [`MAX_GENERATED_FLOWS`] flows on average.
+fn check_expected_flows(
+    generator: &Generator,
+    load: f64,
+    expected: f64,
+) -> Result<(), ConfigError> {
+    if expected > MAX_GENERATED_FLOWS as f64 {
+        return Err(invalid(
+            &generator.key("load"),
+            load,
+            format!(
+                "at most {MAX_GENERATED_FLOWS} flows per run (this asks for {expected:.0}: shorten stop - start)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The next gap of a Poisson process of mean gap `mean_gap_ps`: exponential by inversion,
+/// -ln(1 - U) with U in [0, 1).
+fn exponential_gap(rng: &mut SimRng, mean_gap_ps: f64) -> Duration {
+    Duration((-(1.0 - rng.unit_f64()).ln() * mean_gap_ps).round() as u64)
 }
 
 /// The fields of [`TrafficConfig::Incast`].
@@ -658,9 +686,7 @@ fn incast(
     flows: &mut Vec<GeneratedFlow>,
 ) -> Result<(), ConfigError> {
     let load = spec.load;
-    if !(load.is_finite() && load > 0.0 && load <= 10.0) {
-        return Err(invalid(&generator.key("load"), load, "a number in (0, 10]"));
-    }
+    check_load(generator, load)?;
     if spec.size == 0 {
         return Err(invalid(
             &generator.key("size"),
@@ -687,26 +713,12 @@ fn incast(
             format!("1 to {fewest} (the sources other than a receiver)"),
         ));
     }
-    let capacity_bps = (generator.capacity)(spec.load_link, &dsts).ok_or_else(|| {
-        invalid(
-            &generator.key("load_link"),
-            spec.load_link.unwrap_or(""),
-            "an output port name \"from->to\" (e.g. \"switch0->host16\")",
-        )
-    })?;
+    let capacity_bps = reference_capacity(generator, spec.load_link, &dsts)?;
     let stop = poisson_stop(generator, spec.start, spec.stop)?;
     let event_bytes = spec.size as f64 * f64::from(spec.fan_in);
     let rate = poisson_rate(load, capacity_bps, event_bytes);
-    let expected = rate * (stop - spec.start.0).as_secs_f64() * f64::from(spec.fan_in);
-    if expected > MAX_GENERATED_FLOWS as f64 {
-        return Err(invalid(
-            &generator.key("load"),
-            load,
-            format!(
-                "at most {MAX_GENERATED_FLOWS} flows per run (this asks for {expected:.0}: shorten stop - start)"
-            ),
-        ));
-    }
+    let events = rate * (stop - spec.start.0).as_secs_f64();
+    check_expected_flows(generator, load, events * f64::from(spec.fan_in))?;
     let mut rng = SimRng::for_stream(generator.seed, Stream::Workload, generator.index as u64);
     let mean_gap_ps = 1e12 / rate;
     let first = flows.len();
@@ -715,8 +727,7 @@ fn incast(
     let n = spec.fan_in as usize;
     let mut senders: Vec<HostId> = Vec::with_capacity(srcs.len());
     loop {
-        let gap = -(1.0 - rng.unit_f64()).ln() * mean_gap_ps;
-        t += Duration(gap.round() as u64);
+        t += exponential_gap(&mut rng, mean_gap_ps);
         if t >= end {
             break;
         }
