@@ -143,9 +143,7 @@ impl Network {
         let Some((packet, qlen_bytes, tx_bytes)) = p.started_now_mut(now) else {
             return;
         };
-        if packet.flags & incastsim_core::packet::flags::INT == 0
-            || packet.kind != incastsim_core::PacketKind::Data
-        {
+        if packet.kind != incastsim_core::PacketKind::Data {
             return;
         }
         let hop = packet.sack_count as usize;
@@ -559,17 +557,37 @@ impl Network {
         if obs.probes.on {
             return self.enqueue_probed(now, port, packet, input, events, obs);
         }
+        // In-band telemetry turns this watched path on (without PFC, whose admission stamps).
+        let waiting = (self.int_on && self.pfc.is_none())
+            .then(|| self.fabric.ports[port as usize].waiting_packets());
         let dropped = self.offer(now, port, packet, input, events, obs);
-        // In-band telemetry turns this watched path on: a packet that got the transmitter at
-        // once is stamped here (one that waits, when it gets it: `Network::after_dequeue`).
-        if self.int_on
-            && self.pfc.is_none()
-            && dropped.is_none()
+        if let Some(waiting) = waiting {
+            self.stamp_if_started(now, port, packet, waiting, dropped.is_none());
+        }
+        dropped
+    }
+
+    /// In-band telemetry at an admission: `packet`, admitted to `port` (`admitted`), is
+    /// stamped if it got the transmitter at once, that is if the port's waiting packets did
+    /// not grow past `waiting_before` (one that waits is stamped when it gets it:
+    /// `Network::after_dequeue`; the newest departure may then be an earlier packet, already
+    /// stamped).
+    #[cold]
+    #[inline(never)]
+    fn stamp_if_started(
+        &mut self,
+        now: Time,
+        port: u32,
+        packet: &Packet,
+        waiting_before: usize,
+        admitted: bool,
+    ) {
+        if admitted
             && packet.has_flag(incastsim_core::packet::flags::INT)
+            && self.fabric.ports[port as usize].waiting_packets() <= waiting_before
         {
             self.stamp_int(now, port);
         }
-        dropped
     }
 
     /// [`Network::enqueue`] with probes: they hear of the drop, or of the admission (and the
@@ -589,12 +607,8 @@ impl Network {
         let p = &self.fabric.ports[port as usize];
         let (marks, waiting) = (p.ecn_marks(), p.waiting_packets());
         let dropped = self.offer(now, port, packet, input, events, obs);
-        if self.int_on
-            && self.pfc.is_none()
-            && dropped.is_none()
-            && packet.has_flag(incastsim_core::packet::flags::INT)
-        {
-            self.stamp_int(now, port);
+        if self.int_on && self.pfc.is_none() {
+            self.stamp_if_started(now, port, packet, waiting, dropped.is_none());
         }
         let p = &self.fabric.ports[port as usize];
         if let Some(d) = &dropped {
@@ -725,11 +739,16 @@ impl Network {
         let slot = pfc.slot(input, class);
         let Some(slot) = slot.filter(|_| input != LOCAL_INPUT) else {
             let lossless = pfc.slot(0, class).is_some();
-            return if lossless {
+            let waiting = self.fabric.ports[port as usize].waiting_packets();
+            let dropped = if lossless {
                 self.offer_to::<true>(now, port, packet, input, NO_INGRESS, events, obs)
             } else {
                 self.offer_to::<false>(now, port, packet, input, NO_INGRESS, events, obs)
             };
+            if self.int_on {
+                self.stamp_if_started(now, port, packet, waiting, dropped.is_none());
+            }
+            return dropped;
         };
         let wire = packet.wire_bytes() as u64;
         let xoff = pfc.xoff(input);
@@ -752,10 +771,10 @@ impl Network {
         let waiting = self.fabric.ports[port as usize].waiting_packets();
         let dropped = self.offer_to::<true>(now, port, packet, input, input, events, obs);
         debug_assert!(dropped.is_none(), "a lossless packet dropped at admission");
-        if self.int_on && packet.has_flag(incastsim_core::packet::flags::INT) {
-            // INT with PFC: a lossless packet that got the transmitter at once is stamped here
-            // (without PFC, on the watched path INT turns on: `Network::enqueue`).
-            self.stamp_int(now, port);
+        if self.int_on {
+            // INT with PFC: a packet that got the transmitter at once is stamped on this
+            // admission path (without PFC, on the watched path INT turns on: `Network::enqueue`).
+            self.stamp_if_started(now, port, packet, waiting, true);
         }
         if self.fabric.ports[port as usize].waiting_packets() > waiting {
             // It waits in the buffer: its input counts it until it gets the transmitter.
