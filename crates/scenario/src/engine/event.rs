@@ -84,6 +84,25 @@ pub enum Event {
     /// A PFC event (tag 15): one arm in the loop, handled out of line
     /// (`Simulation::on_pfc_event`), so that runs without PFC pay nothing for its kinds.
     Pfc(PfcEvent),
+    /// A flow dependency's event (`engine/gates.rs`; packed under tag 15 beside PFC's, one
+    /// out-of-line arm).
+    Gate(GateEvent),
+}
+
+/// The events of flow dependencies ([`crate::plan::traffic::depend`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GateEvent {
+    /// The news that one thing `gate` waits for happened (a flow completed or a gate opened
+    /// at another host) reaches the gate's host.
+    Notify {
+        /// The gate.
+        gate: u32,
+    },
+    /// `gate`'s delay after the last of what it waited for is over: it opens.
+    Open {
+        /// The gate.
+        gate: u32,
+    },
 }
 
 /// The events of Priority Flow Control (`engine/pfc/`).
@@ -141,6 +160,10 @@ const PFC_KIND_SHIFT: u32 = 56;
 const PFC_LAPSE: u64 = 1;
 const PFC_CHECK: u64 = 2;
 const PFC_HOST_TAKE: u64 = 3;
+/// Under tag 15, sub-kinds 4 and 5 are the flow dependencies' events (the gate in the low 32
+/// bits).
+const GATE_NOTIFY: u64 = 4;
+const GATE_OPEN: u64 = 5;
 
 /// An [`Event`] in 8 bytes, as the queue stores it: the variant in the top 4 bits, then a timer
 /// event's flow (28 bits) and its generation (32), or the one field of the other variants (32).
@@ -179,6 +202,12 @@ impl From<Event> for PackedEvent {
             Event::SchemeTimer { flow } => one(13, flow),
             Event::PortTimer { port, generation } => timer(14, port, generation),
             Event::Pfc(e) => e.pack(),
+            Event::Gate(GateEvent::Notify { gate }) => {
+                PackedEvent(15 << TAG_SHIFT | GATE_NOTIFY << PFC_KIND_SHIFT | u64::from(gate))
+            }
+            Event::Gate(GateEvent::Open { gate }) => {
+                PackedEvent(15 << TAG_SHIFT | GATE_OPEN << PFC_KIND_SHIFT | u64::from(gate))
+            }
         }
     }
 }
@@ -214,7 +243,7 @@ impl PackedEvent {
                 port: flow,
                 generation: value,
             },
-            _ => Event::Pfc(PfcEvent::unpack(self.0)),
+            _ => unpack_tag15(self.0),
         }
     }
 
@@ -223,6 +252,22 @@ impl PackedEvent {
     pub fn port_head(self) -> Option<u32> {
         (self.0 >> TAG_SHIFT == 0).then_some((self.0 & LOW) as u32)
     }
+}
+
+/// The event packed under tag 15 (PFC's or a flow dependency's). Out of line: the loop's
+/// unpacking of every other event stays as it was.
+#[cold]
+#[inline(never)]
+fn unpack_tag15(bits: u64) -> Event {
+    let gate = (bits & LOW) as u32;
+    if bits >> PFC_REFRESH_BIT & 1 == 0 {
+        match bits >> PFC_KIND_SHIFT & 7 {
+            GATE_NOTIFY => return Event::Gate(GateEvent::Notify { gate }),
+            GATE_OPEN => return Event::Gate(GateEvent::Open { gate }),
+            _ => {}
+        }
+    }
+    Event::Pfc(PfcEvent::unpack(bits))
 }
 
 impl PfcEvent {
@@ -250,10 +295,7 @@ impl PfcEvent {
         })
     }
 
-    /// The PFC event packed in `bits` (tag 15). Out of line: the loop's unpacking of every
-    /// other event stays as it was.
-    #[cold]
-    #[inline(never)]
+    /// The PFC event packed in `bits` (tag 15).
     fn unpack(bits: u64) -> PfcEvent {
         let port = (bits & LOW) as u32;
         let class = ((bits >> PFC_CLASS_SHIFT) & 63) as u8;
@@ -372,6 +414,10 @@ mod tests {
             Event::Pfc(PfcEvent::Lapse { port: 0, class: 0 }),
             Event::Pfc(PfcEvent::Check),
             Event::Pfc(PfcEvent::HostTake { host: u32::MAX }),
+            Event::Gate(GateEvent::Notify { gate: 0 }),
+            Event::Gate(GateEvent::Notify { gate: u32::MAX }),
+            Event::Gate(GateEvent::Open { gate: 7 }),
+            Event::Gate(GateEvent::Open { gate: u32::MAX }),
         ];
         for event in events {
             let packed = PackedEvent::from(event);

@@ -17,6 +17,7 @@ pub mod capture;
 pub mod connections;
 pub mod diagnostics;
 pub mod event;
+pub mod gates;
 mod inspect;
 pub mod int;
 mod invariants;
@@ -131,6 +132,8 @@ pub struct Simulation {
     /// Flows 0..workload_flows belong to the workload; the rest to the traffic generators.
     pub(crate) workload_flows: usize,
     pub(crate) generated: GeneratedFlows,
+    /// Flows that wait for flows: the gates and what each still waits for.
+    pub(crate) gates: gates::Gates,
     pub(crate) udp: Vec<UdpSource>,
     /// TCP profiles (the top-level `tcp`, then each override group) and each flow's profile.
     pub(crate) profiles: Vec<crate::plan::TcpProfile>,
@@ -169,6 +172,7 @@ impl Simulation {
             generated,
             reactive,
             traffic_values,
+            dependencies,
             udp,
             observe,
             diagnostics,
@@ -199,6 +203,7 @@ impl Simulation {
             workload: Workload::new(workload),
             workload_flows,
             generated: GeneratedFlows::new(generated, workload_flows, reactive, traffic_values),
+            gates: gates::Gates::new(dependencies),
             udp: udp.into_iter().map(UdpSource::new).collect(),
             profiles,
             flow_profile,
@@ -279,6 +284,7 @@ impl Simulation {
         }
         let now = Time::ZERO;
         self.generated.schedule_first_starts(&mut self.events);
+        self.schedule_unconditional_gates();
         match &mut self.workload {
             Workload::SyncReads(w) if w.warmup > incastsim_core::Duration::ZERO => {
                 let at = now + w.warmup;
@@ -493,6 +499,7 @@ impl Simulation {
             Event::FirstBlock => self.start_block(now),
             Event::SchemeTimer { flow } => self.on_scheme_timer(now, flow as usize),
             Event::Pfc(e) => self.on_pfc_event(now, e),
+            Event::Gate(e) => self.on_gate_event(now, e),
         }
     }
 
@@ -1043,6 +1050,9 @@ impl Simulation {
             let delivered = self.transport.delivered_bytes(f);
             let i = index as usize;
             if self.generated.on_delivery(now, i, delivered) {
+                if !self.gates.is_empty() {
+                    self.after_gated_flow_done(now, i);
+                }
                 // The generator's reaction first: flows it adds keep a draining run going.
                 if self.generated.is_reactive(self.generated.spec[i].generator) {
                     self.react(now, f, i);

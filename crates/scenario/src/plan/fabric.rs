@@ -2,7 +2,7 @@
 //! the [`crate::plan`], owned by the engine's network part, read by results (paths, names).
 
 use crate::plan::traffic::Hop;
-use incastsim_core::{HostId, NodeId, NodeKind, Routes, SimRng};
+use incastsim_core::{Duration, HostId, NodeId, NodeKind, Routes, SimRng};
 use incastsim_switch::{OutputPort, SharedBuffer};
 
 /// The network as the engine runs it: nodes, ports (with their queues), routes and shared buffers.
@@ -41,6 +41,24 @@ impl Fabric {
             "{}->{}",
             self.node_names[self.port_from[p] as usize], self.node_names[self.ports[p].to as usize]
         )
+    }
+
+    /// The one-way latency of a `bytes`-byte message from host `src` to host `dst` on the
+    /// static route with no queueing: at each hop, its serialization plus the hop's latency
+    /// (propagation and the next node's processing delay). A flow dependency's control message
+    /// ([`crate::plan::traffic::depend::ControlLatency::Path`]); walks the route without
+    /// allocating.
+    pub fn message_latency(&self, src: HostId, dst: HostId, bytes: u64) -> Duration {
+        let mut total = Duration::ZERO;
+        let mut port = self.host_port[src as usize];
+        loop {
+            let p = &self.ports[port as usize];
+            total = total + p.serialization().time_for(bytes) + p.latency();
+            match self.nodes[p.to as usize] {
+                NodeKind::Host(_) => return total,
+                NodeKind::Switch(_) => port = self.routes.next_hop_static(p.to, dst),
+            }
+        }
     }
 
     /// The hops (output ports) from host `src` to host `dst` on the static route.

@@ -95,6 +95,8 @@ pub struct Plan {
     pub reactive: Vec<Option<crate::plan::traffic::ReactiveEntry>>,
     /// The entries whose generators declare values of their own, with the names.
     pub traffic_values: Vec<(u32, &'static [&'static str])>,
+    /// Flows that wait for flows: the generators' gates (empty without).
+    pub dependencies: crate::plan::traffic::depend::Dependencies,
     /// Background UDP sources.
     pub udp: Vec<UdpPlan>,
     /// What to sample and trace (time series, pcap).
@@ -151,6 +153,7 @@ impl Plan {
             flows: generated,
             reactive,
             value_names: traffic_values,
+            dependencies,
         } = drawn;
         checks::check_built(cfg, &built, &generated)?;
         checks::check_scheduling(cfg, extensions)?;
@@ -257,6 +260,7 @@ impl Plan {
             generated,
             reactive,
             traffic_values,
+            dependencies,
             udp,
             observe,
             diagnostics,

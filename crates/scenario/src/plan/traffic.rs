@@ -15,6 +15,7 @@
 //! slowdown.
 
 pub mod context;
+pub mod depend;
 pub mod reactive;
 
 use crate::config::{Config, ConfigError, WorkloadConfig, invalid};
@@ -216,6 +217,9 @@ pub struct GeneratedFlow {
     pub size: Option<u64>,
     /// When the application stops writing (fixed-duration flows).
     pub stop: Option<Time>,
+    /// The gate it waits for ([`depend`]): it starts when that gate opens, and `start` is
+    /// then set to that time. `None`: it starts at `start`.
+    pub gate: Option<depend::GateId>,
 }
 
 /// Most flows one run may preallocate (about 2 KB each); also the cap on a run's generated
@@ -233,6 +237,8 @@ pub struct Drawn {
     /// Per entry whose generator declares values of its own (`PreparedTraffic::value_names`):
     /// its index and the names (runs.csv columns `traffic[I].<name>`).
     pub value_names: Vec<(u32, &'static [&'static str])>,
+    /// The gates the generators declared and who waits for what ([`depend`]; empty without).
+    pub dependencies: depend::Dependencies,
 }
 
 /// Capacity of the reference links of a Poisson generator, bits/s.
@@ -285,6 +291,9 @@ pub fn generate(
     let mut flows = Vec::new();
     let mut reactive: Vec<Option<ReactiveEntry>> = Vec::new();
     let mut value_names = Vec::new();
+    // Per entry that declared gates: its declarations (gate ids run on across entries).
+    let mut gates: Vec<(usize, depend::EntryGates)> = Vec::new();
+    let mut next_gate: depend::GateId = 0;
     for (g, t) in cfg.traffic.iter().enumerate() {
         let generator = Generator {
             index: g,
@@ -388,7 +397,8 @@ pub fn generate(
                     default_stop(cfg),
                     cfg.tcp.mss.0 as u32,
                     cfg.topology.links().link_rate.0,
-                );
+                )
+                .with_first_gate(next_gate);
                 if !extension.value_names().is_empty() {
                     value_names.push((g as u32, extension.value_names()));
                 }
@@ -396,16 +406,22 @@ pub fn generate(
                     reactive.resize_with(cfg.traffic.len(), || None);
                     reactive[g] = Some(entry);
                 }
+                if !ctx.gates.gates.is_empty() {
+                    next_gate += ctx.gates.gates.len() as depend::GateId;
+                    gates.push((g, std::mem::take(&mut ctx.gates)));
+                }
             }
         }
         if flows.len() as u64 > MAX_GENERATED_FLOWS {
             return Err(too_many_flows(flows.len()));
         }
     }
+    let dependencies = depend::Dependencies::build(&flows, gates, cfg.traffic.len());
     Ok(Drawn {
         flows,
         reactive,
         value_names,
+        dependencies,
     })
 }
 
@@ -459,6 +475,7 @@ fn long_lived(
                 start: Time::ZERO + start.0,
                 size: None,
                 stop: stop.map(|s| Time::ZERO + s.0),
+                gate: None,
             });
         }
     }
@@ -509,6 +526,7 @@ fn staggered(
             start: at,
             size: None,
             stop: Some(at + duration.0),
+            gate: None,
         });
     }
     Ok(())
@@ -610,6 +628,7 @@ fn poisson(
             start: t,
             size: Some(dist.sample(&mut rng)),
             stop: None,
+            gate: None,
         });
     }
     Ok(())
@@ -746,6 +765,7 @@ fn incast(
                 start: t + rng.duration_up_to(spec.start_jitter.0),
                 size: Some(spec.size),
                 stop: None,
+                gate: None,
             });
         }
     }
@@ -827,6 +847,7 @@ fn permutation(
             start: Time::ZERO + start.0 + rng.duration_up_to(start_jitter.0),
             size: Some(size),
             stop: None,
+            gate: None,
         });
     }
     // The engine starts a generator's flows one after another: they must be in start order.

@@ -65,7 +65,7 @@ impl GeneratedFlows {
     /// every start schedules the next.
     pub fn schedule_first_starts(&self, events: &mut Events) {
         for (i, g) in self.spec[..self.planned].iter().enumerate() {
-            if i == 0 || self.spec[i - 1].generator != g.generator {
+            if g.gate.is_none() && (i == 0 || self.spec[i - 1].generator != g.generator) {
                 let flow = self.first_flow + i as u32;
                 events.schedule(g.start, Event::FlowStart { flow }.into());
             }
@@ -76,8 +76,10 @@ impl GeneratedFlows {
     /// returns what its application writes.
     pub fn on_start(&self, i: usize, flow: u32, events: &mut Events) -> u64 {
         let g = self.spec[i];
+        // A gated flow is started by its gate, never by the one before it.
         if let Some(next) = self.spec[..self.planned].get(i + 1)
             && next.generator == g.generator
+            && next.gate.is_none()
         {
             events.schedule(next.start, Event::FlowStart { flow: flow + 1 }.into());
         }

@@ -9,6 +9,7 @@
 //! rows (with the generator's name as `kind`), FCT, ideal FCT and slowdown, `flow_overrides`
 //! and `metrics.fairness.flows` selections (`traffic[I]`).
 
+use super::depend::{ControlLatency, DeclaredGate, EntryGates, GateId};
 use super::reactive::TrafficReactor;
 use super::{GeneratedFlow, HostList, LinkCapacity, MAX_GENERATED_FLOWS, Placement};
 use crate::config::{ConfigError, invalid};
@@ -69,6 +70,8 @@ pub struct TrafficContext<'a> {
     mss: u32,
     link_rate: BitsPerSec,
     rng: SimRng,
+    /// The gates this entry declares ([`super::depend`]).
+    pub(crate) gates: EntryGates,
 }
 
 impl<'a> TrafficContext<'a> {
@@ -94,7 +97,15 @@ impl<'a> TrafficContext<'a> {
             mss,
             link_rate,
             rng: SimRng::for_stream(seed, Stream::Workload, index as u64),
+            gates: EntryGates::default(),
         }
+    }
+
+    /// The same, with this entry's gates numbered from `first_gate` (the gates earlier entries
+    /// declared come first).
+    pub(crate) fn with_first_gate(mut self, first_gate: GateId) -> TrafficContext<'a> {
+        self.gates.first = first_gate;
+        self
     }
 
     /// The entry's index in `traffic:` (flows.csv's `generator`, `traffic[I]` selections).
@@ -171,7 +182,77 @@ impl<'a> TrafficContext<'a> {
             start,
             size: Some(bytes),
             stop: None,
+            gate: None,
         }
+    }
+
+    /// Declares a gate at `host` ([`super::depend`]): it opens `delay` after every flow of
+    /// `after_flows` has completed and every gate of `after_gates` has opened, each heard of
+    /// after the entry's control latency when it happened at another host. `after_flows` are
+    /// positions in the list this entry returns (sized flows without a stop, either not gated
+    /// or gated on a gate declared before this one); `after_gates` are this entry's earlier
+    /// gates. With both empty, it opens `delay` after the start of the run. The flows are
+    /// checked when the entry's list is complete, the rest here (keys relative to the entry).
+    pub fn gate(
+        &mut self,
+        host: HostId,
+        delay: Duration,
+        after_flows: &[usize],
+        after_gates: &[GateId],
+    ) -> Result<GateId, ConfigError> {
+        let id = self.gates.first + self.gates.gates.len() as GateId;
+        if host >= self.place.host_count {
+            return Err(invalid(
+                "gate",
+                format!("gate {id} at host{host}"),
+                format!("a host of the topology's {}", self.place.host_count),
+            ));
+        }
+        if let Some(&g) = after_gates
+            .iter()
+            .find(|&&g| g < self.gates.first || g >= id)
+        {
+            return Err(invalid(
+                "gate",
+                format!("gate {id} waits for gate {g}"),
+                "gates this entry declared before it",
+            ));
+        }
+        let flow_refs = self.gates.flow_refs.len() as u32;
+        self.gates.flow_refs.extend(
+            after_flows
+                .iter()
+                .map(|&f| u32::try_from(f).unwrap_or(u32::MAX)),
+        );
+        let gate_refs = self.gates.gate_refs.len() as u32;
+        self.gates.gate_refs.extend_from_slice(after_gates);
+        self.gates.gates.push(DeclaredGate {
+            host,
+            delay,
+            flows: (flow_refs, self.gates.flow_refs.len() as u32),
+            gates: (gate_refs, self.gates.gate_refs.len() as u32),
+        });
+        Ok(id)
+    }
+
+    /// A flow of `bytes` bytes from `src` (the host of `gate`) to `dst` that starts when
+    /// `gate` opens.
+    pub fn gated_flow(&self, src: HostId, dst: HostId, gate: GateId, bytes: u64) -> GeneratedFlow {
+        GeneratedFlow {
+            generator: self.index as u32,
+            src,
+            dst,
+            start: Time::ZERO,
+            size: Some(bytes),
+            stop: None,
+            gate: Some(gate),
+        }
+    }
+
+    /// How the news of a finished flow reaches a gate at another host (default
+    /// [`ControlLatency::Path`]).
+    pub fn set_control_latency(&mut self, latency: ControlLatency) {
+        self.gates.latency = latency;
     }
 
     /// A flow that always has data from `start` until `stop` (or the end of the run), as the
@@ -190,6 +271,7 @@ impl<'a> TrafficContext<'a> {
             start,
             size: None,
             stop,
+            gate: None,
         }
     }
 }
@@ -205,6 +287,23 @@ pub fn draw_extension(
     flows: &mut Vec<GeneratedFlow>,
 ) -> Result<Option<ReactiveEntry>, ConfigError> {
     let drawn = generator.generate(ctx)?;
+    add_entry_flows(ctx, drawn, flows)?;
+    Ok(generator.reactor(ctx)?.map(|reactor| ReactiveEntry {
+        reactor,
+        rng: ctx.rng.clone(),
+    }))
+}
+
+/// Checks entry `ctx.index()`'s flows `drawn` and appends them to `flows`: two different hosts
+/// of the topology, a positive size, a stop after the start, and its gates' rules
+/// ([`super::depend`]); numbered as the entry's and put in start order (a stable sort: flows
+/// starting together keep the generator's order), the gated ones last in the generator's
+/// order. The gates' flow references become run-wide generated-flow indices.
+pub(crate) fn add_entry_flows(
+    ctx: &mut TrafficContext,
+    drawn: Vec<GeneratedFlow>,
+    flows: &mut Vec<GeneratedFlow>,
+) -> Result<(), ConfigError> {
     let key = format!("traffic[{}]", ctx.index);
     let total = flows.len() as u64 + drawn.len() as u64;
     if total > MAX_GENERATED_FLOWS {
@@ -215,8 +314,9 @@ pub fn draw_extension(
         ));
     }
     let hosts = ctx.host_count();
-    let first = flows.len();
-    for (n, mut f) in drawn.into_iter().enumerate() {
+    let gates = &ctx.gates;
+    let gate_count = gates.gates.len() as GateId;
+    for (n, f) in drawn.iter().enumerate() {
         let flow = |what: String| format!("its flow {n} ({what})");
         if f.src >= hosts || f.dst >= hosts || f.src == f.dst {
             return Err(invalid(
@@ -237,13 +337,82 @@ pub fn draw_extension(
                 "a stop after the start",
             ));
         }
-        f.generator = ctx.index as u32;
-        flows.push(f);
+        if let Some(g) = f.gate {
+            let local = g.wrapping_sub(gates.first);
+            if local >= gate_count {
+                return Err(invalid(
+                    &key,
+                    flow(format!("gated on gate {g}")),
+                    "a gate this entry declared",
+                ));
+            }
+            let host = gates.gates[local as usize].host;
+            if f.src != host || f.size.is_none() || f.stop.is_some() {
+                return Err(invalid(
+                    &key,
+                    flow(format!(
+                        "host{} -> host{} on gate {g} at host{host}",
+                        f.src, f.dst
+                    )),
+                    "a sized flow without a stop, sent from its gate's host",
+                ));
+            }
+        }
     }
-    // The engine starts an entry's flows one after another: they must be in start order.
-    flows[first..].sort_by_key(|f| f.start);
-    Ok(generator.reactor(ctx)?.map(|reactor| ReactiveEntry {
-        reactor,
-        rng: ctx.rng.clone(),
-    }))
+    for (k, g) in gates.gates.iter().enumerate() {
+        let id = gates.first + k as GateId;
+        for &r in &gates.flow_refs[g.flows.0 as usize..g.flows.1 as usize] {
+            let waited = drawn.get(r as usize);
+            let ok = waited.is_some_and(|w| {
+                w.size.is_some() && w.stop.is_none() && w.gate.is_none_or(|h| h < id)
+            });
+            if !ok {
+                return Err(invalid(
+                    &key,
+                    format!("gate {id} waits for its flow {r}"),
+                    format!(
+                        "one of the entry's {} flows, sized, without a stop, not gated on this gate or a later one",
+                        drawn.len()
+                    ),
+                ));
+            }
+        }
+    }
+    let first = flows.len();
+    let index = ctx.index as u32;
+    if gate_count == 0 {
+        flows.extend(drawn.into_iter().map(|f| GeneratedFlow {
+            generator: index,
+            ..f
+        }));
+        // The engine starts an entry's flows one after another: they must be in start order.
+        flows[first..].sort_by_key(|f| f.start);
+        return Ok(());
+    }
+    // Start order for the flows with a start time, then the gated ones; the gates' references
+    // follow each flow to its place.
+    let mut order: Vec<u32> = (0..drawn.len() as u32).collect();
+    order.sort_by_key(|&i| {
+        let f = &drawn[i as usize];
+        (
+            f.gate.is_some(),
+            if f.gate.is_some() {
+                Time::ZERO
+            } else {
+                f.start
+            },
+        )
+    });
+    let mut place = vec![0u32; drawn.len()];
+    for (new, &old) in order.iter().enumerate() {
+        place[old as usize] = (first + new) as u32;
+    }
+    flows.extend(order.iter().map(|&i| GeneratedFlow {
+        generator: index,
+        ..drawn[i as usize]
+    }));
+    for r in &mut ctx.gates.flow_refs {
+        *r = place[*r as usize];
+    }
+    Ok(())
 }

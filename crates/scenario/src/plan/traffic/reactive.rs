@@ -222,6 +222,7 @@ impl<'a> ReactionContext<'a> {
             start,
             size,
             stop: duration.map(|d| start + d),
+            gate: None,
         });
         Ok(self.next_flow + self.added.len() as u32 - 1)
     }
