@@ -31,7 +31,8 @@
 //! * Comments: `//` to the end of the line, and `/* ... */`, which may span lines.
 //!
 //! Deliberately narrower than `txt2bin`: a statement is one line (`txt2bin` also accepts, say,
-//! an op after `rank 0 {` on the same line; no published trace seen writes that); a label
+//! an op after `rank 0 {` on the same line; no published trace seen writes that); words are
+//! separated by spaces (`to 1`, where `txt2bin` would also take `to1`); a label
 //! defined twice in a block is an error (`txt2bin` keeps the first); a rank block given twice is
 //! an error; `num_ranks` must come once, before the first block, and be at least 1.
 //!
@@ -56,8 +57,9 @@
 //!   from a rank to itself becomes a zero-length delay at the rank (it crosses no network).
 //! * **Send completion.** A send is done when its transfer is done, i.e. its last byte has
 //!   reached the receiver; the news reaches the sender as the simulator's control message. This
-//!   differs from LogGOPSim, where an eager send (size ≤ S) completes locally once the sender's
-//!   overhead o has passed, and a rendezvous send when the receiver has matched it.
+//!   differs from LogGOPSim, where an eager send (size ≤ S) completes at the sender as soon as
+//!   it is issued (its overhead o occupies the CPU), and a rendezvous send when the receiver has
+//!   matched it.
 //! * **Receive completion.** A receive is done when its transfer is done and its own
 //!   dependencies are done: if it has dependencies, a zero-length delay at the receiving rank
 //!   waits for [transfer, dependencies...] and stands for the receive; ops that require the
@@ -265,6 +267,25 @@ pub enum GoalError {
 
 /// Reads a GOAL trace into a [`Schedule`] over its `num_ranks` ranks (see the module
 /// documentation for the grammar and the readings).
+///
+/// ```
+/// use incastsim_collective::goal::{GoalOptions, read_goal};
+///
+/// let trace = "num_ranks 2
+/// rank 0 {
+/// l1: calc 1000
+/// l2: send 4096b to 1 tag 0
+/// l2 requires l1
+/// }
+/// rank 1 {
+/// l1: recv 4096b from 0 tag 0
+/// }
+/// ";
+/// let schedule = read_goal(trace, &GoalOptions::default())?;
+/// assert_eq!(schedule.len(), 2); // a delay of 1 µs, then the transfer
+/// assert_eq!(schedule.bytes_received_per_rank(), vec![0, 4096]);
+/// # Ok::<(), incastsim_collective::goal::GoalError>(())
+/// ```
 pub fn read_goal(text: &str, opts: &GoalOptions) -> Result<Schedule, GoalError> {
     let trace = parse::parse(text)?;
     build::build(text, &trace, opts)

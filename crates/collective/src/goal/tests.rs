@@ -548,3 +548,23 @@ fn line() -> impl Strategy<Value = String> {
             .prop_map(|(a, b, i)| format!("l{a} {}requires l{b}", if i { "i" } else { "" })),
     ]
 }
+
+/// Timing on a trace of millions of ops: `cargo test -p incastsim-collective --release
+/// goal::tests::a_trace_of_millions_of_ops -- --ignored --nocapture`.
+#[test]
+#[ignore = "takes seconds; run by hand to time the reader"]
+fn a_trace_of_millions_of_ops() {
+    let ranks = 512;
+    let text = ring_trace(ranks, 1 << 20);
+    let started = std::time::Instant::now();
+    let s = read(&text).unwrap();
+    let took = started.elapsed();
+    let ops = 3 * ranks as usize * 2 * (ranks as usize - 1);
+    println!(
+        "{ops} ops, {} MB of text, {} nodes: {took:?} ({:.0} ns per op)",
+        text.len() >> 20,
+        s.len(),
+        took.as_nanos() as f64 / ops as f64
+    );
+    assert_eq!(s.transfer_depth(), 2 * (ranks - 1));
+}
