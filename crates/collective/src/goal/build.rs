@@ -305,8 +305,11 @@ fn cycle_op(ops: &[OpLine], partner: &[u32], waits: &Csr, indeg: &[u32]) -> usiz
             if left(own) {
                 return Some(own);
             }
+            if ops[i].kind != Kind::Recv {
+                return None;
+            }
             let sent = 2 * partner[i] + 1;
-            (ops[i].kind == Kind::Recv && left(sent)).then_some(sent)
+            left(sent).then_some(sent)
         } else {
             waits.get(i).iter().copied().find(|&u| left(u))
         }
