@@ -8,6 +8,7 @@
 //! news of a finished flow travels from its receiver to the next sender's host as a control
 //! message with a latency).
 
+pub mod goal;
 pub mod schedule;
 
 pub use schedule::{NodeId, Op, Schedule, ScheduleError};
