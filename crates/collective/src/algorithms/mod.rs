@@ -43,28 +43,34 @@ use crate::schedule::{NodeId, Op, Schedule, ScheduleError};
 /// A collective algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Algorithm {
-    /// Ring all-reduce: a ring reduce-scatter then a ring all-gather, 2(n − 1) steps of S/n.
+    /// Ring all-reduce: a ring reduce-scatter (steps 0..n − 1) then a ring all-gather (steps
+    /// n − 1..2(n − 1)); in each step rank i sends a piece of S/n to rank i + 1.
     RingAllReduce,
     /// Rabenseifner's all-reduce: a reduce-scatter by recursive vector halving and distance
-    /// doubling, then an all-gather by vector doubling and distance halving; 2·log2 n steps.
-    /// The rank count must be a power of two.
+    /// doubling (steps 0..L, partner i XOR 2^step, S/2 down to S/n), then an all-gather by
+    /// vector doubling and distance halving (steps L..2L, S/n up to S/2), L = log2 n. The
+    /// rank count must be a power of two.
     HalvingDoublingAllReduce,
-    /// NCCL's double binary tree all-reduce: two trees each reduce half of S up to their root
-    /// and broadcast it back down, pipelined in chunks.
+    /// NCCL's double binary tree all-reduce: two trees (NCCL's `ncclGetDtree`) each reduce
+    /// half of S up to their root (step 0) and broadcast it back down (step 1), pipelined in
+    /// chunks.
     DoubleBinaryTreeAllReduce,
-    /// Every rank sends S/n to every other rank, all at once.
+    /// Every rank sends S/n to every other rank, all at once (step 0).
     AllToAll,
-    /// All-to-all in n − 1 rounds: in round r rank i sends S/n to rank i + r (mod n).
+    /// All-to-all in n − 1 rounds: in round r (step r − 1) rank i sends S/n to rank i + r
+    /// (mod n), after its round r − 1 send and receive.
     PairwiseAllToAll,
-    /// Ring all-gather: n − 1 steps of S/n.
+    /// Ring all-gather: steps 0..n − 1, rank i sending S/n to rank i + 1 in each.
     RingAllGather,
-    /// Ring reduce-scatter: n − 1 steps of S/n.
+    /// Ring reduce-scatter: steps 0..n − 1, rank i sending S/n to rank i + 1 in each.
     RingReduceScatter,
-    /// Broadcast of S from rank 0 along the chain 0 → 1 → … → n − 1, pipelined in chunks.
+    /// Broadcast of S from rank 0 along the chain 0 → 1 → … → n − 1 (hop h is step h),
+    /// pipelined in chunks.
     Broadcast,
     /// Ranks 0..`servers` are parameter servers, the others workers: each worker pushes
-    /// S/servers to every server at once (an incast), and each server pulls the aggregated
-    /// shard back to every worker once every worker's push has arrived.
+    /// S/servers to every server at once (step 0: the incast), and each server sends its
+    /// aggregated shard back to every worker once every worker's push has arrived (step 1,
+    /// through a zero-length join delay at the server labelled step 1).
     ParameterServer {
         /// Server ranks, 1 to ranks − 1.
         servers: u32,
