@@ -8,7 +8,9 @@
 //! news of a finished flow travels from its receiver to the next sender's host as a control
 //! message with a latency).
 
+pub mod algorithms;
 pub mod goal;
 pub mod schedule;
 
+pub use algorithms::{Algorithm, AlgorithmError, CollectiveSpec};
 pub use schedule::{NodeId, Op, Schedule, ScheduleError};
