@@ -15,6 +15,7 @@
 
 pub mod check;
 mod choice;
+pub mod collective;
 pub mod config;
 mod defaults;
 pub mod error;

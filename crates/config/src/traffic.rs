@@ -4,6 +4,7 @@
 //! `kind` key (`{kind: incast_bursts, period: 1ms}`). Generation is done by the scenario crate.
 
 use crate::choice::{ExtensionChoice, tagged_builtins};
+pub use crate::collective::{CollectiveAlgorithm, ControlLatencyConfig, RankPlacement};
 use crate::defaults::default_one;
 use crate::units::{Bytes, Dur};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -130,7 +131,70 @@ tagged_builtins! {
             #[serde(default)]
             start_jitter: Dur,
         },
+        /// A collective operation of one job (an ML training job's all-reduce, all-to-all,
+        /// parameter-server exchange): its ranks mapped onto `hosts`, each transfer a flow that
+        /// starts when the flows it needs have finished (`iterations` times, `compute` apart).
+        Collective = "collective" {
+            /// The algorithm.
+            algorithm: CollectiveAlgorithm,
+            /// The message size S per rank, as NCCL's tests define it for the algorithm.
+            size: Bytes,
+            /// The job's hosts (default: every host).
+            #[serde(default)]
+            hosts: HostList,
+            /// Ranks (default: every host of `hosts`).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            ranks: Option<u32>,
+            /// How ranks map to hosts.
+            #[serde(default)]
+            placement: RankPlacement,
+            /// Pieces each transfer is cut into and pipelined (NCCL's chunks).
+            #[serde(default = "default_one")]
+            chunks: u32,
+            /// Times the collective runs.
+            #[serde(default = "default_one")]
+            iterations: u32,
+            /// Compute time at each rank before each iteration.
+            #[serde(default)]
+            compute: Dur,
+            /// When the job starts.
+            #[serde(default)]
+            start: Dur,
+            /// Parameter servers (`parameter_server` only; ranks 0..servers).
+            #[serde(default = "default_one")]
+            servers: u32,
+            /// How the news of a finished flow reaches the next sender's host.
+            #[serde(default)]
+            control_latency: ControlLatencyConfig,
+        },
+        /// A trace in GOAL, the schedule format of LogGOPSim and schedgen (ATLAHS's traces):
+        /// each rank's sends, receives and computation with their dependencies, its ranks
+        /// mapped onto `hosts`.
+        Goal = "goal" {
+            /// The trace file (relative to the working directory).
+            file: String,
+            /// The job's hosts (default: every host).
+            #[serde(default)]
+            hosts: HostList,
+            /// How ranks map to hosts.
+            #[serde(default)]
+            placement: RankPlacement,
+            /// The duration of one unit of a `calc` (GOAL's costs are in nanoseconds).
+            #[serde(default = "default_calc_unit")]
+            calc_unit: Dur,
+            /// When the trace starts.
+            #[serde(default)]
+            start: Dur,
+            /// How the news of a finished flow reaches the next sender's host.
+            #[serde(default)]
+            control_latency: ControlLatencyConfig,
+        },
     }
+}
+
+/// GOAL's unit of computation: a nanosecond (LogGOPSim's times are in ns).
+fn default_calc_unit() -> Dur {
+    Dur(incastsim_core::Duration::from_ns(1))
 }
 
 impl<'de> Deserialize<'de> for TrafficConfig {

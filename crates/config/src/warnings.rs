@@ -117,9 +117,10 @@ pub fn config_warnings(cfg: &Config) -> Vec<ConfigWarning> {
                 }
                 longer(&mut w, &key("start"), start.0);
             }
-            TrafficConfig::LongLived { start, .. } | TrafficConfig::Staggered { start, .. } => {
-                longer(&mut w, &key("start"), start.0)
-            }
+            TrafficConfig::LongLived { start, .. }
+            | TrafficConfig::Staggered { start, .. }
+            | TrafficConfig::Collective { start, .. }
+            | TrafficConfig::Goal { start, .. } => longer(&mut w, &key("start"), start.0),
             TrafficConfig::Permutation {
                 start,
                 start_jitter,

@@ -330,6 +330,7 @@ fn permutation_flows(
         host_count: hosts,
         servers: &[],
         clients: &[],
+        racks: &[],
     };
     generate(&cfg, seed, &place, &|_, _| Some(1e9), &[])
         .map(|drawn| drawn.flows)

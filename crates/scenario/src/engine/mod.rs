@@ -134,6 +134,8 @@ pub struct Simulation {
     pub(crate) generated: GeneratedFlows,
     /// Flows that wait for flows: the gates and what each still waits for.
     pub(crate) gates: gates::Gates,
+    /// The collective jobs (their flows and steps, for `results/collectives.rs`).
+    pub(crate) collectives: Vec<crate::plan::traffic::collective::CollectiveJob>,
     pub(crate) udp: Vec<UdpSource>,
     /// TCP profiles (the top-level `tcp`, then each override group) and each flow's profile.
     pub(crate) profiles: Vec<crate::plan::TcpProfile>,
@@ -173,6 +175,7 @@ impl Simulation {
             reactive,
             traffic_values,
             dependencies,
+            collectives,
             udp,
             observe,
             diagnostics,
@@ -204,6 +207,7 @@ impl Simulation {
             workload_flows,
             generated: GeneratedFlows::new(generated, workload_flows, reactive, traffic_values),
             gates: gates::Gates::new(dependencies),
+            collectives,
             udp: udp.into_iter().map(UdpSource::new).collect(),
             profiles,
             flow_profile,

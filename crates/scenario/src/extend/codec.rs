@@ -39,7 +39,7 @@ pub(super) fn read_params<P: ExtensionParams>(
 }
 
 /// `e` with its key moved under `key` (an extension names its keys relative to itself).
-pub(super) fn under(key: &str, e: ConfigError) -> ConfigError {
+pub(crate) fn under(key: &str, e: ConfigError) -> ConfigError {
     let full = |k: String| {
         if k.is_empty() {
             key.to_string()

@@ -64,7 +64,8 @@ mod queue;
 mod rdma;
 mod scheme;
 
-use codec::{Codec, ParamsCodec, read_params, under};
+pub(crate) use codec::under;
+use codec::{Codec, ParamsCodec, read_params};
 pub use controller::{ControllerContext, ControllerExtension, PreparedController};
 pub use probe::{PreparedProbe, ProbeExtension};
 pub use scheme::{PreparedScheme, SchemeContext, SchemeExtension};

@@ -125,6 +125,14 @@ impl Extensions {
             let names = g.as_ref().map_or(&[][..], |g| g.value_names());
             names.iter().map(move |n| format!("traffic[{i}].{n}"))
         });
+        // The collectives' summary columns and tables (`results/collectives.rs`), when the
+        // traffic has a collective job.
+        let collectives = crate::results::collectives::has_collectives(cfg);
+        let collective_columns: &[&str] = if collectives {
+            &crate::results::collectives::COLLECTIVE_RUN_COLUMNS
+        } else {
+            &[]
+        };
         let mut names = crate::probe::ProbeColumnNames {
             flow,
             // The reactive generators' own values: runs.csv, before the probes' columns.
@@ -132,8 +140,13 @@ impl Extensions {
                 .iter()
                 .map(|c| c.to_string())
                 .chain(generated)
+                .chain(collective_columns.iter().map(|c| c.to_string()))
                 .collect(),
-            ..Default::default()
+            tables: if collectives {
+                crate::results::collectives::declared_tables()
+            } else {
+                Vec::new()
+            },
         };
         for (i, choice) in cfg.probes.iter().enumerate() {
             let key = format!("probes[{i}]");

@@ -97,6 +97,8 @@ pub struct Plan {
     pub traffic_values: Vec<(u32, &'static [&'static str])>,
     /// Flows that wait for flows: the generators' gates (empty without).
     pub dependencies: crate::plan::traffic::depend::Dependencies,
+    /// The collective jobs (`collective` and `goal` entries of `traffic:`).
+    pub collectives: Vec<crate::plan::traffic::collective::CollectiveJob>,
     /// Background UDP sources.
     pub udp: Vec<UdpPlan>,
     /// What to sample and trace (time series, pcap).
@@ -154,6 +156,7 @@ impl Plan {
             reactive,
             value_names: traffic_values,
             dependencies,
+            collectives,
         } = drawn;
         checks::check_built(cfg, &built, &generated)?;
         checks::check_scheduling(cfg, extensions)?;
@@ -261,6 +264,7 @@ impl Plan {
             reactive,
             traffic_values,
             dependencies,
+            collectives,
             udp,
             observe,
             diagnostics,

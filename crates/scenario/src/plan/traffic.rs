@@ -14,6 +14,7 @@
 //! Also here: the ideal flow-completion time (the flow alone on its path), the denominator of
 //! slowdown.
 
+pub mod collective;
 pub mod context;
 pub mod depend;
 pub mod reactive;
@@ -106,6 +107,8 @@ pub struct Placement<'a> {
     pub servers: &'a [HostId],
     /// The placed receivers (`receiver`, `receiver:I`).
     pub clients: &'a [HostId],
+    /// Per host, its rack: the node its first link leads to (empty: each host its own).
+    pub racks: &'a [u32],
 }
 
 const HOST_FORMS: &str = "all, senders, receiver, sender:I, sender:I-J, receiver:I, host:I, host:I-J, other:I or other:I-J (hosts neither sender nor receiver, e.g. a star's extra_hosts)";
@@ -239,6 +242,8 @@ pub struct Drawn {
     pub value_names: Vec<(u32, &'static [&'static str])>,
     /// The gates the generators declared and who waits for what ([`depend`]; empty without).
     pub dependencies: depend::Dependencies,
+    /// The collective jobs (entries of kind `collective` or `goal`), in entry order.
+    pub collectives: Vec<collective::CollectiveJob>,
 }
 
 /// Capacity of the reference links of a Poisson generator, bits/s.
@@ -270,10 +275,25 @@ struct Generator<'a> {
     capacity: LinkCapacity<'a>,
 }
 
-impl Generator<'_> {
+impl<'a> Generator<'a> {
     /// The config key `k` of this generator, as errors name it: `traffic[I].k`.
     fn key(&self, k: &str) -> String {
         format!("traffic[{}].{k}", self.index)
+    }
+
+    /// The context a registered generator at this entry would get (built-ins that declare
+    /// gates use the same API), its gates numbered from `next_gate`.
+    fn context(&self, next_gate: &mut depend::GateId) -> TrafficContext<'a> {
+        TrafficContext::new(
+            self.index,
+            self.seed,
+            self.place,
+            self.capacity,
+            default_stop(self.cfg),
+            self.cfg.tcp.mss.0 as u32,
+            self.cfg.topology.links().link_rate.0,
+        )
+        .with_first_gate(*next_gate)
     }
 }
 
@@ -294,6 +314,7 @@ pub fn generate(
     // Per entry that declared gates: its declarations (gate ids run on across entries).
     let mut gates: Vec<(usize, depend::EntryGates)> = Vec::new();
     let mut next_gate: depend::GateId = 0;
+    let mut collectives = Vec::new();
     for (g, t) in cfg.traffic.iter().enumerate() {
         let generator = Generator {
             index: g,
@@ -380,6 +401,15 @@ pub fn generate(
                 },
                 &mut flows,
             )?,
+            TrafficConfig::Collective { .. } | TrafficConfig::Goal { .. } => {
+                let mut ctx = generator.context(&mut next_gate);
+                let job = collective::draw(t, &mut ctx, &mut flows)?;
+                collectives.push(job);
+                if !ctx.gates.gates.is_empty() {
+                    next_gate += ctx.gates.gates.len() as depend::GateId;
+                    gates.push((g, std::mem::take(&mut ctx.gates)));
+                }
+            }
             TrafficConfig::Extension(choice) => {
                 let Some(Some(extension)) = prepared.get(g) else {
                     return Err(crate::config::extension::unknown_name(
@@ -422,6 +452,7 @@ pub fn generate(
         reactive,
         value_names,
         dependencies,
+        collectives,
     })
 }
 
@@ -886,10 +917,19 @@ pub fn generate_for(
             ),
         }
     };
+    let racks: Vec<u32> = (0..t.host_count() as HostId)
+        .map(|h| {
+            let node = t.node_of_host(h);
+            t.ports_of[node as usize]
+                .first()
+                .map_or(node, |&p| t.ports[p as usize].to)
+        })
+        .collect();
     let place = Placement {
         host_count: t.host_count() as u32,
         servers: &built.servers,
         clients: &built.clients,
+        racks: &racks,
     };
     generate(cfg, seed, &place, &capacity, prepared)
 }

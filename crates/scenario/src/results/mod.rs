@@ -2,6 +2,7 @@
 //! (`crate::results::metrics`), each by a small named builder. Reads the engine; the engine never calls
 //! in here.
 
+pub mod collectives;
 pub mod diagnostics;
 mod flows;
 pub mod ideal_fct;
@@ -96,7 +97,10 @@ impl Simulation {
             ));
         }
         run.probes.0.extend(self.generated.value_columns());
-        let probe_tables = self.finish_probes(&mut run, &mut flows);
+        let (mut tables, collective_columns) = collectives::collective_results(self, &flows);
+        run.probes.0.extend(collective_columns);
+        tables.extend(self.finish_probes(&mut run, &mut flows));
+        let probe_tables = tables;
         RunResult {
             pfc,
             pfc_deadlocks,

@@ -130,6 +130,18 @@ impl<'a> TrafficContext<'a> {
         self.place.host_count
     }
 
+    /// The rack of host `h`: the node its (first) link leads to, its top-of-rack switch in a
+    /// fat-tree or leaf-spine (hosts of one rack share it).
+    pub fn rack_of(&self, h: HostId) -> u32 {
+        self.place.racks.get(h as usize).copied().unwrap_or(h)
+    }
+
+    /// The host of gate `g`, one this entry declared.
+    pub fn gate_host(&self, g: GateId) -> Option<HostId> {
+        let local = g.checked_sub(self.gates.first)? as usize;
+        self.gates.gates.get(local).map(|d| d.host)
+    }
+
     /// The placed senders (what `senders` selects).
     pub fn senders(&self) -> &[HostId] {
         self.place.servers
@@ -298,12 +310,13 @@ pub fn draw_extension(
 /// of the topology, a positive size, a stop after the start, and its gates' rules
 /// ([`super::depend`]); numbered as the entry's and put in start order (a stable sort: flows
 /// starting together keep the generator's order), the gated ones last in the generator's
-/// order. The gates' flow references become run-wide generated-flow indices.
+/// order. The gates' flow references become run-wide generated-flow indices. Returns where
+/// each of `drawn` went (its index in `flows`).
 pub(crate) fn add_entry_flows(
     ctx: &mut TrafficContext,
     drawn: Vec<GeneratedFlow>,
     flows: &mut Vec<GeneratedFlow>,
-) -> Result<(), ConfigError> {
+) -> Result<Vec<u32>, ConfigError> {
     let key = format!("traffic[{}]", ctx.index);
     let total = flows.len() as u64 + drawn.len() as u64;
     if total > MAX_GENERATED_FLOWS {
@@ -378,19 +391,11 @@ pub(crate) fn add_entry_flows(
             }
         }
     }
+    // Start order for the flows with a start time (a stable sort: the engine starts an entry's
+    // flows one after another), then the gated ones in the generator's order; the gates'
+    // references follow each flow to its place.
     let first = flows.len();
     let index = ctx.index as u32;
-    if gate_count == 0 {
-        flows.extend(drawn.into_iter().map(|f| GeneratedFlow {
-            generator: index,
-            ..f
-        }));
-        // The engine starts an entry's flows one after another: they must be in start order.
-        flows[first..].sort_by_key(|f| f.start);
-        return Ok(());
-    }
-    // Start order for the flows with a start time, then the gated ones; the gates' references
-    // follow each flow to its place.
     let mut order: Vec<u32> = (0..drawn.len() as u32).collect();
     order.sort_by_key(|&i| {
         let f = &drawn[i as usize];
@@ -414,5 +419,5 @@ pub(crate) fn add_entry_flows(
     for r in &mut ctx.gates.flow_refs {
         *r = place[*r as usize];
     }
-    Ok(())
+    Ok(place)
 }
