@@ -2,6 +2,7 @@
 //! the workspace instead of one per file: issue 39, item 1).
 
 mod bad_input;
+mod collectives;
 mod common;
 mod connections;
 mod dctcp_analysis;
