@@ -230,7 +230,7 @@ fn bad_input_gets_the_builtin_error_shape() {
     );
     // An unknown kind lists the built-ins and the registered generators.
     let e = error("[{kind: bursty}]");
-    assert!(e.starts_with("traffic[0].kind = bursty: one of long_lived, poisson, staggered, incast, permutation, or a registered extension: round_robin"), "{e}");
+    assert!(e.starts_with("traffic[0].kind = bursty: one of long_lived, poisson, staggered, incast, permutation, collective, goal, or a registered extension: round_robin"), "{e}");
     // Without the registry, the same entry is unknown.
     let plain = Config::from_yaml(&star_yaml("[{kind: round_robin}]", ""), &[])
         .unwrap_err()
