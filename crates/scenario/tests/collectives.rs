@@ -65,6 +65,9 @@ fn ring_allreduce_takes_the_closed_form_time() {
     let bus = column(c, "bus_bw_gbps")[0];
     assert!((bus / alg - 2.0 * 15.0 / 16.0).abs() < 1e-12);
     assert!(bus > 90.0 && bus < 100.0, "busBW {bus} Gbit/s");
+    // runs.csv summarizes the one iteration.
+    assert_eq!(run_column(&r, "collective_bus_bw_gbps"), bus);
+    assert_eq!(run_column(&r, "collective_time_ms"), completion_ms);
     let steps = table(&r, "collective_steps.csv");
     assert_eq!(steps.rows.len(), 30);
     assert!(column(steps, "flows").iter().all(|&f| f == 16.0));

@@ -7,7 +7,7 @@ use common::*;
 use incastsim_core::{Duration, Time};
 use incastsim_scenario::config::units::Dur;
 use incastsim_scenario::config::workload::TimeSeriesConfig;
-use incastsim_scenario::engine::connections::{Connection, FlowSummary};
+use incastsim_scenario::engine::connections::Connection;
 use incastsim_scenario::{Config, Outcome, Plan, Simulation};
 
 /// Web-search on a k = 4 fat-tree (16 hosts) at 10 Gbps: about a hundred short flows, most of
@@ -56,15 +56,10 @@ fn finished_flows_give_up_their_connections() {
         peak < flows / 2,
         "peak {peak} of {flows} connections held at once"
     );
-    // The summary a finished flow keeps is a fraction of a connection.
-    let (conn, summary) = (
-        std::mem::size_of::<Connection>(),
-        std::mem::size_of::<FlowSummary>(),
-    );
-    assert!(
-        2 * summary < conn,
-        "summary {summary} B, connection {conn} B"
-    );
+    // What a finished flow keeps (its packed summaries) is a small fraction of a connection.
+    let conn = std::mem::size_of::<Connection>() as f64;
+    let kept = sim.finished_flow_bytes().expect("flows finished");
+    assert!(10.0 * kept < conn, "kept {kept} B per finished flow, connection {conn} B");
 }
 
 #[test]

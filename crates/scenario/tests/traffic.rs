@@ -156,7 +156,7 @@ traffic:
     let r = run(&cfg, 1);
     assert!(r.run.completed);
     assert_eq!(r.flows.len(), 6 + 2 + 2);
-    let kinds: Vec<&str> = r.flows.iter().map(|f| f.kind.as_str()).collect();
+    let kinds: Vec<&str> = r.flows.iter().map(|f| f.kind.as_ref()).collect();
     assert_eq!(
         kinds,
         [

@@ -155,7 +155,7 @@ fn flow_overrides_select_its_flows_as_any_others() {
     let cc: Vec<&str> = r
         .flows
         .iter()
-        .map(|f| f.congestion_control.as_str())
+        .map(|f| f.congestion_control.as_ref())
         .collect();
     assert_eq!(cc, ["newreno", "cubic", "newreno"]);
 }

@@ -26,7 +26,7 @@ impl Window {
 /// `ControllerMetrics`): the window every controller has, and `Some` for what only one has.
 /// Built on demand by [`crate::CongestionControl::state`] (and [`crate::TcpSender::cc_state`]),
 /// never per ACK; `Copy`, no allocation.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CcState {
     /// Congestion window, bytes.
     pub cwnd_bytes: u64,
@@ -47,7 +47,7 @@ pub struct CcState {
 }
 
 /// Where the sender is in loss recovery (Linux's `icsk_ca_state`, without CWR and Disorder).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum RecoveryState {
     /// No loss being repaired.
     #[default]
@@ -90,7 +90,7 @@ impl CcState {
 }
 
 /// CUBIC's state (RFC 9438 §4), exposed for schemes (TCPRand adapts to it).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CubicState {
     /// W_max, segments: the window before the last reduction.
     pub w_max_segments: f64,

@@ -68,7 +68,7 @@ pub struct AckOut {
 }
 
 /// A receiver's counters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReceiverStats {
     /// Data segments received, duplicates included.
     pub segments: u64,

@@ -11,7 +11,7 @@ use crate::timeout_class::TimeoutClassStats;
 use incastsim_core::Duration;
 
 /// A sender's counters and final state: what flows.csv, runs.csv and the diagnostics read.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SenderSummary {
     /// Its counters ([`TcpSender::stats`]).
     pub stats: SenderStats,
@@ -19,7 +19,9 @@ pub struct SenderSummary {
     pub timeout_classes: TimeoutClassStats,
     /// Its controller's state ([`TcpSender::cc_state`]).
     pub cc: CcState,
-    /// Its controller's name ([`crate::Cc::name`]).
+    /// Its controller's name ([`crate::Cc::name`]). Not serialized: a store of summaries keeps
+    /// the names apart (they are `'static`) and puts them back.
+    #[serde(skip)]
     pub cc_name: &'static str,
     /// Its smoothed RTT (`None`: no sample yet).
     pub srtt: Option<Duration>,
@@ -36,7 +38,7 @@ pub struct SenderSummary {
 }
 
 /// A receiver's counters and final state.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReceiverSummary {
     /// Its counters ([`TcpReceiver::stats`]).
     pub stats: ReceiverStats,

@@ -54,7 +54,7 @@ pub enum TimeoutClass {
 }
 
 /// Timeout counts per class and the inputs of the book's model a sender can measure.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TimeoutClassStats {
     /// [`TimeoutClass::Abtt`] timeouts.
     pub abtt: u64,

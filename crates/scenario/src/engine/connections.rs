@@ -6,7 +6,8 @@
 //! [`ConnectionFactory`]) and gives it up once it has finished: the application wrote its last
 //! byte, everything written is acknowledged, no timer is armed and no packet of the flow is left
 //! in the network (counted per flow: [`Connections::sent`] / [`Connections::gone`]). What the
-//! results read is then kept as a [`FlowSummary`] (a few hundred bytes), and the slab entry is
+//! results read is then kept packed ([`super::finished::FinishedFlows`], about a hundred bytes),
+//! and the slab entry is
 //! reused. No event can reach a finished connection, so nothing it would have done is lost:
 //! results are bit-identical to keeping every connection to the end.
 //!
@@ -34,24 +35,12 @@ pub struct Connection {
     flow: u32,
 }
 
-/// What a finished flow's results read of its connection.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FlowSummary {
-    /// The sender's counters and final state.
-    pub sender: SenderSummary,
-    /// The receiver's counters and final state.
-    pub receiver: ReceiverSummary,
-    /// The final values its controller and scheme report of their own
-    /// (`TcpSender::component_values`; empty, without allocation, for the built-ins).
-    pub values: Box<[(&'static str, f64)]>,
-}
-
 /// `slot` of a flow that has not started (a lazily built one).
 const NOT_STARTED: u32 = u32::MAX;
 /// `slot` of a RoCE flow: its ends are in [`Connections::roce`] (tested before `FINISHED`,
 /// whose bit it has).
 const ROCE: u32 = u32::MAX - 1;
-/// `slot` bit of a finished flow: the rest is its index in `summaries`.
+/// `slot` bit of a finished flow: the rest is its index in `finished`.
 const FINISHED: u32 = 1 << 31;
 /// `in_flight` bits: the flow gives up its connection when finished; its application has
 /// written its last byte. The low 30 bits count its packets in the network.
@@ -62,9 +51,9 @@ const CLOSING: u32 = 1 << 31;
 pub struct Connections {
     /// The connections in progress, in no particular order.
     live: Vec<Connection>,
-    /// Per flow: its index in `live`, `NOT_STARTED`, or `FINISHED` | its index in `summaries`.
+    /// Per flow: its index in `live`, `NOT_STARTED`, or `FINISHED` | its index in `finished`.
     slot: Vec<u32>,
-    summaries: Vec<FlowSummary>,
+    finished: super::finished::FinishedFlows,
     /// Per flow: packets in the network (data, ACKs and those waiting a send overhead), with
     /// the `FREEABLE` and `CLOSING` bits.
     in_flight: Vec<u32>,
@@ -94,7 +83,7 @@ impl Connections {
         let mut c = Connections {
             live: Vec::new(),
             slot: vec![NOT_STARTED; n],
-            summaries: Vec::new(),
+            finished: Default::default(),
             in_flight: vec![0; n],
             factory,
             src,
@@ -237,9 +226,14 @@ impl Connections {
         self.live.len()
     }
 
+    /// Bytes the finished flows' packed summaries hold, in all.
+    pub fn finished_heap_bytes(&self) -> usize {
+        self.finished.heap_bytes()
+    }
+
     /// How many flows have finished and given up their connection.
     pub fn finished_count(&self) -> usize {
-        self.summaries.len()
+        self.finished.len()
     }
 
     /// Flow f's sender counters and state: now if in progress, final if finished, initial if
@@ -251,7 +245,7 @@ impl Connections {
                 .sender(f as u32, self.src[f], self.dst[f], self.profile[f])
                 .summary(),
             ROCE => self.roce.summary(f).0,
-            s if s & FINISHED != 0 => self.summaries[(s & !FINISHED) as usize].sender,
+            s if s & FINISHED != 0 => self.finished.sender(s & !FINISHED),
             s => self.live[s as usize].sender.summary(),
         }
     }
@@ -273,7 +267,7 @@ impl Connections {
                 .component_values(),
             ROCE if self.factory.has_rdma_values() => self.roce.values(f),
             ROCE => Vec::new(),
-            s if s & FINISHED != 0 => self.summaries[(s & !FINISHED) as usize].values.to_vec(),
+            s if s & FINISHED != 0 => self.finished.values(s & !FINISHED).to_vec(),
             s => self.live[s as usize].sender.component_values(),
         }
     }
@@ -283,7 +277,7 @@ impl Connections {
         match self.slot[f] {
             NOT_STARTED => ReceiverSummary::default(),
             ROCE => self.roce.summary(f).1,
-            s if s & FINISHED != 0 => self.summaries[(s & !FINISHED) as usize].receiver,
+            s if s & FINISHED != 0 => self.finished.receiver(s & !FINISHED),
             s => self.live[s as usize].receiver.summary(),
         }
     }
@@ -357,11 +351,11 @@ impl Connections {
         }
         // Closed now as the results would close it at the end: nothing changes it in between.
         c.sender.close_stats();
-        self.slot[f] = FINISHED | self.summaries.len() as u32;
-        self.summaries.push(FlowSummary {
-            sender: c.sender.summary(),
-            receiver: c.receiver.summary(),
-            values: c.sender.component_values().into_boxed_slice(),
-        });
+        let index = self.finished.push(
+            &c.sender.summary(),
+            &c.receiver.summary(),
+            c.sender.component_values(),
+        );
+        self.slot[f] = FINISHED | index;
     }
 }

@@ -22,6 +22,8 @@ pub struct Gates {
     /// Gates ready to open now (a worklist, so a chain of zero-delay gates on one host opens
     /// without recursion).
     ready: Vec<GateId>,
+    /// After [`Gates::release`]: how many were still closed.
+    released_closed: usize,
 }
 
 impl Gates {
@@ -32,6 +34,7 @@ impl Gates {
             opened_at: vec![None; deps.gates.len()],
             deps,
             ready: Vec::new(),
+            released_closed: 0,
         }
     }
 
@@ -51,9 +54,16 @@ impl Gates {
         self.opened_at.get(g as usize).copied().flatten()
     }
 
+    /// Frees the tables once the results no longer read them (the open/closed counts stay).
+    pub fn release(&mut self) {
+        let closed = self.closed();
+        *self = Gates::default();
+        self.released_closed = closed;
+    }
+
     /// Gates that have not opened (a run that ended with some is incomplete).
     pub fn closed(&self) -> usize {
-        self.opened_at.iter().filter(|t| t.is_none()).count()
+        self.released_closed + self.opened_at.iter().filter(|t| t.is_none()).count()
     }
 }
 

@@ -91,6 +91,14 @@ impl Simulation {
         self.network.fabric.ports[port].occupancy(at)
     }
 
+    /// Bytes per finished flow that the run keeps of it (its packed summaries), or `None`
+    /// before any flow has finished.
+    pub fn finished_flow_bytes(&self) -> Option<f64> {
+        let conns = &self.transport.conns;
+        let n = conns.finished_count();
+        (n > 0).then(|| conns.finished_heap_bytes() as f64 / n as f64)
+    }
+
     /// Flow f's TCP profile.
     pub(crate) fn profile_of(&self, f: usize) -> &crate::plan::TcpProfile {
         &self.profiles[self.flow_profile[f] as usize]

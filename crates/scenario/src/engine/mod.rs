@@ -17,6 +17,7 @@ pub mod capture;
 pub mod connections;
 pub mod diagnostics;
 pub mod event;
+pub mod finished;
 pub mod gates;
 mod inspect;
 pub mod int;

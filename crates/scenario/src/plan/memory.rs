@@ -16,6 +16,11 @@ const BASE_BYTES: u64 = 16 << 20;
 /// Per TCP flow: sender and receiver state, scheme, flow record, diagnostics (measured 9.3 KB
 /// per S1 sender including its host and ports).
 const FLOW_BYTES: u64 = 12 << 10;
+/// Per flow that waits at a gate (a collective's, `plan/traffic/depend.rs`): its plan entry,
+/// gate and edges, packed summary and result row, measured 0.9 KB per flow on the 1,024-rank
+/// all-to-all (`configs/collectives/all-to-all-1024.yaml`: 945 MB peak for 1,047,552 flows);
+/// its connection exists only while it is in flight, counted in `live_gated`.
+const GATED_FLOW_BYTES: u64 = 1 << 10;
 /// Per host and per port: node names, routes, port state and statistics.
 const HOST_BYTES: u64 = 512;
 const PORT_BYTES: u64 = 2 << 10;
@@ -33,6 +38,8 @@ pub struct MemoryEstimate {
     pub bytes: u64,
     /// TCP flows.
     pub flows: u64,
+    /// Of them, flows that wait at gates (planned, built only while in flight).
+    pub gated: u64,
     /// Output ports.
     pub ports: u64,
     /// Blocks whose completion times are kept.
@@ -50,6 +57,9 @@ impl std::fmt::Display for MemoryEstimate {
             self.flows,
             self.ports
         )?;
+        if self.gated > 0 {
+            write!(f, ", {} flows waiting for others", self.gated)?;
+        }
         if self.blocks > 0 {
             write!(f, ", {} blocks", self.blocks)?;
         }
@@ -78,8 +88,15 @@ pub fn human_bytes(b: u64) -> String {
 }
 
 /// The estimate for `cfg` on `built` with `flows` TCP flows (saturating: an absurd size gives
-/// `u64::MAX`, which no limit accepts).
-pub fn estimate(cfg: &Config, built: &BuiltTopology, flows: u64) -> MemoryEstimate {
+/// `u64::MAX`, which no limit accepts), of which `gated` wait at gates and at most
+/// `live_gated` of those are expected in flight at once.
+pub fn estimate(
+    cfg: &Config,
+    built: &BuiltTopology,
+    flows: u64,
+    gated: u64,
+    live_gated: u64,
+) -> MemoryEstimate {
     let topology = &built.topology;
     let links = cfg.topology.links();
     let full_packet = cfg.full_packet_bytes().max(1);
@@ -121,7 +138,9 @@ pub fn estimate(cfg: &Config, built: &BuiltTopology, flows: u64) -> MemoryEstima
         _ => 0,
     };
     let bytes = BASE_BYTES
-        .saturating_add(flows.saturating_mul(FLOW_BYTES))
+        .saturating_add((flows - gated).saturating_mul(FLOW_BYTES))
+        .saturating_add(gated.saturating_mul(GATED_FLOW_BYTES))
+        .saturating_add(live_gated.min(gated).saturating_mul(FLOW_BYTES))
         .saturating_add(hosts.saturating_mul(HOST_BYTES))
         .saturating_add(ports.saturating_mul(PORT_BYTES))
         .saturating_add(queues.saturating_mul(QUEUED_PACKET_BYTES))
@@ -130,6 +149,7 @@ pub fn estimate(cfg: &Config, built: &BuiltTopology, flows: u64) -> MemoryEstima
     MemoryEstimate {
         bytes,
         flows,
+        gated,
         ports,
         blocks,
         samples,

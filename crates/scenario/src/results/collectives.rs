@@ -24,7 +24,6 @@ use crate::plan::traffic::collective::CollectiveJob;
 use crate::plan::traffic::depend::{CONTROL_MESSAGE_BYTES, ControlLatency, Dependencies};
 use crate::probe::{ProbeTable, ProbeValue};
 use crate::results::ideal_fct::{Hop, IdealPath, IdealTcp};
-use crate::results::metrics::FlowRecord;
 use incastsim_core::{Duration, HostId, Time};
 use std::collections::HashMap;
 
@@ -138,10 +137,7 @@ impl Step {
 }
 
 /// The two tables and the runs.csv columns (empty when the run has no collective).
-pub fn collective_results(
-    sim: &Simulation,
-    flows: &[FlowRecord],
-) -> (Vec<ProbeTable>, Vec<(String, ProbeValue)>) {
+pub fn collective_results(sim: &Simulation) -> (Vec<ProbeTable>, Vec<(String, ProbeValue)>) {
     let jobs = &sim.collectives;
     if jobs.is_empty() {
         return (Vec::new(), Vec::new());
@@ -152,7 +148,7 @@ pub fn collective_results(
     let mut times_ms = Vec::new();
     let (mut alg, mut bus, mut slow) = (Vec::new(), Vec::new(), Vec::new());
     for job in jobs {
-        let steps = job_steps(sim, job, flows, &ideal_start, &ideal_end);
+        let steps = job_steps(sim, job, &ideal_start, &ideal_end);
         // (iteration) → its steps, in step order.
         let mut iterations: Vec<(u32, Vec<(u32, Step)>)> = Vec::new();
         for ((iteration, step), s) in steps {
@@ -262,7 +258,6 @@ pub fn collective_results(
 fn job_steps(
     sim: &Simulation,
     job: &CollectiveJob,
-    flows: &[FlowRecord],
     ideal_start: &[Time],
     ideal_end: &[Time],
 ) -> Vec<((u32, u32), Step)> {
@@ -271,7 +266,6 @@ fn job_steps(
         let i = job.first_flow as usize + k;
         let f = sim.workload_flows + i;
         let g = &sim.generated.spec[i];
-        let record = &flows[f];
         let s = steps.entry(label).or_insert_with(Step::new);
         s.flows += 1;
         s.bytes += g.size.unwrap_or(0);
@@ -280,8 +274,9 @@ fn job_steps(
         s.end = s.end.zip(done).map(|(a, b)| a.max(b));
         s.ideal_start = s.ideal_start.min(ideal_start[i]);
         s.ideal_end = s.ideal_end.max(ideal_end[i]);
-        s.drops += record.drops;
-        s.rtos += record.rto_count;
+        // flows.csv's `drops` and `rto_count` of the flow.
+        s.drops += sim.obs.diag.flow_drop_count(f);
+        s.rtos += sim.transport.conns.sender_summary(f).stats.timeouts;
         if let Some(t) = done {
             if s.last.is_none_or(|(l, _)| t > l) {
                 s.last = Some((t, f as u32));
@@ -358,27 +353,17 @@ fn control_latency(sim: &Simulation, deps: &Dependencies, from: HostId, g: u32) 
 fn ideal_durations(sim: &Simulation) -> Vec<Duration> {
     let spec = &sim.generated.spec;
     let mut out = vec![Duration::ZERO; spec.len()];
-    // (job, iteration, step, host) → bytes sent and received in that step.
-    let mut sent: HashMap<(u32, u32, u32, HostId), u64> = HashMap::new();
-    let mut received: HashMap<(u32, u32, u32, HostId), u64> = HashMap::new();
-    for job in &sim.collectives {
-        for (k, &(it, st)) in job.labels.iter().enumerate() {
-            let g = &spec[job.first_flow as usize + k];
-            let bytes = g.size.unwrap_or(0);
-            *sent.entry((job.generator, it, st, g.src)).or_default() += bytes;
-            *received.entry((job.generator, it, st, g.dst)).or_default() += bytes;
-        }
-    }
+    let busier = busier_end_bytes(sim);
     let fabric = &sim.network.fabric;
-    let mut paths: HashMap<(Vec<Hop>, Vec<Hop>, IdealTcp), usize> = HashMap::new();
+    let mut paths: HashMap<(Vec<Hop>, Vec<Hop>, IdealTcp), u32> = HashMap::new();
     let mut shared: Vec<IdealPath> = Vec::new();
-    let mut asked: Vec<(usize, u64, usize)> = Vec::new();
+    // (path, size, flow) of every flow asked, in increasing size per path: each path steps its
+    // segments once.
+    let mut asked: Vec<(u32, u64, u32)> = Vec::new();
     for job in &sim.collectives {
-        for (k, &(it, st)) in job.labels.iter().enumerate() {
+        for k in 0..job.labels.len() {
             let i = job.first_flow as usize + k;
             let g = &spec[i];
-            let busier = sent[&(job.generator, it, st, g.src)]
-                .max(received[&(job.generator, it, st, g.dst)]);
             let key = (
                 fabric.path(g.src, g.dst),
                 fabric.path(g.dst, g.src),
@@ -386,15 +371,49 @@ fn ideal_durations(sim: &Simulation) -> Vec<Duration> {
             );
             let path = *paths.entry(key).or_insert_with_key(|(fwd, rev, tcp)| {
                 shared.push(IdealPath::new(fwd, rev, *tcp));
-                shared.len() - 1
+                shared.len() as u32 - 1
             });
-            asked.push((path, busier, i));
+            asked.push((path, busier[i], i as u32));
         }
     }
-    // In increasing size per path: each path steps its segments once.
     asked.sort_unstable();
     for (path, size, i) in asked {
-        out[i] = shared[path].fct(size);
+        out[i as usize] = shared[path as usize].fct(size);
+    }
+    out
+}
+
+/// Per generated flow of a collective job: the most bytes its sender sends or its receiver
+/// receives in its (iteration, step), over the step's flows (0 for other flows). The job's
+/// flows are taken step by step (sorted by label), each host's bytes summed in one dense
+/// table reset between steps, so memory stays a few bytes per flow.
+fn busier_end_bytes(sim: &Simulation) -> Vec<u64> {
+    let spec = &sim.generated.spec;
+    let hosts = sim.network.fabric.host_port.len();
+    let mut out = vec![0u64; spec.len()];
+    let (mut sent, mut received) = (vec![0u64; hosts], vec![0u64; hosts]);
+    let mut touched: Vec<HostId> = Vec::new();
+    for job in &sim.collectives {
+        let mut order: Vec<u32> = (0..job.labels.len() as u32).collect();
+        order.sort_by_key(|&k| job.labels[k as usize]);
+        for group in order.chunk_by(|a, b| job.labels[*a as usize] == job.labels[*b as usize]) {
+            for &k in group {
+                let g = &spec[job.first_flow as usize + k as usize];
+                let bytes = g.size.unwrap_or(0);
+                sent[g.src as usize] += bytes;
+                received[g.dst as usize] += bytes;
+                touched.extend([g.src, g.dst]);
+            }
+            for &k in group {
+                let i = job.first_flow as usize + k as usize;
+                let g = &spec[i];
+                out[i] = sent[g.src as usize].max(received[g.dst as usize]);
+            }
+            for h in touched.drain(..) {
+                sent[h as usize] = 0;
+                received[h as usize] = 0;
+            }
+        }
     }
     out
 }

@@ -7,6 +7,7 @@ use crate::engine::Simulation;
 use crate::plan::FlowOrigin;
 use crate::plan::traffic::{GeneratedFlow, Hop, IdealTcp};
 use crate::results::ideal_fct::IdealPath;
+use incastsim_config::traffic::BUILTIN_KINDS;
 use crate::results::metrics::{FctStats, FlowRecord, jain_fairness};
 use incastsim_core::{Duration, HostId, Time};
 use std::collections::HashMap;
@@ -203,9 +204,16 @@ pub(crate) fn flow_records(sim: &Simulation, e: &RunEnd, fs: &FlowStats) -> Vec<
                 flow: f as u32,
                 src_host: t.flows[f].src,
                 dst_host: t.flows[f].dst,
+                // Borrowed names (no allocation per row) but for a registered generator's.
                 kind: match gen_flow {
                     None => "workload".into(),
-                    Some(g) => cfg.traffic[g.generator as usize].kind().into(),
+                    Some(g) => {
+                        let kind = cfg.traffic[g.generator as usize].kind();
+                        match BUILTIN_KINDS.iter().find(|k| **k == kind) {
+                            Some(k) => (*k).into(),
+                            None => kind.to_string().into(),
+                        }
+                    }
                 },
                 generator: gen_flow.map(|g| g.generator),
                 start_s: fs.start[f].as_secs_f64(),
@@ -215,7 +223,7 @@ pub(crate) fn flow_records(sim: &Simulation, e: &RunEnd, fs: &FlowStats) -> Vec<
                 slowdown: fs.fct[f]
                     .zip(fs.ideal[f])
                     .map(|(a, b)| a.as_ps() as f64 / b.as_ps() as f64),
-                congestion_control: s.cc_name.to_string(),
+                congestion_control: s.cc_name.into(),
                 bytes_delivered: e.delivered[f],
                 goodput_mbps: fs.goodput_mbps[f],
                 rto_count: st.timeouts,

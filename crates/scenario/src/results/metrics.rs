@@ -599,7 +599,7 @@ pub struct FlowRecord {
     /// The receiving host.
     pub dst_host: u32,
     /// `workload`, or the generator kind (`long_lived`, `poisson`, `staggered`).
-    pub kind: String,
+    pub kind: std::borrow::Cow<'static, str>,
     /// Index in `traffic:` (empty for workload flows).
     pub generator: Option<u32>,
     /// When the flow started, simulated seconds.
@@ -613,7 +613,7 @@ pub struct FlowRecord {
     /// `fct_ms / ideal_fct_ms` (>= 1; empty until the flow completes).
     pub slowdown: Option<f64>,
     /// The flow's congestion controller (its profile's; `flow_overrides` may differ from the run's).
-    pub congestion_control: String,
+    pub congestion_control: std::borrow::Cow<'static, str>,
     /// Bytes the receiver delivered in order to the application.
     pub bytes_delivered: u64,
     /// Bytes delivered / the flow's active time: the run for workload flows, start to

@@ -59,6 +59,12 @@ impl Simulation {
                 })
                 .collect(),
         };
+        // The collectives' tables first, then their gates go (a million-flow collective's
+        // tables need not stay beside its flow records).
+        let (mut tables, collective_columns) = collectives::collective_results(self);
+        if !self.gates.is_empty() {
+            self.gates.release();
+        }
         let flow_stats = flows::FlowStats::of(self, &run_end);
         let mut run = run::run_record(self, &run_end, &flow_stats);
         let mut flows = flows::flow_records(self, &run_end, &flow_stats);
@@ -97,7 +103,6 @@ impl Simulation {
             ));
         }
         run.probes.0.extend(self.generated.value_columns());
-        let (mut tables, collective_columns) = collectives::collective_results(self, &flows);
         run.probes.0.extend(collective_columns);
         tables.extend(self.finish_probes(&mut run, &mut flows));
         let probe_tables = tables;

@@ -5,7 +5,7 @@
 pub const SUCCESSIVE_TIMEOUT_BINS: usize = 8;
 
 /// The sender's counters, for outputs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SenderStats {
     /// Data segments sent, first transmissions and retransmissions.
     pub segments_sent: u64,

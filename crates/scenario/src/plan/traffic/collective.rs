@@ -40,6 +40,26 @@ pub struct CollectiveJob {
     pub labels: Vec<(u32, u32)>,
 }
 
+/// How many generated flows wait at gates, and how many of them may be in flight at once: a
+/// collective's widest step twice (ranks drift apart by about a step), every other gated
+/// flow (a downstream generator's: nothing bounds it).
+pub fn gated_flows(flows: &[GeneratedFlow], jobs: &[CollectiveJob]) -> (u64, u64) {
+    let gated = flows.iter().filter(|f| f.gate.is_some()).count() as u64;
+    let mut in_jobs = 0u64;
+    let mut live = 0u64;
+    for job in jobs {
+        let mut labels = job.labels.clone();
+        labels.sort_unstable();
+        let widest = labels.chunk_by(|a, b| a == b).map(<[_]>::len).max().unwrap_or(0);
+        let job_gated = (0..job.labels.len())
+            .filter(|&k| flows[job.first_flow as usize + k].gate.is_some())
+            .count() as u64;
+        in_jobs += job_gated;
+        live += (2 * widest as u64).min(job_gated);
+    }
+    (gated, live + (gated - in_jobs))
+}
+
 /// What the job's schedule and placement are, before flows.
 pub(crate) struct JobSpec<'a> {
     pub algorithm: &'static str,

@@ -115,6 +115,14 @@ impl Diagnostics {
         rec.set_drop_runs(&fd.hist.bins);
     }
 
+    /// Flow f's data segments dropped at admission (flows.csv's `drops`).
+    pub fn flow_drop_count(&self, f: usize) -> u64 {
+        match self.flows[f].drops {
+            NONE => 0,
+            d => self.flow_drops[d as usize].drops,
+        }
+    }
+
     /// Fills the per-port columns of ports.csv (`packets_enqueued` and the drop counts set);
     /// `dropped_at_dequeue` of the AQM drops were admitted first (a scheduling discipline's
     /// head drops), so they are offered once.
