@@ -48,6 +48,16 @@ fn written_headers() -> BTreeMap<String, Vec<String>> {
     out.insert("pfc_flows.csv".to_string(), header_of(&flows));
     let summary = csv_bytes::<PfcSummaryRecord>(&[]).unwrap();
     out.insert("pfc_summary.csv".to_string(), header_of(&summary));
+    // A run with collectives writes their two tables.
+    use incastsim::scenario::results::collectives as c;
+    out.insert(
+        c::COLLECTIVES_FILE.to_string(),
+        c::COLLECTIVES_COLUMNS.map(String::from).to_vec(),
+    );
+    out.insert(
+        c::STEPS_FILE.to_string(),
+        c::STEP_COLUMNS.map(String::from).to_vec(),
+    );
     // A sweep's summary.csv: the point, one column per swept key (none in a sweep of seeds
     // alone), then the statistics.
     let mut summary = vec!["point".to_string()];

@@ -59,7 +59,10 @@ fn finished_flows_give_up_their_connections() {
     // What a finished flow keeps (its packed summaries) is a small fraction of a connection.
     let conn = std::mem::size_of::<Connection>() as f64;
     let kept = sim.finished_flow_bytes().expect("flows finished");
-    assert!(10.0 * kept < conn, "kept {kept} B per finished flow, connection {conn} B");
+    assert!(
+        10.0 * kept < conn,
+        "kept {kept} B per finished flow, connection {conn} B"
+    );
 }
 
 #[test]

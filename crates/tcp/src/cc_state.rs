@@ -47,7 +47,9 @@ pub struct CcState {
 }
 
 /// Where the sender is in loss recovery (Linux's `icsk_ca_state`, without CWR and Disorder).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum RecoveryState {
     /// No loss being repaired.
     #[default]

@@ -62,7 +62,10 @@ impl FinishedFlows {
 
     fn record(&self, i: u32) -> (SenderSummary, ReceiverSummary) {
         let i = i as usize;
-        let end = self.start.get(i + 1).map_or(self.bytes.len(), |&e| e as usize);
+        let end = self
+            .start
+            .get(i + 1)
+            .map_or(self.bytes.len(), |&e| e as usize);
         let bytes = &self.bytes[self.start[i] as usize..end];
         let (name, mut sender, receiver): (u32, SenderSummary, ReceiverSummary) =
             postcard::from_bytes(bytes).expect("a record reads back as it was written");
@@ -148,8 +151,15 @@ mod tests {
         };
         let names = ["cubic", "dctcp", "cubic"];
         for (k, name) in names.iter().enumerate() {
-            let values = if k == 1 { vec![("base_rtt_us", 1.5)] } else { vec![] };
-            assert_eq!(store.push(&summary(name, k as u64), &receiver, values), k as u32);
+            let values = if k == 1 {
+                vec![("base_rtt_us", 1.5)]
+            } else {
+                vec![]
+            };
+            assert_eq!(
+                store.push(&summary(name, k as u64), &receiver, values),
+                k as u32
+            );
         }
         for (k, name) in names.iter().enumerate() {
             let (want, got) = (summary(name, k as u64), store.sender(k as u32));
@@ -167,6 +177,10 @@ mod tests {
         assert!(store.values(0).is_empty() && store.values(2).is_empty());
         assert_eq!(store.cc_names.len(), 2);
         // Mostly small counters: far below the 528 bytes of the structs.
-        assert!(store.bytes.len() / 3 < 200, "{} bytes", store.bytes.len() / 3);
+        assert!(
+            store.bytes.len() / 3 < 200,
+            "{} bytes",
+            store.bytes.len() / 3
+        );
     }
 }

@@ -170,7 +170,8 @@ impl Plan {
                 ),
             });
         }
-        let (gated, live_gated) = crate::plan::traffic::collective::gated_flows(&generated, &collectives);
+        let (gated, live_gated) =
+            crate::plan::traffic::collective::gated_flows(&generated, &collectives);
         let need = memory::estimate(cfg, &built, flows, gated, live_gated);
         if let Some(limit) = max_memory
             && need.bytes > limit

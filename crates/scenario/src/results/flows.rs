@@ -7,8 +7,8 @@ use crate::engine::Simulation;
 use crate::plan::FlowOrigin;
 use crate::plan::traffic::{GeneratedFlow, Hop, IdealTcp};
 use crate::results::ideal_fct::IdealPath;
-use incastsim_config::traffic::BUILTIN_KINDS;
 use crate::results::metrics::{FctStats, FlowRecord, jain_fairness};
+use incastsim_config::traffic::BUILTIN_KINDS;
 use incastsim_core::{Duration, HostId, Time};
 use std::collections::HashMap;
 

@@ -50,7 +50,11 @@ pub fn gated_flows(flows: &[GeneratedFlow], jobs: &[CollectiveJob]) -> (u64, u64
     for job in jobs {
         let mut labels = job.labels.clone();
         labels.sort_unstable();
-        let widest = labels.chunk_by(|a, b| a == b).map(<[_]>::len).max().unwrap_or(0);
+        let widest = labels
+            .chunk_by(|a, b| a == b)
+            .map(<[_]>::len)
+            .max()
+            .unwrap_or(0);
         let job_gated = (0..job.labels.len())
             .filter(|&k| flows[job.first_flow as usize + k].gate.is_some())
             .count() as u64;
