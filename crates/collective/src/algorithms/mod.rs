@@ -52,8 +52,8 @@ pub enum Algorithm {
     /// rank count must be a power of two.
     HalvingDoublingAllReduce,
     /// NCCL's double binary tree all-reduce: two trees (NCCL's `ncclGetDtree`) each reduce
-    /// half of S up to their root (step 0) and broadcast it back down (step 1), pipelined in
-    /// chunks.
+    /// half of S up to their root and broadcast it back down, pipelined in chunks; the steps
+    /// are the tree levels (⌈log2 n⌉ up, as many down).
     DoubleBinaryTreeAllReduce,
     /// Every rank sends S/n to every other rank, all at once (step 0).
     AllToAll,

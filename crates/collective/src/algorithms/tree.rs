@@ -12,11 +12,16 @@
 //!   in the other (up to rank 0, root of tree 0, when n is odd).
 //!
 //! Tree t carries half t of S (the first half takes the odd byte), cut into `chunks` chunks.
-//! Step 0 (reduce, up): a rank sends chunk c to its parent once it has chunk c from each of
-//! its children (a leaf at once) and its opening delay is done. Step 1 (broadcast, down): the
-//! root sends chunk c to its children once it has chunk c from all of them (and its opening
-//! delay is done); any other rank forwards chunk c to its children once it has it from its
-//! parent. The depth is 2·⌈log2 n⌉ transfers.
+//! Reduce (up): a rank sends chunk c to its parent once it has chunk c from each of its
+//! children (a leaf at once) and its opening delay is done. Broadcast (down): the root sends
+//! chunk c to its children once it has chunk c from all of them (and its opening delay is
+//! done); any other rank forwards chunk c to its children once it has it from its parent. The
+//! depth is 2·⌈log2 n⌉ transfers.
+//!
+//! Steps are tree levels, so that a step's transfers are the ones that can run together (the
+//! results' per-step rows and ideal time assume that): with H = ⌈log2 n⌉, a rank's send up is
+//! step h, its height (a leaf 0, its parent 1, ...), and its sends down are step H + d, d its
+//! depth (the root 0): 2H steps, the same numbers in both trees.
 
 use super::{Job, piece};
 use crate::schedule::{NodeId, ScheduleError};
@@ -52,6 +57,9 @@ struct Tree {
     /// Ranks, deepest first: children before parents.
     bottom_up: Vec<u32>,
     root: u32,
+    /// Per rank: its height (the longest way down to a leaf) and its depth (from the root).
+    height: Vec<u32>,
+    depth: Vec<u32>,
 }
 
 impl Tree {
@@ -80,13 +88,23 @@ impl Tree {
             }
             d
         };
+        let depths: Vec<u32> = (0..n).map(depth).collect();
         let mut bottom_up: Vec<u32> = (0..n).collect();
-        bottom_up.sort_by_key(|&r| std::cmp::Reverse(depth(r)));
+        bottom_up.sort_by_key(|&r| std::cmp::Reverse(depths[r as usize]));
+        let mut height = vec![0u32; n as usize];
+        for &r in &bottom_up {
+            if parent[r as usize] != NONE {
+                let p = parent[r as usize] as usize;
+                height[p] = height[p].max(height[r as usize] + 1);
+            }
+        }
         Tree {
             parent,
             children,
             bottom_up,
             root,
+            height,
+            depth: depths,
         }
     }
 
@@ -97,6 +115,8 @@ impl Tree {
 
 pub(super) fn run(job: &mut Job<'_>, size: u64) -> Result<(), ScheduleError> {
     let n = job.ranks;
+    // ⌈log2 n⌉: the first step down.
+    let levels = u32::BITS - (n - 1).leading_zeros();
     let mut up = vec![0 as NodeId; n as usize];
     let mut down = vec![0 as NodeId; n as usize];
     let mut after: Vec<NodeId> = Vec::with_capacity(2);
@@ -112,7 +132,9 @@ pub(super) fn run(job: &mut Job<'_>, size: u64) -> Result<(), ScheduleError> {
                 }
                 after.clear();
                 after.extend(tree.children(r).map(|ch| up[ch as usize]));
-                up[r as usize] = job.send((r, tree.parent[r as usize]), bytes, 0, &after, true)?;
+                let step = tree.height[r as usize];
+                up[r as usize] =
+                    job.send((r, tree.parent[r as usize]), bytes, step, &after, true)?;
             }
             // Broadcast: parents before children; down[r] is the transfer to r from its parent.
             for &r in tree.bottom_up.iter().rev() {
@@ -123,8 +145,9 @@ pub(super) fn run(job: &mut Job<'_>, size: u64) -> Result<(), ScheduleError> {
                 } else {
                     after.push(down[r as usize]);
                 }
+                let step = levels + tree.depth[r as usize];
                 for ch in tree.children(r) {
-                    down[ch as usize] = job.send((r, ch), bytes, 1, &after, own_start)?;
+                    down[ch as usize] = job.send((r, ch), bytes, step, &after, own_start)?;
                 }
             }
         }
@@ -215,20 +238,21 @@ mod tests {
         let t = |src, dst, bytes| Op::Transfer { src, dst, bytes };
         let want: [(Op, u32, &[u32]); 12] = [
             // Tree 0 carries 501 bytes. Up: leaves 1 and 3, then 2.
+            // Steps: up at the sender's height, down at 2 + its depth.
             (t(1, 2, 501), 0, &[]),
             (t(3, 2, 501), 0, &[]),
-            (t(2, 0, 501), 0, &[0, 1]),
+            (t(2, 0, 501), 1, &[0, 1]),
             // Down: root 0 once 2's arrived, then 2 to its children.
-            (t(0, 2, 501), 1, &[2]),
-            (t(2, 1, 501), 1, &[3]),
-            (t(2, 3, 501), 1, &[3]),
+            (t(0, 2, 501), 2, &[2]),
+            (t(2, 1, 501), 3, &[3]),
+            (t(2, 3, 501), 3, &[3]),
             // Tree 1 carries 500 bytes.
             (t(0, 1, 500), 0, &[]),
             (t(2, 1, 500), 0, &[]),
-            (t(1, 3, 500), 0, &[6, 7]),
-            (t(3, 1, 500), 1, &[8]),
-            (t(1, 0, 500), 1, &[9]),
-            (t(1, 2, 500), 1, &[9]),
+            (t(1, 3, 500), 1, &[6, 7]),
+            (t(3, 1, 500), 2, &[8]),
+            (t(1, 0, 500), 3, &[9]),
+            (t(1, 2, 500), 3, &[9]),
         ];
         assert_eq!(s.len(), want.len());
         for (node, (op, step, deps)) in want.into_iter().enumerate() {
