@@ -70,6 +70,7 @@ fn ring_allreduce_takes_the_closed_form_time() {
     assert_eq!(run_column(&r, "collective_time_ms"), completion_ms);
     let steps = table(&r, "collective_steps.csv");
     assert_eq!(steps.rows.len(), 30);
+    assert!(column(steps, "paused_us").iter().all(|p| *p >= 0.0));
     assert!(column(steps, "flows").iter().all(|&f| f == 16.0));
     assert_eq!(column(c, "drops")[0], 0.0);
     // The ideal (each step's ideal FCT, chained) is within a few % of the run.
@@ -96,6 +97,13 @@ fn all_to_all_takes_the_closed_form_time_without_drops() {
         assert_eq!(r.run.drops_total, 0, "seed {seed}");
         assert_eq!(column(c, "drops")[0], 0.0);
         assert_eq!(r.flows.len(), 16 * 15 * 8);
+        // PFC paused the incast: the pauses are summed from pfc_flows.csv's.
+        let paused: f64 = r.pfc_flows.iter().map(|f| f.paused_us).sum();
+        assert!(paused > 0.0);
+        assert!(
+            (column(c, "paused_us")[0] - paused).abs() < 1e-6 * paused,
+            "{paused}"
+        );
     }
 }
 

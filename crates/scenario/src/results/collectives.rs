@@ -38,7 +38,7 @@ pub const COLLECTIVE_RUN_COLUMNS: [&str; 6] = [
 ];
 
 /// The columns of collectives.csv.
-pub const COLLECTIVES_COLUMNS: [&str; 17] = [
+pub const COLLECTIVES_COLUMNS: [&str; 18] = [
     "job",
     "algorithm",
     "ranks",
@@ -56,10 +56,11 @@ pub const COLLECTIVES_COLUMNS: [&str; 17] = [
     "slowest_flow",
     "drops",
     "rto_count",
+    "paused_us",
 ];
 
 /// The columns of collective_steps.csv.
-pub const STEP_COLUMNS: [&str; 13] = [
+pub const STEP_COLUMNS: [&str; 14] = [
     "job",
     "iteration",
     "step",
@@ -71,6 +72,7 @@ pub const STEP_COLUMNS: [&str; 13] = [
     "ideal_ms",
     "drops",
     "rto_count",
+    "paused_us",
     "longest_flow",
     "longest_fct_ms",
 ];
@@ -114,6 +116,8 @@ struct Step {
     ideal_end: Time,
     drops: u64,
     rtos: u64,
+    /// Its flows' paused times summed, ps (with PFC).
+    paused_ps: u64,
     /// The flow that completed last, and the longest FCT with its flow.
     last: Option<(Time, u32)>,
     longest: Option<(Duration, u32)>,
@@ -130,6 +134,7 @@ impl Step {
             ideal_end: Time::ZERO,
             drops: 0,
             rtos: 0,
+            paused_ps: 0,
             last: None,
             longest: None,
         }
@@ -142,13 +147,20 @@ pub fn collective_results(sim: &Simulation) -> (Vec<ProbeTable>, Vec<(String, Pr
     if jobs.is_empty() {
         return (Vec::new(), Vec::new());
     }
+    // Each flow's paused time (pfc_flows.csv's `paused_us`), with PFC.
+    let end = sim.finished_at.unwrap_or(sim.events.now());
+    let paused = sim
+        .network
+        .pfc
+        .as_deref()
+        .map(|pfc| pfc.flow_paused_ps(&sim.network.fabric.ports, end).0);
     let (ideal_start, ideal_end) = ideal_times(sim);
     let mut per_iteration = Vec::new();
     let mut step_rows = Vec::new();
     let mut times_ms = Vec::new();
     let (mut alg, mut bus, mut slow) = (Vec::new(), Vec::new(), Vec::new());
     for job in jobs {
-        let steps = job_steps(sim, job, &ideal_start, &ideal_end);
+        let steps = job_steps(sim, job, &ideal_start, &ideal_end, paused.as_deref());
         // (iteration) → its steps, in step order.
         let mut iterations: Vec<(u32, Vec<(u32, Step)>)> = Vec::new();
         for ((iteration, step), s) in steps {
@@ -206,6 +218,10 @@ pub fn collective_results(sim: &Simulation) -> (Vec<ProbeTable>, Vec<(String, Pr
                 slowest.and_then(|(_, _, last)| last).map(|(_, f)| f).into(),
                 steps.iter().map(|(_, s)| s.drops).sum::<u64>().into(),
                 steps.iter().map(|(_, s)| s.rtos).sum::<u64>().into(),
+                paused
+                    .as_ref()
+                    .map(|_| steps.iter().map(|(_, s)| s.paused_ps).sum::<u64>() as f64 / 1e6)
+                    .into(),
             ]);
             for (step, s) in &steps {
                 step_rows.push(vec![
@@ -220,6 +236,7 @@ pub fn collective_results(sim: &Simulation) -> (Vec<ProbeTable>, Vec<(String, Pr
                     s.ideal_end.since(s.ideal_start).as_ms_f64().into(),
                     s.drops.into(),
                     s.rtos.into(),
+                    paused.as_ref().map(|_| s.paused_ps as f64 / 1e6).into(),
                     s.longest.map(|(_, f)| f).into(),
                     s.longest.map(|(d, _)| d.as_ms_f64()).into(),
                 ]);
@@ -260,6 +277,7 @@ fn job_steps(
     job: &CollectiveJob,
     ideal_start: &[Time],
     ideal_end: &[Time],
+    paused: Option<&[u64]>,
 ) -> Vec<((u32, u32), Step)> {
     let mut steps: HashMap<(u32, u32), Step> = HashMap::new();
     for (k, &label) in job.labels.iter().enumerate() {
@@ -277,6 +295,7 @@ fn job_steps(
         // flows.csv's `drops` and `rto_count` of the flow.
         s.drops += sim.obs.diag.flow_drop_count(f);
         s.rtos += sim.transport.conns.sender_summary(f).stats.timeouts;
+        s.paused_ps += paused.and_then(|p| p.get(f)).copied().unwrap_or(0);
         if let Some(t) = done {
             if s.last.is_none_or(|(l, _)| t > l) {
                 s.last = Some((t, f as u32));
