@@ -191,6 +191,47 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        command: "run",
+        config: "collectives/ring-allreduce",
+        // 1 MB instead of 64 MB: 30 dependent steps of 16 flows on RoCE with PFC.
+        overrides: &["traffic[0].size=1MB"],
+    },
+    Case {
+        command: "sweep",
+        config: "collectives/ring-allreduce-sweep",
+        // The three all-reduces in order, one seed, 1 MB, one iteration.
+        overrides: &[
+            "sweep.seeds=1",
+            "traffic[0].size=1MB",
+            "traffic[0].iterations=1",
+            "sweep.grid={\"traffic[0].algorithm\": [ring_allreduce, halving_doubling_allreduce, double_binary_tree_allreduce], \"traffic[0].placement\": [in_order]}",
+        ],
+    },
+    Case {
+        command: "run",
+        config: "collectives/all-to-all",
+        // 1 MB per rank, each pair as 2 flows.
+        overrides: &["traffic[0].size=1MB", "traffic[0].chunks=2"],
+    },
+    Case {
+        command: "run",
+        config: "collectives/all-to-all-1024",
+        // The same pairwise all-to-all on 16 ranks (k = 4): 15 dependent rounds.
+        overrides: &["topology.k=4", "senders=15", "traffic[0].size=64KB"],
+    },
+    Case {
+        command: "run",
+        config: "collectives/parameter-server",
+        // 4 workers, 2 iterations: a push that loses and waits for RTOs, then the pull.
+        overrides: &["senders=4", "traffic[0].iterations=2"],
+    },
+    Case {
+        command: "run",
+        config: "collectives/goal-trace",
+        // LogGOPSim's published 16-rank dissemination barrier, whole.
+        overrides: &[],
+    },
+    Case {
         command: "sweep",
         config: "roce-rack-incast-sweep",
         // The smallest N, the three fabrics (the zip), two seeds, two blocks.
@@ -444,6 +485,9 @@ fn check(config: &str) {
     ));
     let _ = std::fs::remove_dir_all(&out);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_incastsim"));
+    // From the repository, as a user runs the shipped configs (file paths in them, such as a
+    // GOAL trace's, are relative to it).
+    cmd.current_dir(repo());
     cmd.arg(case.command)
         .arg(repo().join("configs").join(format!("{config}.yaml")));
     for o in case.overrides {
@@ -516,7 +560,7 @@ fn check(config: &str) {
 #[test]
 fn every_shipped_config_has_a_case() {
     let mut shipped = BTreeSet::new();
-    for sub in ["", "papers/"] {
+    for sub in ["", "papers/", "collectives/"] {
         for e in std::fs::read_dir(repo().join("configs").join(sub)).unwrap() {
             let p = e.unwrap().path();
             if p.extension().is_some_and(|x| x == "yaml") {
@@ -667,6 +711,12 @@ golden_tests! {
     rdma_incast => "rdma-incast",
     rdma_incast_sweep => "rdma-incast-sweep",
     rdma_fct => "rdma-fct",
+    collectives_ring_allreduce => "collectives/ring-allreduce",
+    collectives_ring_allreduce_sweep => "collectives/ring-allreduce-sweep",
+    collectives_all_to_all => "collectives/all-to-all",
+    collectives_all_to_all_1024 => "collectives/all-to-all-1024",
+    collectives_parameter_server => "collectives/parameter-server",
+    collectives_goal_trace => "collectives/goal-trace",
     rdma_fct_sweep => "rdma-fct-sweep",
     roce_rack_incast => "roce-rack-incast",
     roce_rack_incast_sweep => "roce-rack-incast-sweep",
