@@ -18,7 +18,7 @@ const BASE_BYTES: u64 = 16 << 20;
 const FLOW_BYTES: u64 = 12 << 10;
 /// Per flow that waits at a gate (a collective's, `plan/traffic/depend.rs`): its plan entry,
 /// gate and edges, packed summary and result row, measured 0.9 KB per flow on the 1,024-rank
-/// all-to-all (`configs/collectives/all-to-all-1024.yaml`: 945 MB peak for 1,047,552 flows);
+/// all-to-all (`configs/collectives/all-to-all-1024.yaml`: 923 MiB peak for 1,047,552 flows);
 /// its connection exists only while it is in flight, counted in `live_gated`.
 const GATED_FLOW_BYTES: u64 = 1 << 10;
 /// Per host and per port: node names, routes, port state and statistics.
