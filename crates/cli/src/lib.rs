@@ -450,9 +450,80 @@ fn run(mut args: RunArgs, ext: &Extensions) -> Result<()> {
         extensions: extension_records(ext, &cfg),
     };
     write_run_outputs(&out, &cfg, std::slice::from_ref(&result), &manifest)?;
-    let pfc = (!result.pfc.is_empty()).then(|| pfc_summary(&result));
-    print_run_summary(r, outcome, wall_s, cfg.metrics.models, pfc, &out);
+    let mut extra: Vec<String> = collective_summary(&result);
+    if !result.pfc.is_empty() {
+        extra.push(pfc_summary(&result));
+    }
+    print_run_summary(r, outcome, wall_s, cfg.metrics.models, &extra, &out);
     Ok(())
+}
+
+/// A collective job's headline (issue 39, item 4; issue 42), a line per job from
+/// collectives.csv: iterations completed, mean completion against the ideal, and busBW.
+fn collective_summary(result: &incastsim::scenario::RunResult) -> Vec<String> {
+    use incastsim::scenario::probe::ProbeValue;
+    let Some(table) = result
+        .probe_tables
+        .iter()
+        .find(|t| t.file == incastsim::scenario::results::collectives::COLLECTIVES_FILE)
+    else {
+        return Vec::new();
+    };
+    let col = |name: &str| table.header.iter().position(|h| h == name);
+    let (Some(job), Some(algorithm), Some(ranks), Some(done), Some(ideal), Some(bus)) = (
+        col("job"),
+        col("algorithm"),
+        col("ranks"),
+        col("completion_ms"),
+        col("ideal_ms"),
+        col("bus_bw_gbps"),
+    ) else {
+        return Vec::new();
+    };
+    let num = |v: &ProbeValue| match v {
+        ProbeValue::Float(x) => Some(*x),
+        ProbeValue::UInt(x) => Some(*x as f64),
+        _ => None,
+    };
+    let mut jobs: Vec<(String, Vec<&Vec<ProbeValue>>)> = Vec::new();
+    for row in &table.rows {
+        let key = format!("{:?}", row[job]);
+        match jobs.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, rows)) => rows.push(row),
+            None => jobs.push((key, vec![row])),
+        }
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    jobs.into_iter()
+        .map(|(_, rows)| {
+            let first = rows[0];
+            let name = match &first[algorithm] {
+                ProbeValue::Text(t) => t.clone(),
+                _ => String::new(),
+            };
+            let times: Vec<f64> = rows.iter().filter_map(|r| num(&r[done])).collect();
+            let ideals: Vec<f64> = rows.iter().filter_map(|r| num(&r[ideal])).collect();
+            let buses: Vec<f64> = rows.iter().filter_map(|r| num(&r[bus])).collect();
+            let mut line = format!(
+                "  collective job {} ({name}, {} ranks): {}/{} iterations completed",
+                num(&first[job]).unwrap_or(0.0),
+                num(&first[ranks]).unwrap_or(0.0),
+                times.len(),
+                rows.len()
+            );
+            if !times.is_empty() {
+                line.push_str(&format!(
+                    "; completion mean {:.3} ms (ideal {:.3} ms)",
+                    mean(&times),
+                    mean(&ideals)
+                ));
+            }
+            if !buses.is_empty() {
+                line.push_str(&format!("; busBW {:.3} Gbit/s", mean(&buses)));
+            }
+            line
+        })
+        .collect()
 }
 
 /// A lossless run's headline (issue 39, item 4): PAUSEs and RESUMEs sent, the time the most
@@ -537,7 +608,7 @@ fn print_run_summary(
     outcome: Outcome,
     wall_s: f64,
     models: bool,
-    pfc: Option<String>,
+    extra: &[String],
     out: &std::path::Path,
 ) {
     println!(
@@ -622,7 +693,7 @@ fn print_run_summary(
             }
         );
     }
-    if let Some(line) = pfc {
+    for line in extra {
         println!("{line}");
     }
     println!("  results in {}", out.display());

@@ -668,6 +668,39 @@ fn a_traffic_run_summary_shows_fct_and_slowdown() {
 /// Issue 39, item 4: a lossless run's summary shows its pauses (and the deepest, the victims
 /// and the deadlocks); a run without `pfc:` prints no such line.
 #[test]
+fn a_collective_run_summary_shows_each_job() {
+    let out = tempdir("collective-summary");
+    let o = Command::new(env!("CARGO_BIN_EXE_incastsim"))
+        .args([
+            "run",
+            "configs/collectives/parameter-server.yaml",
+            "--set",
+            "traffic[0].iterations=2",
+            "--set",
+            "senders=4",
+            "--out",
+        ])
+        .arg(&out)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("  collective job 0 (parameter_server, 5 ranks)"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        line.contains("2/2 iterations completed")
+            && line.contains("completion mean")
+            && line.contains("ideal")
+            && line.contains("busBW"),
+        "{line}"
+    );
+    assert!(out.join("collectives.csv").exists() && out.join("collective_steps.csv").exists());
+}
+
+#[test]
 fn a_lossless_run_summary_shows_its_pauses() {
     let run = |sets: &[&str]| {
         let out = tempdir("pfc-summary");

@@ -193,16 +193,18 @@ const CASES: &[Case] = &[
     Case {
         command: "run",
         config: "collectives/ring-allreduce",
-        // 1 MB instead of 64 MB: 30 dependent steps of 16 flows on RoCE with PFC.
-        overrides: &["traffic[0].size=1MB"],
+        // 1 MB over 8 ranks instead of 64 MB over 16: 14 dependent steps of 8 flows on RoCE
+        // with PFC.
+        overrides: &["traffic[0].size=1MB", "traffic[0].ranks=8"],
     },
     Case {
         command: "sweep",
         config: "collectives/ring-allreduce-sweep",
-        // The three all-reduces in order, one seed, 1 MB, one iteration.
+        // The three all-reduces in order on 4 ranks, one seed, 1 MB, one iteration.
         overrides: &[
             "sweep.seeds=1",
             "traffic[0].size=1MB",
+            "traffic[0].ranks=4",
             "traffic[0].iterations=1",
             "sweep.grid={\"traffic[0].algorithm\": [ring_allreduce, halving_doubling_allreduce, double_binary_tree_allreduce], \"traffic[0].placement\": [in_order]}",
         ],
@@ -210,14 +212,23 @@ const CASES: &[Case] = &[
     Case {
         command: "run",
         config: "collectives/all-to-all",
-        // 1 MB per rank, each pair as 2 flows.
-        overrides: &["traffic[0].size=1MB", "traffic[0].chunks=2"],
+        // 1 MB per rank over 8 ranks, a flow per pair.
+        overrides: &[
+            "traffic[0].size=1MB",
+            "traffic[0].chunks=1",
+            "traffic[0].ranks=8",
+        ],
     },
     Case {
         command: "run",
         config: "collectives/all-to-all-1024",
-        // The same pairwise all-to-all on 16 ranks (k = 4): 15 dependent rounds.
-        overrides: &["topology.k=4", "senders=15", "traffic[0].size=64KB"],
+        // The same pairwise all-to-all on 8 ranks of a k = 4 fat-tree: 7 dependent rounds.
+        overrides: &[
+            "topology.k=4",
+            "senders=15",
+            "traffic[0].size=64KB",
+            "traffic[0].ranks=8",
+        ],
     },
     Case {
         command: "run",
