@@ -224,7 +224,7 @@ fn bad_traces_and_specs_are_refused_by_line_and_key() {
     )
     .unwrap();
     let path = config_path("collectives/goal-trace.yaml");
-    let load = |set: &[String]| load_checked(&path, set).err().expect("refused").to_string();
+    let load = |set: &[String]| load_checked(&path, set).expect_err("refused").to_string();
     let e = load(&[format!("traffic[0].file={}", bad.display())]);
     assert!(e.contains("traffic[0].file") && e.contains("line 4"), "{e}");
     let e = load(&[format!(
@@ -237,14 +237,12 @@ fn bad_traces_and_specs_are_refused_by_line_and_key() {
     let ring = config_path("collectives/ring-allreduce.yaml");
     let load = |set: &str| {
         load_checked(&ring, &[set.to_string()])
-            .err()
-            .expect("refused")
+            .expect_err("refused")
             .to_string()
     };
     let load2 = |a: &str, b: &str| {
         load_checked(&ring, &[a.to_string(), b.to_string()])
-            .err()
-            .expect("refused")
+            .expect_err("refused")
             .to_string()
     };
     let e = load2(

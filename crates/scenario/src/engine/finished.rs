@@ -21,8 +21,11 @@ pub struct FinishedFlows {
     /// The controllers' names, each once; a record starts with its index here.
     cc_names: Vec<&'static str>,
     /// (finished index, values) for the flows whose components report values of their own.
-    values: Vec<(u32, Box<[(&'static str, f64)]>)>,
+    values: Vec<(u32, OwnValues)>,
 }
+
+/// The values a flow's controller and scheme report of their own, by name.
+type OwnValues = Box<[(&'static str, f64)]>;
 
 impl FinishedFlows {
     /// Flows kept.

@@ -257,7 +257,7 @@ traffic: [{kind: chain}]
 
     #[test]
     fn bad_gates_are_refused_naming_the_gate() {
-        let e = |bad| plan(bad).err().expect("refused").to_string();
+        let e = |bad| plan(bad).err().map(|e| e.to_string()).expect("refused");
         assert!(e(1).contains("gate 1 waits for gate 1"), "{}", e(1));
         assert!(e(2).contains("on gate 0 at host2"), "{}", e(2));
         assert!(e(3).contains("gate 1 waits for its flow 2"), "{}", e(3));
