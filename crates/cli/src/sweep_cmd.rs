@@ -247,7 +247,7 @@ fn draw(dir: &Path, plots: &[incastsim::sweep::PlotSpec]) -> Result<()> {
             x: p.x.clone(),
             y: p.y.clone(),
             series: p.series.clone(),
-            log_x: false,
+            log_x: p.log_x,
             log_y: p.log_y,
             name: p.name.clone(),
             formats: Vec::new(),

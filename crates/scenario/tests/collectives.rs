@@ -305,3 +305,31 @@ fn collectives_are_deterministic_and_placement_matters() {
             .any(|f| racks(f.src_host) == racks(f.dst_host))
     );
 }
+
+/// Two jobs share the fabric at once, each on its own hosts: each has its rows, and its flows
+/// stay among its hosts.
+#[test]
+fn two_jobs_share_the_fabric_each_on_its_hosts() {
+    let cfg = shipped(
+        "collectives/ring-allreduce.yaml",
+        &[
+            "traffic=[{kind: collective, algorithm: ring_allreduce, size: 2MB, hosts: \"host:0-7\"}, {kind: collective, algorithm: pairwise_all_to_all, size: 2MB, hosts: \"host:8-15\", placement: random}]",
+        ],
+    );
+    let r = run(&cfg, 3);
+    let c = table(&r, "collectives.csv");
+    assert_eq!(column(c, "job"), vec![0.0, 1.0]);
+    assert_eq!(column(c, "ranks"), vec![8.0, 8.0]);
+    for f in &r.flows {
+        let job = f.generator.expect("generated");
+        let range = if job == 0 { 0..8 } else { 8..16 };
+        assert!(
+            range.contains(&f.src_host) && range.contains(&f.dst_host),
+            "{job}: {} -> {}",
+            f.src_host,
+            f.dst_host
+        );
+    }
+    assert_eq!(r.flows.len(), 2 * 7 * 8 + 8 * 7);
+    assert!(column(c, "completion_ms").iter().all(|t| *t > 0.0));
+}

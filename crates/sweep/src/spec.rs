@@ -90,6 +90,9 @@ pub struct PlotSpec {
     /// A swept key whose values become separate lines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series: Option<String>,
+    /// A logarithmic x axis (for doubling sweeps: N = 1, 2, 4, ... 64; every x must be > 0).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub log_x: bool,
     /// A logarithmic y axis.
     #[serde(default)]
     pub log_y: bool,
@@ -815,5 +818,17 @@ workload: {kind: synchronized_reads, sru: 64KB, blocks: 2}
         let c = sweep("{seeds: 2, grid: {senders: [1, 3]}}").unwrap();
         assert_eq!(a.fingerprint, b.fingerprint);
         assert_ne!(a.fingerprint, c.fingerprint);
+    }
+
+    /// A sweep's plot may ask for a log x axis (issue 39, item 3), as `incastsim plot --log-x`.
+    #[test]
+    fn a_plot_may_ask_for_log_axes() {
+        let s = sweep("{seeds: 1, grid: {senders: [1, 2, 4]}, plots: [{x: senders, y: goodput_mbps, log_x: true, log_y: true}]}")
+            .unwrap();
+        assert!(s.plots[0].log_x && s.plots[0].log_y);
+        let s =
+            sweep("{seeds: 1, grid: {senders: [1, 2]}, plots: [{x: senders, y: goodput_mbps}]}")
+                .unwrap();
+        assert!(!s.plots[0].log_x);
     }
 }
