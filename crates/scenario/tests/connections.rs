@@ -210,3 +210,38 @@ fn a_draining_run_reports_the_flows_it_waits_for() {
     assert!(seen.windows(2).all(|w| w[1] <= w[0]), "{seen:?}");
     assert!(seen[0] > 0);
 }
+
+/// RoCE queue pairs follow the flows in flight too: built when a generated flow starts, given
+/// up when everything is acknowledged and no timer is armed, with results equal to keeping
+/// them (the rdma-fct golden is unchanged).
+#[test]
+fn finished_roce_flows_give_up_their_queue_pairs() {
+    let cfg = shipped("rdma-fct.yaml", &["workload.duration=0.2ms"]);
+    let mut sim = Simulation::new(&cfg, 1).unwrap();
+    let flows = sim.flows();
+    assert!(flows > 50, "{flows} flows");
+    assert_eq!(sim.live_connections(), 0);
+    let (mut peak, mut t) = (0, Time::ZERO);
+    while sim.run_until(t).is_none() {
+        peak = peak.max(sim.live_connections());
+        t += Duration::from_us(20);
+    }
+    sim.check_invariants().unwrap();
+    assert!(
+        sim.finished_connections() > flows / 2,
+        "{} of {flows} freed",
+        sim.finished_connections()
+    );
+    assert!(peak < flows, "peak {peak} of {flows} queue pairs at once");
+    let r = sim.results();
+    let roce = r
+        .flows
+        .iter()
+        .filter(|f| f.congestion_control == "dcqcn")
+        .count();
+    assert_eq!(
+        roce,
+        r.flows.len(),
+        "every flow reports its queue pair's controller"
+    );
+}

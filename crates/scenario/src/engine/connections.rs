@@ -11,6 +11,10 @@
 //! reused. No event can reach a finished connection, so nothing it would have done is lost:
 //! results are bit-identical to keeping every connection to the end.
 //!
+//! A RoCE flow's queue pair (in [`Connections::roce`]) follows the same rule: built when a
+//! generated flow starts, given up once everything is acknowledged and no timer of its sender
+//! is armed ([`super::roce::RoceFlows::is_done`]).
+//!
 //! Every other flow (the workload's, a flow a time series samples, every flow when the scheme
 //! reads the number of active senders) is built up front, in flow order, and kept to the end.
 //! A packet a link loses is never counted gone, so its flow keeps its connection (exact, only
@@ -62,8 +66,8 @@ pub struct Connections {
     src: Vec<HostId>,
     dst: Vec<HostId>,
     profile: Vec<u32>,
-    /// The flows whose transport is RoCE (`tcp.transport: roce`): their queue pairs, built up
-    /// front and kept. The same interface (this store, and `Transport`'s methods that ask
+    /// The flows whose transport is RoCE (`tcp.transport: roce`): their queue pairs, built and
+    /// given up as TCP's connections are. The same interface (this store, and `Transport`'s methods that ask
     /// [`super::roce::RoceFlows::has`] first) holds every transport's endpoints.
     pub roce: super::roce::RoceFlows,
 }
@@ -92,12 +96,10 @@ impl Connections {
             roce: super::roce::RoceFlows::default(),
         };
         for f in 0..n {
-            if c.add_roce(f) {
-                continue;
-            }
             if lazy(f) {
+                // Built when it starts (a queue pair too), given up when finished.
                 c.in_flight[f] = FREEABLE;
-            } else {
+            } else if !c.add_roce(f) {
                 c.build(f);
             }
         }
@@ -113,11 +115,7 @@ impl Connections {
         self.src.push(src);
         self.dst.push(dst);
         self.profile.push(profile);
-        if self.add_roce(f) {
-            self.in_flight[f] = 0;
-            return;
-        }
-        if !lazy {
+        if !lazy && !self.add_roce(f) {
             self.build(f);
         }
     }
@@ -157,12 +155,25 @@ impl Connections {
         });
     }
 
-    /// Flow f starts: builds its connection if it was left for now.
+    /// Flow f starts: builds its connection (or queue pair) if it was left for now.
     #[inline]
     pub fn start(&mut self, f: usize) {
-        if self.slot[f] == NOT_STARTED {
+        if self.slot[f] == NOT_STARTED && !self.add_roce(f) {
             self.build(f);
         }
+    }
+
+    /// A not-started RoCE flow's summaries and values, from a queue pair made for the question
+    /// (`None` for a TCP flow).
+    fn unstarted_roce(&self, f: usize) -> Option<super::roce::RoceEnds> {
+        let cfg = self.factory.roce(self.profile[f])?;
+        let rate = self.factory.host_link_rate(self.src[f]);
+        let (controller, cnp_dscp) = self
+            .factory
+            .roce_controller(f as u32, self.profile[f], rate);
+        Some(super::roce::RoceFlows::new_ends(
+            f, cfg, rate, controller, cnp_dscp,
+        ))
     }
 
     /// Cache hint: a packet of `kind` reaches flow f's connection soon. The whole receiver
@@ -221,9 +232,10 @@ impl Connections {
         self.live.iter_mut()
     }
 
-    /// How many connections are in progress (built and not finished).
+    /// How many connections are in progress (built and not finished), TCP's and RoCE queue
+    /// pairs.
     pub fn live_count(&self) -> usize {
-        self.live.len()
+        self.live.len() + self.roce.live_count()
     }
 
     /// Bytes the finished flows' packed summaries hold, in all.
@@ -240,6 +252,9 @@ impl Connections {
     /// not started.
     pub fn sender_summary(&self, f: usize) -> SenderSummary {
         match self.slot[f] {
+            NOT_STARTED if let Some(e) = self.unstarted_roce(f) => {
+                super::roce::RoceFlows::summary_of(&e).0
+            }
             NOT_STARTED => self
                 .factory
                 .sender(f as u32, self.src[f], self.dst[f], self.profile[f])
@@ -261,6 +276,13 @@ impl Connections {
     /// started.
     pub fn component_values(&self, f: usize) -> Vec<(&'static str, f64)> {
         match self.slot[f] {
+            NOT_STARTED if let Some(e) = self.unstarted_roce(f) => {
+                if self.factory.has_rdma_values() {
+                    super::roce::RoceFlows::values_of(&e)
+                } else {
+                    Vec::new()
+                }
+            }
             NOT_STARTED => self
                 .factory
                 .sender(f as u32, self.src[f], self.dst[f], self.profile[f])
@@ -275,6 +297,9 @@ impl Connections {
     /// Flow f's receiver counters and state (as [`Connections::sender_summary`]).
     pub fn receiver_summary(&self, f: usize) -> ReceiverSummary {
         match self.slot[f] {
+            NOT_STARTED if let Some(e) = self.unstarted_roce(f) => {
+                super::roce::RoceFlows::summary_of(&e).1
+            }
             NOT_STARTED => ReceiverSummary::default(),
             ROCE => self.roce.summary(f).1,
             s if s & FINISHED != 0 => self.finished.receiver(s & !FINISHED),
@@ -308,6 +333,15 @@ impl Connections {
         }
     }
 
+    /// Flow f's timer ran (and may be disarmed now): if it has nothing in the network and its
+    /// application is done, it may finish.
+    #[inline]
+    pub fn settle(&mut self, f: usize) {
+        if self.in_flight[f] == FREEABLE | CLOSING {
+            self.try_finish(f);
+        }
+    }
+
     /// Flow f's application has written its last byte.
     pub fn app_done(&mut self, f: usize) {
         let v = &mut self.in_flight[f];
@@ -325,6 +359,9 @@ impl Connections {
     #[cold]
     #[inline(never)]
     fn try_finish(&mut self, f: usize) {
+        if self.slot[f] == ROCE {
+            return self.try_finish_roce(f);
+        }
         let i = self.slot[f] as usize;
         let c = &self.live[i];
         let (s, r) = (&c.sender, &c.receiver);
@@ -356,6 +393,25 @@ impl Connections {
             &c.receiver.summary(),
             c.sender.component_values(),
         );
+        self.slot[f] = FINISHED | index;
+    }
+
+    /// [`Connections::try_finish`] for a RoCE flow: its queue pair is given up once
+    /// [`super::roce::RoceFlows::is_done`], keeping its summaries and values packed.
+    #[cold]
+    #[inline(never)]
+    fn try_finish_roce(&mut self, f: usize) {
+        if !self.roce.is_done(f) {
+            return;
+        }
+        let e = self.roce.remove(f);
+        let (sender, receiver) = super::roce::RoceFlows::summary_of(&e);
+        let values = if self.factory.has_rdma_values() {
+            super::roce::RoceFlows::values_of(&e)
+        } else {
+            Vec::new()
+        };
+        let index = self.finished.push(&sender, &receiver, values);
         self.slot[f] = FINISHED | index;
     }
 }

@@ -933,6 +933,8 @@ impl Simulation {
         {
             self.transmit_roce(now, f);
         }
+        // A timer that ran out with nothing in the network may leave the queue pair done.
+        self.transport.conns.settle(f);
     }
 
     /// Sends what flow f's queue pair just emitted, and moves its timer.

@@ -42,6 +42,8 @@ pub struct RoceEnds {
     pub cnp_dscp: u8,
     /// When the last ACK came (the end of its mean rate's span).
     pub last_ack: Time,
+    /// The flow it belongs to.
+    pub flow: u32,
 }
 
 /// The flows.csv columns of a queue pair's rate controller (the same for every controller;
@@ -97,13 +99,47 @@ impl RoceFlows {
             self.slot.resize(f + 1, NONE);
         }
         self.slot[f] = self.ends.len() as u32;
-        self.ends.push(RoceEnds {
+        self.ends
+            .push(RoceFlows::new_ends(f, cfg, line_rate, controller, cnp_dscp));
+    }
+
+    /// A queue pair as [`RoceFlows::add`] makes it for flow `f`, not added.
+    pub fn new_ends(
+        f: usize,
+        cfg: RoceConfig,
+        line_rate: BitsPerSec,
+        controller: Controller,
+        cnp_dscp: u8,
+    ) -> RoceEnds {
+        RoceEnds {
             sender: RoceSender::new(cfg, line_rate, controller),
             receiver: RoceReceiver::new(&cfg),
             timer: LazyTimer::default(),
             cnp_dscp,
             last_ack: Time::ZERO,
-        });
+            flow: f as u32,
+        }
+    }
+
+    /// Whether flow f's queue pair is done: everything posted is acknowledged and no timer of
+    /// its sender (retransmission, pacing, its controller's) is armed, so nothing can happen
+    /// to it any more (the receiver has no timer). A finished flow then gives its ends up
+    /// ([`RoceFlows::remove`]).
+    pub fn is_done(&self, f: usize) -> bool {
+        let e = self.get(f);
+        e.sender.all_acked() && e.sender.timer_deadline().is_none() && !e.timer.is_armed()
+    }
+
+    /// Takes flow f's ends out (a finished flow's; the slot of the one moved into its place
+    /// follows).
+    pub fn remove(&mut self, f: usize) -> RoceEnds {
+        let i = self.slot[f] as usize;
+        let e = self.ends.swap_remove(i);
+        if let Some(moved) = self.ends.get(i) {
+            self.slot[moved.flow as usize] = i as u32;
+        }
+        self.slot[f] = NONE;
+        e
     }
 
     /// Whether flow `f` is a RoCE flow.
@@ -115,6 +151,11 @@ impl RoceFlows {
     /// The class flow f's CNPs travel in.
     pub fn cnp_dscp(&self, f: usize) -> u8 {
         self.get(f).cnp_dscp
+    }
+
+    /// Queue pairs built and not finished.
+    pub fn live_count(&self) -> usize {
+        self.ends.len()
     }
 
     /// Whether any flow is.
@@ -136,7 +177,11 @@ impl RoceFlows {
 
     /// Flow f's rate controller's values, by [`RDMA_VALUE_NAMES`] (those it has).
     pub fn values(&self, f: usize) -> Vec<(&'static str, f64)> {
-        let e = self.get(f);
+        RoceFlows::values_of(self.get(f))
+    }
+
+    /// The values of a queue pair's rate controller, by [`RDMA_VALUE_NAMES`] (those it has).
+    pub fn values_of(e: &RoceEnds) -> Vec<(&'static str, f64)> {
         let s = &e.sender;
         let st = s.controller_state();
         let gbps = |r: BitsPerSec| r.as_f64() / 1e9;
@@ -171,7 +216,11 @@ impl RoceFlows {
     /// Flow `f`'s sender and receiver summaries as the results read a flow's (its counters in
     /// TCP's terms: packets as segments, the queue pair's retransmissions and timeouts).
     pub fn summary(&self, f: usize) -> (SenderSummary, ReceiverSummary) {
-        let e = self.get(f);
+        RoceFlows::summary_of(self.get(f))
+    }
+
+    /// A queue pair's summaries (see [`RoceFlows::summary`]).
+    pub fn summary_of(e: &RoceEnds) -> (SenderSummary, ReceiverSummary) {
         let s = e.sender.stats();
         let mut sender = SenderSummary {
             stats: Default::default(),
