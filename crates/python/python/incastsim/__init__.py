@@ -22,6 +22,7 @@ import io
 import json
 import os
 import pathlib
+import re
 import shutil
 import tempfile
 from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Union
@@ -138,14 +139,47 @@ def check(config: Config, set: Overrides = None) -> str:  # noqa: A002
     return _native.check(source, is_path, _overrides(set))
 
 
+# A duration as configs and sweep tables write it ("200ms", "1.5us", "0s").
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?(?:e[+-]?\d+)?)(ps|ns|us|µs|ms|s)$")
+_SECONDS = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def _with_seconds(df: pd.DataFrame) -> pd.DataFrame:
+    """Beside every text column whose values are all durations ("200ms": a swept `tcp.rto_min`),
+    a float column of seconds named `<column>_s` (`tcp.rto_min_s`), so it sorts and plots as a
+    number."""
+    for name in list(df.columns):
+        col = df[name]
+        if col.dtype != object or col.isna().all():
+            continue
+        matches = col.dropna().astype(str).str.fullmatch(_DURATION)
+        if not matches.all():
+            continue
+        seconds = col.map(
+            lambda v: None
+            if pd.isna(v)
+            else float(_DURATION.match(str(v)).group(1)) * _SECONDS[_DURATION.match(str(v)).group(2)]
+        ).astype(float)
+        df.insert(df.columns.get_loc(name) + 1, f"{name}_s", seconds)
+    return df
+
+
+def _read_summary(path: pathlib.Path) -> pd.DataFrame:
+    """summary.csv, `censored_fraction` always float (it is 0 or 1 in many sweeps, which pandas
+    would read as integers), durations with seconds beside them."""
+    return _with_seconds(pd.read_csv(path, dtype={"censored_fraction": "float64"}))
+
+
 class SweepResult:
     """A sweep's `summary` (per point and metric: runs, censored_fraction, count (completed runs), mean, std, ci95_low, ci95_high, ...),
     `runs` (one row per run) and `flows` (one row per flow of every run) as DataFrames; `dir`
-    is the results folder (None if it was a temporary one, now deleted)."""
+    is the results folder (None if it was a temporary one, now deleted). A swept duration
+    (`tcp.rto_min`: "200ms") also comes as seconds in `<key>_s` (`tcp.rto_min_s`: 0.2) in
+    `summary` and `runs`; `censored_fraction` is always a float."""
 
     def __init__(self, folder: pathlib.Path, keep: bool):
-        self.summary = pd.read_csv(folder / "summary.csv")
-        self.runs = pd.read_csv(folder / "runs.csv")
+        self.summary = _read_summary(folder / "summary.csv")
+        self.runs = _with_seconds(pd.read_csv(folder / "runs.csv"))
         self.flows = pd.read_csv(folder / "flows.csv")
         self.dir = folder if keep else None
 
