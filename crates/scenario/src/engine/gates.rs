@@ -8,7 +8,7 @@
 
 use super::Simulation;
 use super::event::{Event, GateEvent};
-use crate::plan::traffic::depend::{CONTROL_MESSAGE_BYTES, ControlLatency, Dependencies, GateId};
+use crate::plan::traffic::depend::{Dependencies, GateId};
 use incastsim_core::{Duration, HostId, Time};
 
 /// The gates of a run and what each still waits for.
@@ -107,19 +107,11 @@ impl Simulation {
     /// The news that something gate `g` waits for happened at host `from`, now: heard at once
     /// on the gate's own host, else as a control message after the entry's latency.
     fn send_news(&mut self, now: Time, from: HostId, g: GateId) {
-        let gate = self.gates.deps.gates[g as usize];
-        if from == gate.host {
+        if from == self.gates.deps.gates[g as usize].host {
             self.gate_heard(now, g);
             return;
         }
-        let latency = match self.gates.deps.latency[gate.generator as usize] {
-            ControlLatency::Path => {
-                self.network
-                    .fabric
-                    .message_latency(from, gate.host, CONTROL_MESSAGE_BYTES)
-            }
-            ControlLatency::Fixed(d) => d,
-        };
+        let latency = self.gates.deps.news_latency(&self.network.fabric, from, g);
         let event = Event::Gate(GateEvent::Notify { gate: g });
         self.events.schedule(now + latency, event.into());
     }

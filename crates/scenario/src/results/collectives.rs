@@ -21,9 +21,7 @@
 
 use crate::engine::Simulation;
 use crate::plan::traffic::collective::CollectiveJob;
-use crate::plan::traffic::depend::{CONTROL_MESSAGE_BYTES, ControlLatency, Dependencies};
 use crate::probe::{ProbeTable, ProbeValue};
-use crate::results::ideal_fct::{Hop, IdealPath, IdealTcp};
 use incastsim_core::{Duration, HostId, Time};
 use std::collections::HashMap;
 
@@ -321,7 +319,7 @@ fn ideal_times(sim: &Simulation) -> (Vec<Time>, Vec<Time>) {
     let mut end = vec![Time::ZERO; spec.len()];
     // When each gate has heard everything, ideally.
     let mut ready = vec![Time::ZERO; deps.gates.len()];
-    let latency = |from: HostId, g: u32| control_latency(sim, deps, from, g);
+    let latency = |from: HostId, g: u32| deps.news_latency(&sim.network.fabric, from, g);
     for (i, f) in spec.iter().enumerate() {
         if f.gate.is_none() {
             start[i] = f.start;
@@ -351,53 +349,19 @@ fn ideal_times(sim: &Simulation) -> (Vec<Time>, Vec<Time>) {
     (start, end)
 }
 
-/// The news latency from host `from` to gate `g` (0 on its own host).
-fn control_latency(sim: &Simulation, deps: &Dependencies, from: HostId, g: u32) -> Duration {
-    let gate = deps.gates[g as usize];
-    if from == gate.host {
-        return Duration::ZERO;
-    }
-    match deps.latency[gate.generator as usize] {
-        ControlLatency::Path => {
-            sim.network
-                .fabric
-                .message_latency(from, gate.host, CONTROL_MESSAGE_BYTES)
-        }
-        ControlLatency::Fixed(d) => d,
-    }
-}
-
 /// Per generated flow of a collective job: the ideal FCT of the bytes its busier end moves in
 /// its step (0 for other flows).
 fn ideal_durations(sim: &Simulation) -> Vec<Duration> {
-    let spec = &sim.generated.spec;
-    let mut out = vec![Duration::ZERO; spec.len()];
+    let mut out = vec![Duration::ZERO; sim.generated.spec.len()];
     let busier = busier_end_bytes(sim);
-    let fabric = &sim.network.fabric;
-    let mut paths: HashMap<(Vec<Hop>, Vec<Hop>, IdealTcp), u32> = HashMap::new();
-    let mut shared: Vec<IdealPath> = Vec::new();
-    // (path, size, flow) of every flow asked, in increasing size per path: each path steps its
-    // segments once.
-    let mut asked: Vec<(u32, u64, u32)> = Vec::new();
-    for job in &sim.collectives {
-        for k in 0..job.labels.len() {
-            let i = job.first_flow as usize + k;
-            let g = &spec[i];
-            let key = (
-                fabric.path(g.src, g.dst),
-                fabric.path(g.dst, g.src),
-                sim.profile_of(sim.workload_flows + i).ideal,
-            );
-            let path = *paths.entry(key).or_insert_with_key(|(fwd, rev, tcp)| {
-                shared.push(IdealPath::new(fwd, rev, *tcp));
-                shared.len() as u32 - 1
-            });
-            asked.push((path, busier[i], i as u32));
-        }
-    }
-    asked.sort_unstable();
-    for (path, size, i) in asked {
-        out[i as usize] = shared[path as usize].fct(size);
+    let first = sim.workload_flows;
+    let asks = sim
+        .collectives
+        .iter()
+        .flat_map(|job| (0..job.labels.len()).map(move |k| job.first_flow as usize + k));
+    let asks = asks.map(|i| (first + i, busier[i]));
+    for (f, d) in super::flows::ideal_fcts_of(sim, asks) {
+        out[f - first] = d;
     }
     out
 }

@@ -107,20 +107,34 @@ impl FlowStats {
 type IdealKey = (Vec<Hop>, Vec<Hop>, IdealTcp);
 
 /// Each completed sized flow's completion time alone on the idle network (see
-/// [`crate::results::ideal_fct::ideal_fct`]). Flows whose paths have the same hop parameters and
-/// whose TCP parameters agree share one [`IdealPath`] (on a fat-tree with one link speed, a
-/// path per path length), asked in increasing order of size, so that each segment position is
-/// stepped once per path, not once per flow.
+/// [`crate::results::ideal_fct::ideal_fct`]).
 fn ideal_fcts(sim: &Simulation, fct: &[Option<Duration>]) -> Vec<Option<Duration>> {
+    let asks = fct.iter().enumerate().filter_map(|(f, done)| {
+        let size = done.and_then(|_| generated(sim, f)?.1.size)?;
+        Some((f, size))
+    });
+    let mut ideal = vec![None; fct.len()];
+    for (f, d) in ideal_fcts_of(sim, asks) {
+        ideal[f] = Some(d);
+    }
+    ideal
+}
+
+/// The ideal FCT of each (flow, size) asked, on the flow's paths with its TCP profile: flows
+/// whose paths have the same hop parameters and whose TCP parameters agree share one
+/// [`IdealPath`] (on a fat-tree with one link speed, a path per path length), asked in
+/// increasing order of size, so that each segment position is stepped once per path, not once
+/// per flow. Also the collectives' ideal (`results/collectives.rs`), with a step's sizes.
+pub(super) fn ideal_fcts_of(
+    sim: &Simulation,
+    asks: impl Iterator<Item = (usize, u64)>,
+) -> Vec<(usize, Duration)> {
     let fabric = &sim.network.fabric;
-    let mut paths: HashMap<IdealKey, usize> = HashMap::new();
+    let mut paths: HashMap<IdealKey, u32> = HashMap::new();
     let mut shared: Vec<IdealPath> = Vec::new();
-    // (path, size, flow) of every flow that needs one.
-    let mut asked: Vec<(usize, u64, usize)> = Vec::new();
-    for (f, done) in fct.iter().enumerate() {
-        let Some(size) = done.and_then(|_| generated(sim, f)?.1.size) else {
-            continue;
-        };
+    // (path, size, flow) of every flow asked.
+    let mut asked: Vec<(u32, u64, u32)> = Vec::new();
+    for (f, size) in asks {
         let ends = sim.transport.flows[f];
         let key = (
             fabric.path(ends.src, ends.dst),
@@ -129,16 +143,15 @@ fn ideal_fcts(sim: &Simulation, fct: &[Option<Duration>]) -> Vec<Option<Duration
         );
         let path = *paths.entry(key).or_insert_with_key(|(fwd, rev, tcp)| {
             shared.push(IdealPath::new(fwd, rev, *tcp));
-            shared.len() - 1
+            shared.len() as u32 - 1
         });
-        asked.push((path, size, f));
+        asked.push((path, size, f as u32));
     }
     asked.sort_unstable();
-    let mut ideal = vec![None; fct.len()];
-    for (path, size, f) in asked {
-        ideal[f] = Some(shared[path].fct(size));
-    }
-    ideal
+    asked
+        .into_iter()
+        .map(|(path, size, f)| (f as usize, shared[path as usize].fct(size)))
+        .collect()
 }
 
 /// The flows `metrics.fairness.flows` selects.

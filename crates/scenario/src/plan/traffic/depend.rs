@@ -128,6 +128,25 @@ impl Dependencies {
         }
     }
 
+    /// How long news from host `from` takes to reach gate `g`: 0 on the gate's own host, else
+    /// its entry's [`ControlLatency`] on `fabric` (the engine's control messages and the
+    /// collectives' ideal both ask here).
+    pub fn news_latency(
+        &self,
+        fabric: &crate::plan::fabric::Fabric,
+        from: HostId,
+        g: GateId,
+    ) -> Duration {
+        let gate = self.gates[g as usize];
+        if from == gate.host {
+            return Duration::ZERO;
+        }
+        match self.latency[gate.generator as usize] {
+            ControlLatency::Path => fabric.message_latency(from, gate.host, CONTROL_MESSAGE_BYTES),
+            ControlLatency::Fixed(d) => d,
+        }
+    }
+
     /// Edges in all (flow → gate and gate → gate), for the memory estimate and tests.
     pub fn edge_count(&self) -> usize {
         self.flow_next.len() + self.gate_next.len()
