@@ -337,8 +337,14 @@ fn schemes(ext: &Extensions) {
         println!("\n{name}\n  {about}");
         let defaults = SchemeConfig::defaults(name).expect("every listed scheme has defaults");
         let yaml = serde_saphyr::to_string(&defaults).unwrap_or_default();
+        let parameters = SchemeConfig::parameters(name);
         for line in yaml.lines().filter(|l| !l.starts_with("name:")) {
             println!("  default {line}");
+            // Each parameter's meaning and what its value is written as (issue 39, item 6).
+            let key = line.split(':').next().unwrap_or_default().trim();
+            if let Some(p) = parameters.iter().find(|p| p.name == key) {
+                println!("      {} ({})", p.meaning, p.unit());
+            }
         }
     }
     for c in ext

@@ -210,6 +210,23 @@ fn schemes_lists_every_scheme_with_defaults() {
     ] {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
+    // Each parameter's meaning and the form of its value (issue 39, item 6).
+    for needle in [
+        "Δ of Eq. 8, the interval width before any timeout. (a duration, e.g. 1ms)",
+        "MSS_dsr: the small segment size a transfer starts with, bytes. (bytes, e.g. 64KB)",
+        "(a number)",
+        "(true or false)",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
+    }
+    // Every parameter line of a built-in scheme is followed by its meaning.
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, l) in lines.iter().enumerate() {
+        if l.starts_with("  default ") {
+            let next = lines.get(i + 1).copied().unwrap_or("");
+            assert!(next.starts_with("      "), "no meaning after {l:?}");
+        }
+    }
 }
 
 /// A reader that stops early (`incastsim schemes | head -1`) ends the command quietly: no panic

@@ -20,6 +20,76 @@ pub trait SchemeParams {
     }
 }
 
+/// Declares a scheme's parameters struct with each field's meaning once: the text is the
+/// field's doc comment and, in `SchemeParameters::PARAMETERS`, what `incastsim schemes`
+/// prints beside its default (with the field's type, from which it names the unit).
+macro_rules! scheme_params {
+    (
+        $(#[$smeta:meta])*
+        pub struct $name:ident {
+            $(
+                $(#[$fmeta:meta])*
+                $field:ident : $ty:ty = $doc:literal,
+            )*
+        }
+    ) => {
+        $(#[$smeta])*
+        pub struct $name {
+            $(
+                #[doc = $doc]
+                $(#[$fmeta])*
+                pub $field: $ty,
+            )*
+        }
+
+        impl SchemeParameters for $name {
+            const PARAMETERS: &'static [Parameter] = &[$(Parameter {
+                name: stringify!($field),
+                type_name: stringify!($ty),
+                meaning: $doc,
+            }),*];
+        }
+    };
+}
+
+/// One parameter of a scheme, as `incastsim schemes` describes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parameter {
+    /// Its key in `scheme: {name: ..., <key>: <value>}`.
+    pub name: &'static str,
+    /// Its Rust type (`Dur`, `Bytes`, `f64`, `Option<Dur>`, ...): [`Parameter::unit`] reads it.
+    pub type_name: &'static str,
+    /// What it means.
+    pub meaning: &'static str,
+}
+
+impl Parameter {
+    /// What a value is written as: "a duration (1ms)", "bytes (64KB)", "a number", ...
+    pub fn unit(&self) -> &'static str {
+        match self.type_name.replace(' ', "").as_str() {
+            "Dur" => "a duration, e.g. 1ms",
+            "Option<Dur>" => "a duration, e.g. 1ms, or null",
+            "Bytes" => "bytes, e.g. 64KB",
+            "Option<Bytes>" => "bytes, e.g. 64KB, or null",
+            "f64" => "a number",
+            "u32" => "an integer",
+            "Option<u32>" => "an integer, or null",
+            "bool" => "true or false",
+            "RMinConfig" => "bytes, e.g. 200B, or adaptive",
+            "Nu" => "a number, or inf",
+            "PrSegmentName" => "snd_una or last_sent",
+            "PlatoRetxLabelName" => "separate or heartbeat",
+            _ => "see the guide",
+        }
+    }
+}
+
+/// The parameters a built-in scheme's struct declares (with the `scheme_params!` macro).
+pub trait SchemeParameters {
+    /// Each parameter, in declaration order.
+    const PARAMETERS: &'static [Parameter];
+}
+
 /// Declares the built-in schemes once: each line gives the variant, its parameters type, the
 /// name configs and runs.csv use, and the one-line description `incastsim schemes` prints.
 /// From it come [`SchemeConfig`], [`SCHEMES`], `SchemeConfig::name`, both serde directions
@@ -50,6 +120,15 @@ macro_rules! builtin_schemes {
         pub const SCHEMES: &[(&str, &str)] = &[("none", $none_about), $(($name, $about)),+];
 
         impl SchemeConfig {
+            /// The parameters of built-in scheme `name`, each with its meaning and type (none
+            /// for `none` or a name that is not built in).
+            pub fn parameters(name: &str) -> &'static [Parameter] {
+                match name {
+                    $($name => <$params as SchemeParameters>::PARAMETERS,)+
+                    _ => &[],
+                }
+            }
+
             /// The scheme's name as configs and runs.csv spell it (`none`, `tda`, ..., or an
             /// extension's).
             pub fn name(&self) -> &str {
@@ -202,123 +281,108 @@ builtin_schemes! {
     Ictcp(IctcpConfigParams) = "ictcp", "ICTCP (Wu et al.): receiver adjusts each connection's window from measured vs expected throughput within alpha x link capacity";
 }
 
-/// Parameters of `Ictcp` (see [`SchemeConfig`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct IctcpConfigParams {
-    /// γ1: below this fraction of the expected throughput (d_b ≤ γ1) the window may grow by one MSS.
-    pub gamma1: f64,
-    /// γ2: above it (d_b > γ2) for three checks in a row, the window shrinks by one MSS.
-    pub gamma2: f64,
-    /// Share of the receiving link's capacity the connections may use.
-    pub alpha: f64,
-    /// EWMA weight of the measured throughput.
-    pub beta: f64,
-    /// RTT assumed before the first receiver-side measurement.
-    pub initial_rtt: Dur,
-    /// Initial and minimal advertised window, segments.
-    pub min_window_segments: u32,
+scheme_params! {
+    /// Parameters of `Ictcp` (see [`SchemeConfig`]).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct IctcpConfigParams {
+        gamma1: f64 = "γ1: below this fraction of the expected throughput (d_b ≤ γ1) the window may grow by one MSS.",
+        gamma2: f64 = "γ2: above it (d_b > γ2) for three checks in a row, the window shrinks by one MSS.",
+        alpha: f64 = "Share of the receiving link's capacity the connections may use.",
+        beta: f64 = "EWMA weight of the measured throughput.",
+        initial_rtt: Dur = "RTT assumed before the first receiver-side measurement.",
+        min_window_segments: u32 = "Initial and minimal advertised window, segments.",
+    }
 }
 
-/// Parameters of `RtoStatic` (see [`SchemeConfig`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RtoStaticParams {
-    /// Δ of Eq. 3: the RTO is drawn from U(RTO_min − Δ/2, RTO_min + Δ/2).
-    pub delta: Dur,
+scheme_params! {
+    /// Parameters of `RtoStatic` (see [`SchemeConfig`]).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct RtoStaticParams {
+        delta: Dur = "Δ of Eq. 3: the RTO is drawn from U(RTO_min − Δ/2, RTO_min + Δ/2).",
+    }
 }
 
-/// Parameters of `Tda` (see [`SchemeConfig`]). The readings (`keep_backoff`, `s_max`,
-/// `lower_bound`) and why their defaults: `RtoRandMode::Tda` in the schemes crate.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct TdaParams {
-    /// Δ of Eq. 8, the interval width before any timeout.
-    pub delta: Dur,
-    /// ω of Eq. 8: the interval grows to ω^s Δ after s successive timeouts.
-    pub omega: f64,
-    /// Eq. 2's ×2^b on top of Eq. 8 (default false: the growing interval is the backoff).
-    pub keep_backoff: bool,
-    /// Eq. 8's M, the largest s; null = no cap (the paper gives no value).
-    pub s_max: Option<u32>,
-    /// The lowest RTO a draw may take; null = the clock granularity.
-    pub lower_bound: Option<Dur>,
+scheme_params! {
+    /// Parameters of `Tda` (see [`SchemeConfig`]). The readings (`keep_backoff`, `s_max`,
+    /// `lower_bound`) and why their defaults: `RtoRandMode::Tda` in the schemes crate.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct TdaParams {
+        delta: Dur = "Δ of Eq. 8, the interval width before any timeout.",
+        omega: f64 = "ω of Eq. 8: the interval grows to ω^s Δ after s successive timeouts.",
+        keep_backoff: bool = "Eq. 2's ×2^b on top of Eq. 8 (default false: the growing interval is the backoff).",
+        s_max: Option<u32> = "Eq. 8's M, the largest s; null = no cap (the paper gives no value).",
+        lower_bound: Option<Dur> = "The lowest RTO a draw may take; null = the clock granularity.",
+    }
 }
 
-/// Parameters of `Maa` (see [`SchemeConfig`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct MaaParams {
-    /// σ of f(N, σ) = ⌊N / (σ log₂ N)⌋: larger σ, narrower interval.
-    pub sigma: f64,
-    /// The unit of f(N, σ): Δ = f(N, σ) units.
-    pub unit: Dur,
+scheme_params! {
+    /// Parameters of `Maa` (see [`SchemeConfig`]).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct MaaParams {
+        sigma: f64 = "σ of f(N, σ) = ⌊N / (σ log₂ N)⌋: larger σ, narrower interval.",
+        unit: Dur = "The unit of f(N, σ): Δ = f(N, σ) units.",
+    }
 }
 
-/// Parameters of `Fsa` (see [`SchemeConfig`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FsaParams {
-    /// Δ, as for TDA.
-    pub delta: Dur,
-    /// ω once the flow has sent `long_after` bytes (long flows).
-    pub omega_long: f64,
-    /// ω before that (short flows).
-    pub omega_short: f64,
-    /// Bytes sent after which a flow counts as long.
-    pub long_after: Bytes,
+scheme_params! {
+    /// Parameters of `Fsa` (see [`SchemeConfig`]).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct FsaParams {
+        delta: Dur = "Δ, as for TDA.",
+        omega_long: f64 = "ω once the flow has sent `long_after` bytes (long flows).",
+        omega_short: f64 = "ω before that (short flows).",
+        long_after: Bytes = "Bytes sent after which a flow counts as long.",
+    }
 }
 
-/// Parameters of `FineRto` (see [`SchemeConfig`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FineRtoParams {
-    /// The timeout is RTO × 2^b × (1 + U(0, max_extra)) (§5.3 of the fine-grained RTO paper: 0.5).
-    pub max_extra: f64,
+scheme_params! {
+    /// Parameters of `FineRto` (see [`SchemeConfig`]).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct FineRtoParams {
+        max_extra: f64 = "The timeout is RTO × 2^b × (1 + U(0, max_extra)) (§5.3 of the fine-grained RTO paper: 0.5).",
+    }
 }
 
-/// Parameters of `Tcprand` (see [`SchemeConfig`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct TcprandParams {
-    /// rMin, the smallest payload drawn: bytes or `adaptive`.
-    pub r_min: RMinConfig,
-    /// μ of Φ (Algorithm 1 line 4).
-    pub mu: f64,
-    /// σ² of Φ.
-    pub sigma2: f64,
-    /// ν_τ ∈ [1, ∞]: trigger point τ = W_max − (W_max − α)/ν_τ (Eq. 2).
-    pub nu_tau: Nu,
-    /// ν_ω ∈ [0, ∞): end point ω = W_max + (W_max − α)/ν_ω (Eq. 3); 0 gives ω = ∞.
-    pub nu_omega: Nu,
-    /// θ: lower bound of rMin, bytes (200 B in the paper).
-    pub theta: Bytes,
+scheme_params! {
+    /// Parameters of `Tcprand` (see [`SchemeConfig`]).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct TcprandParams {
+        r_min: RMinConfig = "rMin, the smallest payload drawn: bytes or `adaptive`.",
+        mu: f64 = "μ of Φ (Algorithm 1 line 4).",
+        sigma2: f64 = "σ² of Φ.",
+        nu_tau: Nu = "ν_τ ∈ [1, ∞]: trigger point τ = W_max − (W_max − α)/ν_τ (Eq. 2).",
+        nu_omega: Nu = "ν_ω ∈ [0, ∞): end point ω = W_max + (W_max − α)/ν_ω (Eq. 3); 0 gives ω = ∞.",
+        theta: Bytes = "θ: lower bound of rMin, bytes (200 B in the paper).",
+    }
 }
 
-/// Parameters of `ProbRetx` (see [`SchemeConfig`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ProbRetxParams {
-    /// How often the retransmission thread runs (Alg. 1: 20 µs).
-    pub period: Dur,
-    /// Probability that the thread resends a segment when it runs.
-    pub p: f64,
-    /// Which segment the thread resends: `snd_una` (default) or `last_sent` (see
-    /// `incastsim_schemes::prob_retx` for the reading). `target: oldest | highest` is accepted
-    /// as an older spelling.
-    #[serde(alias = "target")]
-    pub segment: PrSegmentName,
-    /// Alg. 3's suspension of the thread from the third duplicate ACK until recovery ends.
-    pub suspend_in_recovery: bool,
+scheme_params! {
+    /// Parameters of `ProbRetx` (see [`SchemeConfig`]).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct ProbRetxParams {
+        period: Dur = "How often the retransmission thread runs (Alg. 1: 20 µs).",
+        p: f64 = "Probability that the thread resends a segment when it runs.",
+        #[serde(alias = "target")]
+        segment: PrSegmentName = "Which segment the thread resends: `snd_una` (default) or `last_sent` (see `incastsim_schemes::prob_retx` for the reading). `target: oldest | highest` is accepted as an older spelling.",
+        suspend_in_recovery: bool = "Alg. 3's suspension of the thread from the third duplicate ACK until recovery ends.",
+    }
 }
 
-/// Parameters of `Plato` (see [`SchemeConfig`]).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PlatoParams {
-    /// `separate` (default): retransmissions pass the switch but their ACKs are not labelled;
-    /// `heartbeat`: retransmissions carry the heartbeat label (see `incastsim_schemes::plato`).
-    pub retransmission_label: PlatoRetxLabelName,
+scheme_params! {
+    /// Parameters of `Plato` (see [`SchemeConfig`]).
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct PlatoParams {
+        retransmission_label: PlatoRetxLabelName = "`separate` (default): retransmissions pass the switch but their ACKs are not labelled; `heartbeat`: retransmissions carry the heartbeat label (see `incastsim_schemes::plato`).",
+    }
 }
 
 /// Whether PLATO's retransmissions carry the heartbeat label.
@@ -332,19 +396,17 @@ pub enum PlatoRetxLabelName {
     Heartbeat,
 }
 
-/// Parameters of `Dsr` (see [`SchemeConfig`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct DsrParams {
-    /// MSS_dsr: the small segment size a transfer starts with, bytes.
-    pub mss_dsr: Bytes,
-    /// cwnd_dsr: the window, segments, at which segments grow back toward the MSS.
-    pub cwnd_dsr: u32,
-    /// Every response (block) starts again with MSS_dsr segments (false: only the first).
-    pub per_transfer: bool,
-    /// Header bytes per packet with RFC 1144 compression (3-4 B on average); none: tcp.header.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub compressed_header: Option<Bytes>,
+scheme_params! {
+    /// Parameters of `Dsr` (see [`SchemeConfig`]).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct DsrParams {
+        mss_dsr: Bytes = "MSS_dsr: the small segment size a transfer starts with, bytes.",
+        cwnd_dsr: u32 = "cwnd_dsr: the window, segments, at which segments grow back toward the MSS.",
+        per_transfer: bool = "Every response (block) starts again with MSS_dsr segments (false: only the first).",
+        #[serde(skip_serializing_if = "Option::is_none")]
+        compressed_header: Option<Bytes> = "Header bytes per packet with RFC 1144 compression (3-4 B on average); none: tcp.header.",
+    }
 }
 
 impl Default for IctcpConfigParams {
