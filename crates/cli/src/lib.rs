@@ -460,7 +460,14 @@ fn run(mut args: RunArgs, ext: &Extensions) -> Result<()> {
     if !result.pfc.is_empty() {
         extra.push(pfc_summary(&result));
     }
-    print_run_summary(r, outcome, wall_s, cfg.metrics.models, &extra, &out);
+    // A traffic workload's flows go between any hosts: name the hosts, not `senders` (issue 39,
+    // item 4: "127 senders" at k = 16).
+    let hosts = matches!(
+        cfg.workload,
+        incastsim::config::WorkloadConfig::Traffic { .. }
+    )
+    .then(|| cfg.topology.host_count(cfg.senders));
+    print_run_summary(r, outcome, wall_s, cfg.metrics.models, hosts, &extra, &out);
     Ok(())
 }
 
@@ -614,12 +621,17 @@ fn print_run_summary(
     outcome: Outcome,
     wall_s: f64,
     models: bool,
+    hosts: Option<u64>,
     extra: &[String],
     out: &std::path::Path,
 ) {
+    let who = match hosts {
+        Some(h) => format!("{h} hosts"),
+        None => format!("{} senders", r.senders),
+    };
     println!(
-        "{}: {} topology, {} senders, {}, seed {}",
-        r.scenario, r.topology, r.senders, r.workload, r.seed
+        "{}: {} topology, {who}, {}, seed {}",
+        r.scenario, r.topology, r.workload, r.seed
     );
     match outcome {
         Outcome::Completed => {}

@@ -715,6 +715,11 @@ fn a_collective_run_summary_shows_each_job() {
         "{line}"
     );
     assert!(out.join("collectives.csv").exists() && out.join("collective_steps.csv").exists());
+    // A traffic workload's headline names the hosts, not `senders` (issue 39, item 4).
+    assert!(
+        stdout.contains("star topology, 5 hosts, traffic"),
+        "{stdout}"
+    );
 }
 
 #[test]
