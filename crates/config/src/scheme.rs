@@ -14,6 +14,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 /// What a built-in scheme's parameters check against the TCP settings they apply to (the
 /// top-level `tcp`, and each flow-override group's). Errors name `scheme.<key>`.
 pub trait SchemeParams {
+    /// Each parameter with its meaning, for `incastsim schemes` (a struct declared with
+    /// `scheme_params!` has them as `DECLARED`); default: none listed.
+    const PARAMETERS: &'static [Parameter] = &[];
     /// Checks the parameters; the default accepts any.
     fn validate(&self, _tcp: &TcpConfig) -> Result<(), ConfigError> {
         Ok(())
@@ -21,7 +24,7 @@ pub trait SchemeParams {
 }
 
 /// Declares a scheme's parameters struct with each field's meaning once: the text is the
-/// field's doc comment and, in `SchemeParameters::PARAMETERS`, what `incastsim schemes`
+/// field's doc comment and, in `DECLARED` (for `SchemeParams::PARAMETERS`), what `incastsim schemes`
 /// prints beside its default (with the field's type, from which it names the unit).
 macro_rules! scheme_params {
     (
@@ -42,8 +45,9 @@ macro_rules! scheme_params {
             )*
         }
 
-        impl SchemeParameters for $name {
-            const PARAMETERS: &'static [Parameter] = &[$(Parameter {
+        impl $name {
+            /// Each parameter with its meaning (what `SchemeParams::PARAMETERS` gives).
+            pub const DECLARED: &'static [Parameter] = &[$(Parameter {
                 name: stringify!($field),
                 type_name: stringify!($ty),
                 meaning: $doc,
@@ -84,12 +88,6 @@ impl Parameter {
     }
 }
 
-/// The parameters a built-in scheme's struct declares (with the `scheme_params!` macro).
-pub trait SchemeParameters {
-    /// Each parameter, in declaration order.
-    const PARAMETERS: &'static [Parameter];
-}
-
 /// Declares the built-in schemes once: each line gives the variant, its parameters type, the
 /// name configs and runs.csv use, and the one-line description `incastsim schemes` prints.
 /// From it come [`SchemeConfig`], [`SCHEMES`], `SchemeConfig::name`, both serde directions
@@ -124,7 +122,7 @@ macro_rules! builtin_schemes {
             /// for `none` or a name that is not built in).
             pub fn parameters(name: &str) -> &'static [Parameter] {
                 match name {
-                    $($name => <$params as SchemeParameters>::PARAMETERS,)+
+                    $($name => <$params as SchemeParams>::PARAMETERS,)+
                     _ => &[],
                 }
             }
@@ -627,12 +625,14 @@ impl SchemeConfig {
 }
 
 impl SchemeParams for RtoStaticParams {
+    const PARAMETERS: &'static [Parameter] = RtoStaticParams::DECLARED;
     fn validate(&self, _tcp: &TcpConfig) -> Result<(), ConfigError> {
         positive_dur("delta", &self.delta)
     }
 }
 
 impl SchemeParams for TdaParams {
+    const PARAMETERS: &'static [Parameter] = TdaParams::DECLARED;
     fn validate(&self, _tcp: &TcpConfig) -> Result<(), ConfigError> {
         positive_dur("delta", &self.delta)?;
         if self.s_max == Some(0) {
@@ -647,7 +647,9 @@ impl SchemeParams for TdaParams {
 }
 
 /// PLATO has no numeric parameters to check.
-impl SchemeParams for PlatoParams {}
+impl SchemeParams for PlatoParams {
+    const PARAMETERS: &'static [Parameter] = PlatoParams::DECLARED;
+}
 
 /// `scheme.<k>` is a positive duration.
 fn positive_dur(k: &str, d: &Dur) -> Result<(), ConfigError> {
@@ -672,6 +674,7 @@ fn growth_factor(k: &str, w: f64) -> Result<(), ConfigError> {
 }
 
 impl SchemeParams for IctcpConfigParams {
+    const PARAMETERS: &'static [Parameter] = IctcpConfigParams::DECLARED;
     /// ICTCP: ordered thresholds γ1 < γ2, a share α, an EWMA weight β, a window of at least one
     /// segment.
     fn validate(&self, _tcp: &TcpConfig) -> Result<(), ConfigError> {
@@ -705,6 +708,7 @@ impl SchemeParams for IctcpConfigParams {
 }
 
 impl SchemeParams for MaaParams {
+    const PARAMETERS: &'static [Parameter] = MaaParams::DECLARED;
     /// MAA: a positive σ and time unit.
     fn validate(&self, _tcp: &TcpConfig) -> Result<(), ConfigError> {
         let MaaParams { sigma, unit } = self;
@@ -716,6 +720,7 @@ impl SchemeParams for MaaParams {
 }
 
 impl SchemeParams for FsaParams {
+    const PARAMETERS: &'static [Parameter] = FsaParams::DECLARED;
     /// FSA: TDA's Δ and two growth factors, and a positive long-flow threshold.
     fn validate(&self, _tcp: &TcpConfig) -> Result<(), ConfigError> {
         let FsaParams {
@@ -735,6 +740,7 @@ impl SchemeParams for FsaParams {
 }
 
 impl SchemeParams for FineRtoParams {
+    const PARAMETERS: &'static [Parameter] = FineRtoParams::DECLARED;
     /// Fine-grained RTO: a non-negative randomization fraction.
     fn validate(&self, _tcp: &TcpConfig) -> Result<(), ConfigError> {
         let FineRtoParams { max_extra } = self;
@@ -750,6 +756,7 @@ impl SchemeParams for FineRtoParams {
 }
 
 impl SchemeParams for TcprandParams {
+    const PARAMETERS: &'static [Parameter] = TcprandParams::DECLARED;
     /// TCPRand: r_min and θ within one MSS of `tcp`, adaptive r_min only with CUBIC, and valid
     /// Algorithm 1 parameters (μ, σ², ν_τ, ν_ω).
     fn validate(&self, tcp: &TcpConfig) -> Result<(), ConfigError> {
@@ -807,6 +814,7 @@ impl SchemeParams for TcprandParams {
 }
 
 impl SchemeParams for ProbRetxParams {
+    const PARAMETERS: &'static [Parameter] = ProbRetxParams::DECLARED;
     /// Probabilistic retransmission: a positive period and a probability p.
     fn validate(&self, _tcp: &TcpConfig) -> Result<(), ConfigError> {
         let ProbRetxParams { period, p, .. } = self;
@@ -819,6 +827,7 @@ impl SchemeParams for ProbRetxParams {
 }
 
 impl SchemeParams for DsrParams {
+    const PARAMETERS: &'static [Parameter] = DsrParams::DECLARED;
     /// DSR: MSS_dsr within `tcp`'s MSS, cwnd_dsr of at least 2 segments, a compressed header no
     /// larger than `tcp`'s.
     fn validate(&self, tcp: &TcpConfig) -> Result<(), ConfigError> {
