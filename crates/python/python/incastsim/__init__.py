@@ -150,7 +150,9 @@ def _with_seconds(df: pd.DataFrame) -> pd.DataFrame:
     number."""
     for name in list(df.columns):
         col = df[name]
-        if col.dtype != object or col.isna().all():
+        # Text columns are `object` before pandas 3 and a string dtype from it on.
+        text = col.dtype == object or pd.api.types.is_string_dtype(col.dtype)
+        if not text or col.isna().all():
             continue
         matches = col.dropna().astype(str).str.fullmatch(_DURATION)
         if not matches.all():
