@@ -720,8 +720,8 @@ impl Simulation {
         }
     }
 
-    /// A host hands a packet to its NIC.
-    #[inline]
+    /// A host hands a packet to its NIC (inlined: see `on_app_delivery`).
+    #[inline(always)]
     fn send_from_host(&mut self, now: Time, host: HostId, packet: &mut Packet) {
         if let Some(drop) =
             self.network
@@ -840,6 +840,8 @@ impl Simulation {
         }
     }
 
+    /// A packet reached its host (inlined: see `on_app_delivery`).
+    #[inline(always)]
     fn deliver_to_host(&mut self, now: Time, packet: &Packet) {
         let f = packet.flow as usize;
         if matches!(packet.kind, PacketKind::Data | PacketKind::Ack) && self.transport.is_roce(f) {
@@ -1052,24 +1054,18 @@ impl Simulation {
         }
     }
 
+    /// Bytes reached flow f's application. Inlined, like `deliver_to_host` and
+    /// `send_from_host`: once the gates and reactive generators had grown them, the compiler
+    /// stopped inlining these per-packet steps into the loop, which cost S3 3 % more
+    /// instructions (docs/perf-log.md, session 24); a completed generated flow's news is out
+    /// of line.
+    #[inline(always)]
     fn on_app_delivery(&mut self, now: Time, f: usize, bytes: u64) {
         if let FlowOrigin::Generated { index, .. } = self.transport.origin[f] {
-            let delivered = self.transport.delivered_bytes(f);
             let i = index as usize;
+            let delivered = self.transport.delivered_bytes(f);
             if self.generated.on_delivery(now, i, delivered) {
-                if !self.gates.is_empty() {
-                    self.after_gated_flow_done(now, i);
-                }
-                // The generator's reaction first: flows it adds keep a draining run going.
-                if self.generated.is_reactive(self.generated.spec[i].generator) {
-                    self.react(now, f, i);
-                }
-                if self.generated.drained() {
-                    self.finish(now);
-                }
-                if self.obs.probes.on {
-                    self.probe_transfer(now, f, false);
-                }
+                self.on_generated_flow_done(now, f, i);
             }
             return;
         }
@@ -1087,6 +1083,25 @@ impl Simulation {
             Delivery::Partial | Delivery::FlowDone => {}
             Delivery::BlockDone => self.start_block(now),
             Delivery::AllBlocksDone => self.finish(now),
+        }
+    }
+
+    /// Generated flow f (entry i) is complete at its receiver: gates and a reactive generator
+    /// hear of it, and a drained run ends.
+    #[inline(never)]
+    fn on_generated_flow_done(&mut self, now: Time, f: usize, i: usize) {
+        if !self.gates.is_empty() {
+            self.after_gated_flow_done(now, i);
+        }
+        // The generator's reaction first: flows it adds keep a draining run going.
+        if self.generated.is_reactive(self.generated.spec[i].generator) {
+            self.react(now, f, i);
+        }
+        if self.generated.drained() {
+            self.finish(now);
+        }
+        if self.obs.probes.on {
+            self.probe_transfer(now, f, false);
         }
     }
 

@@ -296,7 +296,7 @@ impl Transport {
     }
 
     /// An ACK reached flow f's sender; what it sends in reply goes into `segments`.
-    #[inline]
+    #[inline(always)]
     pub fn on_ack(&mut self, now: Time, f: usize, packet: &Packet) {
         let mut info = AckInfo::plain(
             packet.ack(),
