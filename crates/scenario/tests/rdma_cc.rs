@@ -80,6 +80,14 @@ fn dcqcn_cnps_cut_the_rates_at_most_one_per_interval() {
         assert!(column(&r, f, "rdma_utilization").is_none());
     }
     assert!(cnps > 0.0, "CNPs came back");
+    // runs.csv names the queue pairs' controller, MTU, header and timeout, not the section's
+    // unused TCP keys (NewReno, MSS 1000 B + 40 B, RTO_min 200 ms).
+    assert_eq!(r.run.congestion_control, "dcqcn");
+    assert_eq!((r.run.mss_bytes, r.run.header_bytes), (1000, 62));
+    assert_eq!(r.run.rto_min_us, 67_108.864);
+    let irn = run(&rack("none", &["tcp.transport.recovery=irn"]), 1);
+    assert_eq!(irn.run.congestion_control, "roce_irn");
+    assert_eq!(irn.run.rto_min_us, 100.0, "IRN's RTO_low");
     let decreases: f64 = (0..8)
         .map(|f| column(&r, f, "rdma_rate_decreases").unwrap())
         .sum();

@@ -36,6 +36,28 @@ fn identity(sim: &Simulation) -> RunRecord {
         }
         Workload::Bulk(_) | Workload::Traffic { .. } => 0.0,
     };
+    // The top-level section's transport: a RoCE run names its queue pairs' controller (as
+    // flows.csv does), MTU, header and retransmission timeout (IRN's RTO_low), not the
+    // section's TCP keys, which its flows do not use.
+    let (congestion_control, mss_bytes, header_bytes, rto_min_us) =
+        match (&cfg.tcp.transport, &sim.profiles[0].roce) {
+            (crate::config::TransportConfig::Roce(r), Some(roce)) => (
+                roce_controller_name(r),
+                u64::from(roce.mtu),
+                u64::from(roce.header_bytes),
+                match roce.rto {
+                    incastsim_roce::RtoConfig::Fixed(d) => d,
+                    incastsim_roce::RtoConfig::Irn { low, .. } => low,
+                }
+                .as_us_f64(),
+            ),
+            _ => (
+                cfg.tcp.congestion_control.name(),
+                cfg.tcp.mss.0,
+                cfg.tcp.header.0,
+                cfg.tcp.rto_min.0.as_us_f64(),
+            ),
+        };
     RunRecord {
         scenario: cfg.name.clone(),
         seed: sim.seed,
@@ -43,12 +65,12 @@ fn identity(sim: &Simulation) -> RunRecord {
         senders: cfg.senders,
         workload: cfg.workload.kind().into(),
         scheme: cfg.scheme.name().into(),
-        congestion_control: cfg.tcp.congestion_control.name().to_string(),
+        congestion_control: congestion_control.to_string(),
         link_rate_bps: links.link_rate.0.0,
         switch_buffer: links.switch_buffer.to_string(),
-        mss_bytes: cfg.tcp.mss.0,
-        header_bytes: cfg.tcp.header.0,
-        rto_min_us: cfg.tcp.rto_min.0.as_us_f64(),
+        mss_bytes,
+        header_bytes,
+        rto_min_us,
         fast_retransmit_bound: crate::results::metrics::fast_retransmit_sender_bound(cfg),
         sru_bytes,
         blocks: match &cfg.workload {
@@ -56,6 +78,17 @@ fn identity(sim: &Simulation) -> RunRecord {
             _ => 0,
         },
         ..RunRecord::default()
+    }
+}
+
+/// The name flows.csv gives a RoCE section's flows: their rate controller's, or without one
+/// the transport's recovery (`roce_go_back_n`, `roce_irn`).
+fn roce_controller_name(r: &crate::config::RoceTransportConfig) -> &str {
+    use crate::config::{RdmaCcConfig, RoceRecovery};
+    match (&r.congestion_control, r.recovery) {
+        (RdmaCcConfig::None, RoceRecovery::GoBackN) => "roce_go_back_n",
+        (RdmaCcConfig::None, RoceRecovery::Irn) => "roce_irn",
+        (cc, _) => cc.name(),
     }
 }
 
