@@ -27,6 +27,9 @@
 //!   (set-up 0.3 s, peak memory ~170 MB), so run it on its own with
 //!   `cargo bench -p incastsim-benches -- S5/`.
 //!
+//! - `S6` and `S7`: the RDMA fat-tree (against the same arrivals over TCP) and the 1,024-rank
+//!   all-to-all, whole (10-20 s per run): only when a filter names them (`-- S6/`, `-- S7/`).
+//!
 //! The slow groups use flat sampling: 10 samples of one run each when a run takes seconds
 //! (plus the warm-up).
 
@@ -221,6 +224,66 @@ fn s5(c: &mut Criterion) {
     g.finish();
 }
 
+/// S6 (`rdma-fattree-k8`: RoCE + PFC + DCQCN on a k = 8 fat-tree at 100 Gbps, web search at
+/// 30 % plus 60-sender incast groups, 10 ms of arrivals) against the same arrivals over lossy
+/// TCP (NewReno with SACK, no PFC, the same switches marking nothing TCP reacts to), and S7
+/// (`alltoall-k16`: the 1,024-rank pairwise all-to-all). The event loop, events as the
+/// throughput; each run takes 10-20 s, so they run only when a filter names them:
+/// `cargo bench -p incastsim-benches -- S6/` (or `S7/`).
+fn s6_s7(c: &mut Criterion) {
+    // Opt-in: counting their events alone takes a minute, which no other filter should pay.
+    let named = |group: &str| {
+        std::env::args()
+            .skip(1)
+            .any(|a| !a.starts_with('-') && a.contains(group))
+    };
+    if named("S6") {
+        s6(c);
+    }
+    if named("S7") {
+        s7(c);
+    }
+}
+
+fn s6(c: &mut Criterion) {
+    let mut g = c.benchmark_group("S6");
+    g.sample_size(10).sampling_mode(SamplingMode::Flat);
+    let s6 = config("rdma-fattree-k8.yaml", &[]);
+    let s6_tcp = config(
+        "rdma-fattree-k8.yaml",
+        &[
+            "tcp.transport=tcp",
+            "tcp.dscp=0",
+            "pfc=null",
+            "topology.shared_buffer=null",
+            "topology.switch_queue={kind: drop_tail}",
+            "tcp.loss_recovery=sack",
+            "tcp.mss=1000B",
+        ],
+    );
+    for (name, cfg) in [
+        ("rdma-fattree-k8 event loop", &s6),
+        ("rdma-fattree-k8 over TCP event loop", &s6_tcp),
+    ] {
+        g.throughput(Throughput::Elements(run(cfg)));
+        g.bench_function(name, |b| {
+            b.iter_batched(|| setup(cfg), event_loop, BatchSize::PerIteration)
+        });
+    }
+    g.finish();
+}
+
+fn s7(c: &mut Criterion) {
+    let mut g = c.benchmark_group("S7");
+    g.sample_size(10).sampling_mode(SamplingMode::Flat);
+    let s7 = config("alltoall-k16.yaml", &[]);
+    g.throughput(Throughput::Elements(run(&s7)));
+    g.bench_function("alltoall-k16 event loop", |b| {
+        b.iter_batched(|| setup(&s7), event_loop, BatchSize::PerIteration)
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
     scenarios,
@@ -228,7 +291,8 @@ criterion_group!(
     shared_buffer,
     roce,
     set_up,
-    s5
+    s5,
+    s6_s7
 );
 /// `criterion_main!` with the heap on 2 MiB pages first, as the `incastsim` binary has it
 /// (`incastsim::host`), so the benchmarks measure what a user runs.
