@@ -78,6 +78,7 @@ impl RttEstimator {
     }
 
     /// Feeds one RTT measurement R.
+    #[inline(always)]
     pub fn sample(&mut self, r: Duration) {
         self.samples += 1;
         self.sample_sum_ps += r.0 as u128;

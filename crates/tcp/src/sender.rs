@@ -636,6 +636,7 @@ impl<P: SenderPolicy> TcpSender<P> {
         self.cc.ssthresh_on_loss(&self.w, now, flight)
     }
 
+    #[inline(always)]
     fn on_new_ack(&mut self, now: Time, ack: &AckInfo, ece: bool, out: &mut Vec<Segment>) {
         let acked = ack.ack - self.snd_una;
         if let Some(r) = self.rtt_sample(now, ack) {

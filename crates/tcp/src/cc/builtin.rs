@@ -95,7 +95,7 @@ macro_rules! builtin_controllers {
         }
 
         impl CongestionControl for Cc {
-            #[inline]
+            #[inline(always)]
             fn on_ack(&mut self, w: &mut Window, now: Time, acked: u64, srtt: Option<Duration>) {
                 match self {
                     $(Cc::$variant(c) => c.on_ack(w, now, acked, srtt),)+
