@@ -731,6 +731,15 @@ impl OutputPort {
         self.packets_in_port() - self.fifo.len()
     }
 
+    /// Packets whose departure is fixed and that are still in the port (buffered behind the
+    /// transmitter, on it, or propagating): the FIFO's. An admission adds one exactly when the
+    /// packet gets the transmitter at once (one that waits for a `TxDone`, or is dropped, adds
+    /// none; nothing leaves the FIFO on admission), read from the first cache line.
+    #[inline]
+    pub fn fixed_departures(&self) -> usize {
+        self.fifo.len()
+    }
+
     /// The packet that got the transmitter last and when its first bit went on the wire (for
     /// probes: right after an admission that did not wait, or a `TxDone` that started one).
     pub fn newest_departure(&self) -> Option<(Packet, Time)> {
