@@ -66,7 +66,9 @@ impl XoffRule {
 }
 
 /// One (input port, priority)'s bytes in the buffer and pause state, with its counters.
+/// One cache line each (a lossless packet's admission and departure read one, not two).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C, align(64))]
 pub struct IngressCount {
     /// Bytes held that came in below XOFF.
     pub below_xoff: u64,

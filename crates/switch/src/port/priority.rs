@@ -48,7 +48,8 @@ pub(super) struct PriorityQueues {
     /// PFC may pause these classes.
     pausable: bool,
     /// Round robin between the classes instead of strict priority (`None`).
-    dwrr: Option<Dwrr>,
+    /// Boxed: the rest of the queues' state fits one cache line.
+    dwrr: Option<Box<Dwrr>>,
 }
 
 /// Deficit weighted round robin (Shreedhar & Varghese, "Efficient fair queueing using deficit
@@ -111,7 +112,7 @@ impl PriorityQueues {
     pub fn with_dwrr(mut self, quantum: Vec<u64>) -> PriorityQueues {
         assert_eq!(quantum.len(), self.classes.len(), "one quantum per class");
         assert!(quantum.iter().all(|&q| q > 0), "quanta above 0");
-        self.dwrr = Some(Dwrr::new(quantum));
+        self.dwrr = Some(Box::new(Dwrr::new(quantum)));
         self
     }
 
