@@ -221,21 +221,30 @@ const _: () = assert!(crate::qdisc::MARK_CLASSES == STAT_CLASSES);
 const _: () =
     assert!(std::mem::size_of::<OutputPort>() == 256 && std::mem::align_of::<OutputPort>() == 64);
 
-/// The fields of an [`OutputPort`] off the per-packet path.
+// A strict-priority port's scheduler (what its admissions and departures read) in one line.
+const _: () = assert!(std::mem::size_of::<Scheduler>() <= 64);
+
+/// The fields of an [`OutputPort`] off the FIFO port's per-packet path. Laid out in order
+/// (aligned to a cache line) for the ports that do read it per packet, strict-priority ones
+/// with packets of classes above 0 (RoCE over PFC): the scheduler in the first line, the
+/// per-class admission counts in the second, the rest after.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 struct PortCold {
-    loss: LinkLoss,
-    loss_rng: SimRng,
     scheduler: Scheduler,
-    /// Opt-in: (time, bytes, packets) after every admission and departure, in time order.
-    trace: Option<Vec<(Time, u64, u32)>>,
-    /// Drops, marks and per-class counts (class 0's admissions excepted: derived).
-    stats: PortStats,
+    /// Admissions per class (`PortStats::class_enqueued`; class 0's derived, never counted).
+    class_enqueued: [u64; STAT_CLASSES],
     /// Bit c: class c is lossless (PFC): the discipline's drop verdicts do not drop its
     /// packets (the node's ingress accounting bounds them instead).
     lossless: u64,
     /// The discipline judges each packet by its class queue ([`OutputPort::with_class_scope`]).
     class_scope: bool,
+    loss: LinkLoss,
+    loss_rng: SimRng,
+    /// Opt-in: (time, bytes, packets) after every admission and departure, in time order.
+    trace: Option<Vec<(Time, u64, u32)>>,
+    /// Drops, marks and per-class counts (the admissions' are `class_enqueued`).
+    stats: PortStats,
 }
 
 /// A built-in discipline judging each packet by its class queue
@@ -313,6 +322,7 @@ impl OutputPort {
                 },
                 trace: None,
                 stats: PortStats::default(),
+                class_enqueued: [0; STAT_CLASSES],
                 lossless: 0,
                 class_scope: false,
             }),
@@ -338,6 +348,7 @@ impl OutputPort {
             - s.drops_link_loss
             - s.drops_at_dequeue
             - self.packets_in_port() as u64;
+        s.class_enqueued = self.cold.class_enqueued;
         s.class_enqueued[0] = self.enqueued_packets - s.class_enqueued[1..].iter().sum::<u64>();
         s
     }
@@ -731,6 +742,15 @@ impl OutputPort {
         self.packets_in_port() - self.fifo.len()
     }
 
+    /// Packets whose departure is fixed and that are still in the port (buffered behind the
+    /// transmitter, on it, or propagating): the FIFO's. An admission adds one exactly when the
+    /// packet gets the transmitter at once (one that waits for a `TxDone`, or is dropped, adds
+    /// none; nothing leaves the FIFO on admission), read from the first cache line.
+    #[inline]
+    pub fn fixed_departures(&self) -> usize {
+        self.fifo.len()
+    }
+
     /// The packet that got the transmitter last and when its first bit went on the wire (for
     /// probes: right after an admission that did not wait, or a `TxDone` that started one).
     pub fn newest_departure(&self) -> Option<(Packet, Time)> {
@@ -894,7 +914,7 @@ impl OutputPort {
             self.push_trace(now);
         }
         if class != 0 {
-            self.cold.stats.class_enqueued[class] += 1;
+            self.cold.class_enqueued[class] += 1;
         }
         self.max_buffered_bytes = self.max_buffered_bytes.max(self.occ_bytes);
         self.max_buffered_packets = self.max_buffered_packets.max(self.occ_packets);

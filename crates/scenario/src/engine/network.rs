@@ -590,6 +590,19 @@ impl Network {
         }
     }
 
+    /// [`Network::stamp_if_started`] on PFC's admission path, which knows whether the packet
+    /// got the transmitter by the port's fixed departures: `fixed` before the offer, one more
+    /// if it started (an admission never removes one, and a packet that waits, or is dropped,
+    /// adds none).
+    #[inline]
+    fn stamp_if_started_at(&mut self, now: Time, port: u32, packet: &Packet, fixed: usize) {
+        if packet.has_flag(incastsim_core::packet::flags::INT)
+            && self.fabric.ports[port as usize].fixed_departures() > fixed
+        {
+            self.stamp_int(now, port);
+        }
+    }
+
     /// [`Network::enqueue`] with probes: they hear of the drop, or of the admission (and the
     /// mark), and of the departure if the port fixed it now (a strict-priority port fixes a
     /// waiting packet's in `on_tx_done`).
@@ -739,14 +752,14 @@ impl Network {
         let slot = pfc.slot(input, class);
         let Some(slot) = slot.filter(|_| input != LOCAL_INPUT) else {
             let lossless = pfc.slot(0, class).is_some();
-            let waiting = self.fabric.ports[port as usize].waiting_packets();
+            let fixed = self.fabric.ports[port as usize].fixed_departures();
             let dropped = if lossless {
                 self.offer_to::<true>(now, port, packet, input, NO_INGRESS, events, obs)
             } else {
                 self.offer_to::<false>(now, port, packet, input, NO_INGRESS, events, obs)
             };
             if self.int_on {
-                self.stamp_if_started(now, port, packet, waiting, dropped.is_none());
+                self.stamp_if_started_at(now, port, packet, fixed);
             }
             return dropped;
         };
@@ -768,15 +781,15 @@ impl Network {
                 reason: DropReason::Headroom,
             });
         }
-        let waiting = self.fabric.ports[port as usize].waiting_packets();
+        let fixed = self.fabric.ports[port as usize].fixed_departures();
         let dropped = self.offer_to::<true>(now, port, packet, input, input, events, obs);
         debug_assert!(dropped.is_none(), "a lossless packet dropped at admission");
         if self.int_on {
             // INT with PFC: a packet that got the transmitter at once is stamped on this
             // admission path (without PFC, on the watched path INT turns on: `Network::enqueue`).
-            self.stamp_if_started(now, port, packet, waiting, true);
+            self.stamp_if_started_at(now, port, packet, fixed);
         }
-        if self.fabric.ports[port as usize].waiting_packets() > waiting {
+        if self.fabric.ports[port as usize].fixed_departures() == fixed {
             // It waits in the buffer: its input counts it until it gets the transmitter.
             let pfc = self.pfc.as_deref_mut().expect("PFC on");
             let (below, pause) = pfc.counts[slot].admit(wire, xoff);
@@ -903,8 +916,11 @@ impl Network {
         };
         let below = pfc.counts[slot].remove(u64::from(d.wire_bytes));
         pfc.pool_change(d.ingress, 0, below);
-        let xoff = pfc.xoff(d.ingress);
-        if pfc.counts[slot].try_resume(xoff, pfc.plan.xon_offset) {
+        // Only a paused input may resume: the threshold is read for those alone.
+        if pfc.counts[slot].paused && {
+            let (xoff, xon_offset) = (pfc.xoff(d.ingress), pfc.plan.xon_offset);
+            pfc.counts[slot].try_resume(xoff, xon_offset)
+        } {
             pfc.refresh_at[slot] = Time::MAX;
             if pfc.plan.resume {
                 self.send_pause(now, d.ingress, class, 0, events);

@@ -22,21 +22,34 @@ pub(super) struct Waiting {
     pub ingress: u32,
 }
 
+/// One class of a strict-priority port: its queue, the wire bytes in it (what a per-class
+/// discipline judges) and its pause. Kept together, so that a packet's admission and its
+/// departure read one block per port, not one per per-class array.
+#[derive(Clone, Debug, PartialEq)]
+struct ClassQueue {
+    queue: VecDeque<Waiting>,
+    bytes: u64,
+    /// Paused until this time (a time not after now: not paused; never set on a port that
+    /// is not pausable).
+    paused_until: Time,
+}
+
 /// The per-class queues of a strict-priority port and its pause state.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct PriorityQueues {
-    waiting: Vec<VecDeque<Waiting>>,
+    classes: Vec<ClassQueue>,
     waiting_count: usize,
-    /// Per class: wire bytes waiting (what a per-class discipline judges).
-    waiting_bytes: Vec<u64>,
+    /// Bit c: class c has a packet waiting (strict priority picks the highest set bit that
+    /// is not paused; at most 64 classes, as the config allows).
+    nonempty: u64,
     /// When the pending `TxDone` event is due (`Time::MAX`: none is). An event at another
     /// time is stale: a RESUME moved the port's next look earlier.
     tx_done_at: Time,
-    /// Per class: paused until this time (a time not after now: not paused). Empty: this
-    /// port is never paused (no PFC), and every check of it is skipped.
-    paused_until: Vec<Time>,
+    /// PFC may pause these classes.
+    pausable: bool,
     /// Round robin between the classes instead of strict priority (`None`).
-    dwrr: Option<Dwrr>,
+    /// Boxed: the rest of the queues' state fits one cache line.
+    dwrr: Option<Box<Dwrr>>,
 }
 
 /// Deficit weighted round robin (Shreedhar & Varghese, "Efficient fair queueing using deficit
@@ -76,16 +89,20 @@ impl Dwrr {
 impl PriorityQueues {
     /// `classes` queues (≥ 1); `pausable`: PFC may pause them.
     pub fn new(classes: usize, pausable: bool) -> PriorityQueues {
+        assert!((1..=64).contains(&classes), "1 to 64 classes");
         PriorityQueues {
-            waiting: vec![VecDeque::new(); classes],
+            classes: vec![
+                ClassQueue {
+                    queue: VecDeque::new(),
+                    bytes: 0,
+                    paused_until: Time::ZERO,
+                };
+                classes
+            ],
             waiting_count: 0,
-            waiting_bytes: vec![0; classes],
+            nonempty: 0,
             tx_done_at: Time::MAX,
-            paused_until: if pausable {
-                vec![Time::ZERO; classes]
-            } else {
-                Vec::new()
-            },
+            pausable,
             dwrr: None,
         }
     }
@@ -93,26 +110,26 @@ impl PriorityQueues {
     /// Serves the classes by DWRR with these quanta (bytes per class) instead of strict
     /// priority.
     pub fn with_dwrr(mut self, quantum: Vec<u64>) -> PriorityQueues {
-        assert_eq!(quantum.len(), self.waiting.len(), "one quantum per class");
+        assert_eq!(quantum.len(), self.classes.len(), "one quantum per class");
         assert!(quantum.iter().all(|&q| q > 0), "quanta above 0");
-        self.dwrr = Some(Dwrr::new(quantum));
+        self.dwrr = Some(Box::new(Dwrr::new(quantum)));
         self
     }
 
     /// Number of classes.
     pub fn classes(&self) -> usize {
-        self.waiting.len()
+        self.classes.len()
     }
 
     /// Whether PFC may pause these queues.
     pub fn pausable(&self) -> bool {
-        !self.paused_until.is_empty()
+        self.pausable
     }
 
     /// The class of `packet`: min(DSCP, classes − 1).
     #[inline]
     pub fn class_of(&self, packet: &Packet) -> usize {
-        (packet.dscp as usize).min(self.waiting.len() - 1)
+        (packet.dscp as usize).min(self.classes.len() - 1)
     }
 
     /// Packets waiting in all classes.
@@ -123,13 +140,13 @@ impl PriorityQueues {
 
     /// Every waiting packet (for the mean queue).
     pub fn iter(&self) -> impl Iterator<Item = &Waiting> {
-        self.waiting.iter().flatten()
+        self.classes.iter().flat_map(|q| q.queue.iter())
     }
 
     /// Whether class `c` is paused at `now`.
     #[inline]
     pub fn paused(&self, c: usize, now: Time) -> bool {
-        self.paused_until.get(c).is_some_and(|&t| t > now)
+        self.classes.get(c).is_some_and(|q| q.paused_until > now)
     }
 
     /// Whether a packet of class `c` admitted at `now` must wait: the link is busy (until
@@ -141,24 +158,30 @@ impl PriorityQueues {
 
     /// Queues `w` in class `c`.
     pub fn push(&mut self, c: usize, w: Waiting) {
-        self.waiting_bytes[c] += u64::from(w.packet.wire_bytes());
-        self.waiting[c].push_back(w);
+        let q = &mut self.classes[c];
+        q.bytes += u64::from(w.packet.wire_bytes());
+        q.queue.push_back(w);
         self.waiting_count += 1;
+        self.nonempty |= 1 << c;
     }
 
     /// Class `c`'s queue: the bytes and packets waiting in it.
     pub fn class_occupancy(&self, c: usize) -> crate::Occupancy {
         crate::Occupancy {
-            bytes: self.waiting_bytes[c],
-            packets: self.waiting[c].len() as u32,
+            bytes: self.classes[c].bytes,
+            packets: self.classes[c].queue.len() as u32,
         }
     }
 
     /// Takes the head of class `c` (which has one).
     #[inline]
     fn pop(&mut self, c: usize) -> Waiting {
-        let w = self.waiting[c].pop_front().expect("non-empty");
-        self.waiting_bytes[c] -= u64::from(w.packet.wire_bytes());
+        let q = &mut self.classes[c];
+        let w = q.queue.pop_front().expect("non-empty");
+        q.bytes -= u64::from(w.packet.wire_bytes());
+        if q.queue.is_empty() {
+            self.nonempty &= !(1 << c);
+        }
         self.waiting_count -= 1;
         w
     }
@@ -189,12 +212,13 @@ impl PriorityQueues {
             return self.pick_dwrr(now);
         }
         let mut resume_at = None::<Time>;
-        for c in (0..self.waiting.len()).rev() {
-            if self.waiting[c].is_empty() {
-                continue;
-            }
-            if self.paused(c, now) {
-                let until = self.paused_until[c];
+        // The classes with packets, highest first.
+        let mut left = self.nonempty;
+        while left != 0 {
+            let c = 63 - left.leading_zeros() as usize;
+            left &= !(1 << c);
+            let until = self.classes[c].paused_until;
+            if until > now {
                 resume_at = Some(resume_at.map_or(until, |t| t.min(until)));
                 continue;
             }
@@ -208,12 +232,12 @@ impl PriorityQueues {
     /// this may take several rounds: at most the largest packet over the smallest quantum).
     fn pick_dwrr(&mut self, now: Time) -> Result<Waiting, Option<Time>> {
         let mut resume_at = None::<Time>;
-        let eligible = (0..self.waiting.len())
-            .filter(|&c| !self.waiting[c].is_empty())
+        let eligible = (0..self.classes.len())
+            .filter(|&c| !self.classes[c].queue.is_empty())
             .filter(|&c| {
                 let paused = self.paused(c, now);
                 if paused {
-                    let until = self.paused_until[c];
+                    let until = self.classes[c].paused_until;
                     resume_at = Some(resume_at.map_or(until, |t| t.min(until)));
                 }
                 !paused
@@ -225,13 +249,13 @@ impl PriorityQueues {
         let d = self.dwrr.as_mut().expect("DWRR");
         loop {
             let c = d.turn;
-            let Some(head) = self.waiting[c].front() else {
+            let Some(head) = self.classes[c].queue.front() else {
                 // An empty class loses its deficit (DRR: "if queue empty, deficit = 0").
                 d.deficit[c] = 0;
                 d.next_turn();
                 continue;
             };
-            let paused = self.paused_until.get(c).is_some_and(|&t| t > now);
+            let paused = self.classes[c].paused_until > now;
             if paused {
                 d.next_turn();
                 continue;
@@ -243,10 +267,12 @@ impl PriorityQueues {
             let size = u64::from(head.packet.wire_bytes());
             if size <= d.deficit[c] {
                 d.deficit[c] -= size;
-                let w = self.waiting[c].pop_front().expect("non-empty");
-                self.waiting_bytes[c] -= size;
+                let q = &mut self.classes[c];
+                let w = q.queue.pop_front().expect("non-empty");
+                q.bytes -= size;
                 self.waiting_count -= 1;
-                if self.waiting[c].is_empty() {
+                if q.queue.is_empty() {
+                    self.nonempty &= !(1 << c);
                     d.deficit[c] = 0;
                     d.next_turn();
                 }
@@ -259,29 +285,32 @@ impl PriorityQueues {
     /// Pauses class `c` until `until` (a later PAUSE replaces an earlier one's time, as
     /// 802.1Qbb's per-priority timer is reloaded; `until` ≤ now resumes it).
     pub fn set_pause(&mut self, c: usize, until: Time) {
-        if let Some(t) = self.paused_until.get_mut(c) {
-            *t = until;
+        if self.pausable
+            && let Some(q) = self.classes.get_mut(c)
+        {
+            q.paused_until = until;
         }
     }
 
     /// Packets waiting in class `c`.
     pub fn class_waiting(&self, c: usize) -> usize {
-        self.waiting.get(c).map_or(0, VecDeque::len)
+        self.classes.get(c).map_or(0, |q| q.queue.len())
     }
 
     /// Whether class `c` holds a packet that came in by `ingress` (a scan of the class's
     /// queue that stops at the first: read only on PFC's rare checks, never per packet).
     pub fn holds_from(&self, c: usize, ingress: u32) -> bool {
-        self.waiting
+        self.classes
             .get(c)
-            .is_some_and(|q| q.iter().any(|w| w.ingress == ingress))
+            .is_some_and(|q| q.queue.iter().any(|w| w.ingress == ingress))
     }
 
     /// Bytes (on the wire) of the packets waiting in class `c` that came in by `ingress` (a
     /// scan of the class's queue, for PFC's rare checks only).
     pub fn bytes_from(&self, c: usize, ingress: u32) -> u64 {
-        self.waiting.get(c).map_or(0, |q| {
-            q.iter()
+        self.classes.get(c).map_or(0, |q| {
+            q.queue
+                .iter()
                 .filter(|w| w.ingress == ingress)
                 .map(|w| w.packet.wire_bytes() as u64)
                 .sum()
@@ -290,10 +319,10 @@ impl PriorityQueues {
 
     /// The packets waiting in class `c`, oldest first, with when each was admitted.
     pub fn class_iter(&self, c: usize) -> impl Iterator<Item = (&Packet, Time)> {
-        self.waiting
+        self.classes
             .get(c)
             .into_iter()
-            .flatten()
+            .flat_map(|q| q.queue.iter())
             .map(|w| (&w.packet, w.admitted))
     }
 }
