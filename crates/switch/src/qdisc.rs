@@ -528,7 +528,13 @@ impl Red {
             Some(since) if q == 0.0 => {
                 // Idle-time correction: decay as if m small packets had arrived to an empty queue.
                 let m = now.since(since).as_ps() as f64 / self.params.typical_tx_ps.max(1.0);
-                self.avg *= (1.0 - self.params.w_q).powf(m);
+                self.avg *= if self.params.w_q == 1.0 {
+                    // The instantaneous queue (DCQCN's and the HPCC fork's marking): 0^m
+                    // without `powf`, which cost about 60 instructions an idle arrival.
+                    if m > 0.0 { 0.0 } else { 1.0 }
+                } else {
+                    (1.0 - self.params.w_q).powf(m)
+                };
                 self.idle_since = None;
             }
             _ => self.avg = (1.0 - self.params.w_q) * self.avg + self.params.w_q * q,
@@ -886,6 +892,40 @@ pub(crate) mod tests {
             Time(3000),
         );
         assert!((r.average() - 7.5 * 0.25).abs() < 1e-12);
+    }
+
+    /// With w_q = 1 (the instantaneous queue) an idle arrival's decay is 0^m without `powf`:
+    /// the same average as `powf` gives, after an idle period and at its very start (m = 0).
+    #[test]
+    fn red_idle_decay_on_the_instantaneous_queue_is_powf_exactly() {
+        let mut r = red(
+            RedProfile {
+                min_th: 5.0,
+                max_th: 15.0,
+                max_p: 0.1,
+            },
+            false,
+            true,
+        );
+        let (busy, idle) = (
+            Occupancy {
+                bytes: 0,
+                packets: 4,
+            },
+            Occupancy {
+                bytes: 0,
+                packets: 0,
+            },
+        );
+        let mut p = pkt(100);
+        for (idle_from, arrival) in [(1000, 1000), (1000, 9000)] {
+            r.on_enqueue(&mut p, busy, Time(0));
+            assert_eq!(r.average(), 4.0);
+            r.note_idle(Time(idle_from));
+            r.on_enqueue(&mut p, idle, Time(arrival));
+            let m = (arrival - idle_from) as f64 / 8000.0;
+            assert_eq!(r.average(), 4.0 * 0.0f64.powf(m), "m = {m}");
+        }
     }
 
     #[test]
