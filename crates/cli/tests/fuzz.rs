@@ -466,7 +466,6 @@ fn mutated_shipped_configs_never_panic_hang_or_break_invariants() {
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
-    let started = Instant::now();
     // Unmutated, every shipped config runs. After the child processes above: a child's peak
     // counts the pages it shares with this process between fork and exec, and S7's million
     // planned flows leave this process large.
@@ -478,6 +477,7 @@ fn mutated_shipped_configs_never_panic_hang_or_break_invariants() {
             "{name}"
         );
     }
+    let started = Instant::now();
     // INCASTSIM_FUZZ_SEED / INCASTSIM_FUZZ_CASES explore further by hand; CI uses the defaults.
     let env = |k: &str, d: u64| {
         std::env::var(k)
