@@ -265,11 +265,21 @@ impl<E: Copy> Calendar<E> {
     }
 
     /// An event for the buckets already sorted into `near` (e.g. one scheduled for the current
-    /// instant): inserted at its place by key.
+    /// instant): inserted at its place by key, moving the shorter side. The slots before
+    /// `head` were popped, so the entries before the place can move one slot towards the
+    /// front instead of the ones after it moving back: an event due soon (a transmission
+    /// ending within the bucket) moves a few entries, not the bucket's rest. (At k = 8 with
+    /// PFC, a quarter of the events land here; `Vec::insert` cost 190 instructions each.)
     #[inline(never)]
     fn push_near(&mut self, entry: Entry<E>) {
         let pos = self.head + self.near[self.head..].partition_point(|e| e.key() < entry.key());
-        self.near.insert(pos, entry);
+        if self.head > 0 && pos - self.head < self.near.len() - pos {
+            self.near.copy_within(self.head..pos, self.head - 1);
+            self.head -= 1;
+            self.near[pos - 1] = entry;
+        } else {
+            self.near.insert(pos, entry);
+        }
     }
 
     /// The earliest entry, removed.
@@ -522,5 +532,39 @@ mod tests {
         keys.sort_unstable();
         let popped: Vec<u128> = std::iter::from_fn(|| calendar.pop().map(|e| e.key())).collect();
         assert_eq!(popped, keys);
+    }
+
+    proptest::proptest! {
+        /// Events pushed into the bucket being popped (`push_near`, moving whichever side of
+        /// their place is shorter) pop in key order among the rest.
+        #[test]
+        fn pushes_into_the_current_bucket_pop_in_key_order(
+            ops in proptest::collection::vec((0u8..3, 0u64..2_048), 1..400),
+        ) {
+            let mut calendar = Calendar::starting_at(0, Some(10));
+            let mut reference = std::collections::BTreeSet::new();
+            let (mut seq, mut now) = (0u64, 0u64);
+            for (op, delay) in ops {
+                if op == 0 {
+                    match calendar.pop() {
+                        Some(e) => {
+                            proptest::prop_assert_eq!(Some(e.key()), reference.pop_first());
+                            now = e.time();
+                        }
+                        None => proptest::prop_assert!(reference.is_empty()),
+                    }
+                } else {
+                    // Due from now to two buckets ahead: many land in the sorted bucket.
+                    let key = (u128::from(now + delay) << 64) | u128::from(seq);
+                    seq += 1;
+                    calendar.push(Entry::new(key, seq));
+                    reference.insert(key);
+                }
+            }
+            while let Some(e) = calendar.pop() {
+                proptest::prop_assert_eq!(Some(e.key()), reference.pop_first());
+            }
+            proptest::prop_assert!(reference.is_empty());
+        }
     }
 }
