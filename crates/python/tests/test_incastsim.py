@@ -141,6 +141,8 @@ def test_sweep_tables_equal_the_cli_and_the_gil_is_released(tmp_path):
     assert (goodput.ci95_low <= goodput["mean"]).all()
 
 
+# A sweep's tables are wide and built column by column: adding the seconds must not warn.
+@pytest.mark.filterwarnings("error::pandas.errors.PerformanceWarning")
 def test_swept_durations_come_with_seconds_and_censored_fraction_is_float(tmp_path):
     grid = {"sweep.seeds": 1, "sweep.grid": {"senders": [2], "tcp.rto_min": ["200ms", "1ms"]},
             "sweep.plots": [], "workload.blocks": 3}

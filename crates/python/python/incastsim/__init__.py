@@ -148,6 +148,7 @@ def _with_seconds(df: pd.DataFrame) -> pd.DataFrame:
     """Beside every text column whose values are all durations ("200ms": a swept `tcp.rto_min`),
     a float column of seconds named `<column>_s` (`tcp.rto_min_s`), so it sorts and plots as a
     number."""
+    added = []
     for name in list(df.columns):
         col = df[name]
         # Text columns are `object` before pandas 3 and a string dtype from it on.
@@ -162,7 +163,13 @@ def _with_seconds(df: pd.DataFrame) -> pd.DataFrame:
             if pd.isna(v)
             else float(_DURATION.match(str(v)).group(1)) * _SECONDS[_DURATION.match(str(v)).group(2)]
         ).astype(float)
-        df.insert(df.columns.get_loc(name) + 1, f"{name}_s", seconds)
+        added.append((name, seconds))
+    if added:
+        # One copy first: a frame built column by column (a sweep's long tables) is
+        # fragmented, and inserting into it warns (PerformanceWarning) on every call.
+        df = df.copy()
+        for name, seconds in added:
+            df.insert(df.columns.get_loc(name) + 1, f"{name}_s", seconds)
     return df
 
 
