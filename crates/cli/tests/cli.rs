@@ -646,32 +646,34 @@ fn os_errors_are_printed_once() {
     assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
 }
 
+/// `incastsim run` on a shipped config (a path under `configs/`) with `sets` overrides, into
+/// `out`: its standard output (the run must succeed).
+fn run_summary(config: &str, sets: &[&str], out: &std::path::Path) -> String {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_incastsim"));
+    cmd.args(["run", &format!("configs/{config}")]);
+    for s in sets {
+        cmd.args(["--set", s]);
+    }
+    let o = cmd
+        .arg("--out")
+        .arg(out)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 /// Issue 39, item 4: a traffic run's summary shows what the workload exists for, its flows'
 /// completion times and slowdowns.
 #[test]
 fn a_traffic_run_summary_shows_fct_and_slowdown() {
-    let out = tempdir("traffic-summary");
-    let o = Command::new(env!("CARGO_BIN_EXE_incastsim"))
-        .args([
-            "run",
-            concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../configs/websearch-fattree.yaml"
-            ),
-            "--set",
-            "topology.k=4",
-            "--set",
-            "senders=15",
-            "--set",
-            "workload.duration=5ms",
-            "--out",
-        ])
-        .arg(&out)
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stdout = run_summary(
+        "websearch-fattree.yaml",
+        &["topology.k=4", "senders=15", "workload.duration=5ms"],
+        &tempdir("traffic-summary"),
+    );
     let line = stdout
         .lines()
         .find(|l| l.contains("FCT"))
@@ -682,27 +684,16 @@ fn a_traffic_run_summary_shows_fct_and_slowdown() {
     );
 }
 
-/// Issue 39, item 4: a lossless run's summary shows its pauses (and the deepest, the victims
-/// and the deadlocks); a run without `pfc:` prints no such line.
+/// Issue 39, item 4: a collective run's summary shows each job (iterations, completion, the
+/// ideal, busBW), and a traffic workload's headline names the hosts.
 #[test]
 fn a_collective_run_summary_shows_each_job() {
     let out = tempdir("collective-summary");
-    let o = Command::new(env!("CARGO_BIN_EXE_incastsim"))
-        .args([
-            "run",
-            "configs/collectives/parameter-server.yaml",
-            "--set",
-            "traffic[0].iterations=2",
-            "--set",
-            "senders=4",
-            "--out",
-        ])
-        .arg(&out)
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stdout = run_summary(
+        "collectives/parameter-server.yaml",
+        &["traffic[0].iterations=2", "senders=4"],
+        &out,
+    );
     let line = stdout
         .lines()
         .find(|l| l.starts_with("  collective job 0 (parameter_server, 5 ranks)"))
@@ -722,31 +713,13 @@ fn a_collective_run_summary_shows_each_job() {
     );
 }
 
+/// Issue 39, item 4: a lossless run's summary shows its pauses (and the deepest, the victims
+/// and the deadlocks); a run without `pfc:` prints no such line.
 #[test]
 fn a_lossless_run_summary_shows_its_pauses() {
     let run = |sets: &[&str]| {
-        let out = tempdir("pfc-summary");
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_incastsim"));
-        cmd.args([
-            "run",
-            concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../configs/roce-rack-incast.yaml"
-            ),
-            "--set",
-            "workload.blocks=2",
-        ]);
-        for s in sets {
-            cmd.args(["--set", s]);
-        }
-        let o = cmd
-            .arg("--out")
-            .arg(&out)
-            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        String::from_utf8_lossy(&o.stdout).into_owned()
+        let sets: Vec<&str> = ["workload.blocks=2"].iter().chain(sets).copied().collect();
+        run_summary("roce-rack-incast.yaml", &sets, &tempdir("pfc-summary"))
     };
     let stdout = run(&[]);
     let line = stdout
