@@ -76,6 +76,12 @@ pub struct RoceTransportConfig {
     /// ACK every this many in-order packets, and always the last of a message (default 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ack_every: Option<u32>,
+    /// The receiver's ACK coalescing timer: a packet held back by `ack_every` is acknowledged
+    /// at the latest this long after it arrived (default none). Required with `ack_every` > 1
+    /// and a window (`hpcc`, `window`, `bdp_cap_packets`): a window an ACK shrinks can
+    /// otherwise leave packets unacknowledged until the retransmission timeout.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ack_timeout: Option<Dur>,
     /// The retransmission timeout. Go-back-N: one fixed value (default 4.096 µs × 2^14 ≈
     /// 67 ms, the IB Local ACK Timeout perftest sets); IRN: RTO_low (default 100 µs).
     #[serde(skip_serializing_if = "Option::is_none")]

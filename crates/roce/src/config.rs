@@ -165,6 +165,14 @@ pub struct RoceConfig {
     /// [`crate::RoceReceiver::on_data`]). Default 1: the HPCC fork's `L2_ACK_INTERVAL 1`
     /// (`simulation/run.py`; its `ReceiverCheckSeq` then ACKs every in-order packet).
     pub ack_every: u32,
+    /// The responder's ACK coalescing timer: an in-order packet not yet acknowledged is
+    /// acknowledged at the latest this long after it arrived (the role of TCP's delayed-ACK
+    /// timer, RFC 1122 §4.2.3.2). `None` (default): none, as the HPCC fork's receiver, which
+    /// ACKs on its count alone. With `ack_every` > 1 a window that an ACK shrinks can leave
+    /// fewer than `ack_every` packets in flight and nothing more to send; only this timer then
+    /// acknowledges them before the retransmission timeout (no source gives ConnectX's value:
+    /// it is a key without a default).
+    pub ack_timeout: Option<Duration>,
     /// Go-back-N or selective repeat. Default go-back-N (ConnectX).
     pub recovery: Recovery,
     /// The retransmission timeout. Default 4.096 µs × 2^14 ([`RtoConfig::default`]).
@@ -204,6 +212,7 @@ impl Default for RoceConfig {
             header_bytes: ROCEV2_DATA_HEADER_BYTES,
             ack_bytes: ROCEV2_ACK_BYTES,
             ack_every: 1,
+            ack_timeout: None,
             recovery: Recovery::GoBackN,
             rto: RtoConfig::default(),
             nack_reissue: None,

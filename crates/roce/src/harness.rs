@@ -84,6 +84,7 @@ impl Bench {
                 self.acks.front().map(|a| a.0),
                 self.sender.next_send_time(self.now),
                 self.sender.timer_deadline(),
+                self.receiver.ack_deadline(),
             ]
             .into_iter()
             .flatten()
@@ -106,6 +107,13 @@ impl Bench {
                     if !dropped {
                         self.acks.push_back((t + self.delay, a));
                     }
+                }
+            }
+            if let Some(a) = self.receiver.on_ack_timer(t) {
+                let dropped = (self.drop_ack)(&a, self.replies.len() as u64);
+                self.replies.push((t, a, dropped));
+                if !dropped {
+                    self.acks.push_back((t + self.delay, a));
                 }
             }
             while self.acks.front().is_some_and(|a| a.0 <= t) {

@@ -71,6 +71,14 @@ pub struct ReceiverStats {
 pub struct RoceReceiver {
     recovery: Recovery,
     ack_every: u32,
+    /// The ACK coalescing timer ([`RoceConfig::ack_timeout`]).
+    ack_timeout: Option<Duration>,
+    /// When the coalescing timer acknowledges the packets since the last ACK (`None`: none
+    /// wait, or no timer).
+    ack_due: Option<Time>,
+    /// The newest in-order packet not yet acknowledged and its telemetry: what a timer's ACK
+    /// echoes.
+    unacked: Option<(DataPacket, [u64; TELEMETRY_WORDS])>,
     nack_reissue: Option<Duration>,
     /// DCQCN's notification point: at most one CNP per this interval (`None`: no CNPs).
     cnp_interval: Option<Duration>,
@@ -98,6 +106,9 @@ impl RoceReceiver {
         RoceReceiver {
             recovery: cfg.recovery,
             ack_every: cfg.ack_every,
+            ack_timeout: cfg.ack_timeout,
+            ack_due: None,
+            unacked: None,
             nack_reissue: cfg.nack_reissue,
             cnp_interval: cfg.cnp_interval,
             last_cnp: None,
@@ -184,6 +195,10 @@ impl RoceReceiver {
             self.ce_since_ack |= ce;
             if self.since_ack >= self.ack_every || pkt.ack_req || closes_gap {
                 out.ack = Some(self.reply(AckKind::Ack, None, pkt, ce, telemetry));
+            } else if let Some(timeout) = self.ack_timeout {
+                // The coalescing timer runs from the first packet it holds back.
+                self.ack_due.get_or_insert(now + timeout);
+                self.unacked = Some((*pkt, telemetry));
             }
         } else {
             match self.recovery {
@@ -244,6 +259,8 @@ impl RoceReceiver {
         let ecn_echo = ce || self.ce_since_ack;
         self.since_ack = 0;
         self.ce_since_ack = false;
+        self.ack_due = None;
+        self.unacked = None;
         match kind {
             AckKind::Ack => self.stats.acks_sent += 1,
             AckKind::Nack => self.stats.nacks_sent += 1,
@@ -257,6 +274,22 @@ impl RoceReceiver {
             ecn_echo,
             telemetry,
         }
+    }
+
+    /// When the ACK coalescing timer is due (`None`: no packet waits for it).
+    #[inline]
+    pub fn ack_deadline(&self) -> Option<Time> {
+        self.ack_due
+    }
+
+    /// The ACK coalescing timer at `now`: if due, the ACK of the packets held back (the
+    /// cumulative PSN, echoing the newest one's send time and telemetry, and their CE marks).
+    pub fn on_ack_timer(&mut self, now: Time) -> Option<AckPacket> {
+        if self.ack_due.is_none_or(|t| t > now) {
+            return None;
+        }
+        let (pkt, telemetry) = self.unacked.expect("a due timer holds a packet back");
+        Some(self.reply(AckKind::Ack, None, &pkt, false, telemetry))
     }
 
     /// The next PSN expected in order.

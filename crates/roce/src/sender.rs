@@ -225,7 +225,8 @@ impl RoceSender {
         let mut sent = 0;
         while self.has_sendable() && self.pace_time() <= now {
             let (psn, retransmit) = self.take_next();
-            let (payload, ack_req) = self.shape(psn);
+            let (payload, last_of_message) = self.shape(psn);
+            let ack_req = last_of_message || self.window_closed_behind();
             out.push(DataPacket {
                 psn,
                 payload,
@@ -516,6 +517,17 @@ impl RoceSender {
     fn has_sendable(&self) -> bool {
         (self.cfg.recovery == Recovery::SelectiveRepeat && self.board.lost() > 0)
             || (self.snd_nxt < self.end_psn && self.window_open())
+    }
+
+    /// The packet just sent closed the window (or IRN's BDP cap) with data still to send: it
+    /// asks for an ACK at once (the BTH AckReq bit, IBTA vol. 1 §9.2), or with ACK coalescing
+    /// (`ack_every` > 1) the responder would wait for packets the window does not let go, and
+    /// the QP would stall until its timeout.
+    #[inline]
+    fn window_closed_behind(&self) -> bool {
+        (self.ctl.window_bytes.is_some() || self.cfg.bdp_cap_packets.is_some())
+            && self.snd_nxt < self.end_psn
+            && !self.window_open()
     }
 
     /// The window (bytes, the HPCC fork's `IsWinBound`) and IRN's BDP cap (packets) both count

@@ -219,6 +219,98 @@ fn ack_every_four_and_the_last_packet() {
     assert_eq!(b.sender.stats().messages_completed, 2);
 }
 
+/// ACK coalescing behind a window: `ack_every` = 4, a window of 3 packets (3,000 B), 10
+/// packets, 1 µs each way, no loss. PSN 2 fills the window with PSNs 3-9 still to send, so it
+/// carries AckReq and is acknowledged at once (epsn 3); each ACK opens the window by what it
+/// covers, so every third packet asks again: ACKs at epsn 3, 6, 9 and 10 (the last packet), no
+/// timeout. Without the AckReq the responder would wait for a fourth packet the window holds
+/// back, and the QP would sit until its timer fired.
+#[test]
+fn a_full_window_asks_for_an_ack_at_once() {
+    let cfg = RoceConfig {
+        ack_every: 4,
+        window_bytes: Some(3_000),
+        ..RoceConfig::default()
+    };
+    let mut b = bench(cfg, &[10_000]);
+    assert!(b.run(1000));
+    let epsns: Vec<u64> = b.replies.iter().map(|r| r.1.epsn).collect();
+    assert_eq!(epsns, [3, 6, 9, 10]);
+    let asked: Vec<u64> = b
+        .sent
+        .iter()
+        .filter(|s| s.1.ack_req)
+        .map(|s| s.1.psn)
+        .collect();
+    assert_eq!(asked, [2, 5, 8, 9]);
+    assert!(b.timeouts_at.is_empty());
+    assert!(b.sender.all_acked());
+    // Without a window only the last packet asks.
+    let mut b = bench(
+        RoceConfig {
+            window_bytes: None,
+            ..cfg
+        },
+        &[10_000],
+    );
+    assert!(b.run(1000));
+    assert_eq!(b.sent.iter().filter(|s| s.1.ack_req).count(), 1);
+}
+
+/// The ACK coalescing timer after a window shrinks: `ack_every` = 4, one message of 40
+/// packets at line rate, and a controller that sets a 2,000-byte window at the first ACK. That
+/// ACK (of PSN 3, at 3 × GAP + 2 µs = 2,254,880 ps) finds PSNs 4-26 in flight (PSN 26 left at
+/// 26 × GAP = 2,208,960 ps): the window is closed, and no packet asked for an ACK. The receiver
+/// acknowledges PSNs 7, 11, ..., 23 by count; 24, 25 and 26 are three, one short. Without a
+/// timer only the retransmission timeout moves the QP on. With `ack_timeout` = 5 µs the timer
+/// starts when PSN 24 arrives (24 × GAP + 1 µs = 3,039,040 ps) and acknowledges through PSN 26
+/// at 8,039,040 ps, echoing PSN 26's send time and telemetry; the rest goes two packets at a
+/// time, each pair's second asking for its ACK.
+#[test]
+fn the_ack_timer_acknowledges_what_a_shrunk_window_left_behind() {
+    #[derive(Clone, Debug, Default)]
+    struct ShrinkOnce;
+    impl RateController for ShrinkOnce {
+        fn on_ack(&mut self, _: &AckSample<'_>, ctl: &mut RateControl) {
+            ctl.window_bytes = Some(2_000);
+        }
+    }
+    let run = |ack_timeout: Option<Duration>| {
+        let cfg = RoceConfig {
+            ack_every: 4,
+            ack_timeout,
+            ..RoceConfig::default()
+        };
+        let mut s = RoceSender::new(
+            cfg,
+            BitsPerSec::gbps(100),
+            Controller::Custom(CustomController::new("shrink", ShrinkOnce)),
+        );
+        s.post_message(40_000);
+        let mut b = Bench::new(s, RoceReceiver::new(&cfg), Duration::from_us(1));
+        assert!(b.run(100_000));
+        assert!(b.sender.all_acked());
+        b
+    };
+    let stalled = run(None);
+    assert!(!stalled.timeouts_at.is_empty(), "only the RTO moved it on");
+    let b = run(Some(Duration::from_us(5)));
+    assert!(b.timeouts_at.is_empty());
+    let by_timer = b
+        .replies
+        .iter()
+        .find(|r| r.1.epsn == 27)
+        .expect("an ACK through PSN 26");
+    assert_eq!(by_timer.0, Time(24 * GAP + US + 5 * US));
+    assert_eq!(by_timer.1.echo_sent_at, Time(26 * GAP));
+    assert_eq!(by_timer.1.telemetry, telemetry_of(26));
+    let epsns: Vec<u64> = b.replies.iter().map(|r| r.1.epsn).collect();
+    assert_eq!(
+        epsns,
+        [4, 8, 12, 16, 20, 24, 27, 29, 31, 33, 35, 37, 39, 40]
+    );
+}
+
 /// A controller that halves the rate on the first ACK. Until the first ACK (at 2 µs, for PSN 0)
 /// packets leave 84,960 ps apart: PSN 23 at 23 × 84,960 = 1,954,080 ps. From then on the rate is
 /// 50 Gbps and the gap 169,920 ps, the packet pending at the change included (PSN 24 at
@@ -445,7 +537,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     /// Random losses of data packets and ACKs (among the first 64 of each), random ACK
-    /// coalescing, messages, MTU, window and BDP cap, both recovery modes: every byte is
+    /// coalescing (with and without its timer), messages, MTU, window and BDP cap, both
+    /// recovery modes: every byte is
     /// delivered exactly once and in order, the sender finishes, and packets sent = first
     /// transmissions + retransmissions.
     #[test]
@@ -459,6 +552,7 @@ proptest! {
         window in prop::option::of(1_000u64..=20_000),
         bdp in prop::option::of(1u32..=16),
         reissue in any::<bool>(),
+        ack_timer in any::<bool>(),
     ) {
         let base = if selective { RoceConfig::irn() } else { RoceConfig::default() };
         let cfg = RoceConfig {
@@ -467,6 +561,7 @@ proptest! {
             window_bytes: window,
             bdp_cap_packets: bdp,
             nack_reissue: reissue.then_some(Duration::from_us(20)),
+            ack_timeout: ack_timer.then_some(Duration::from_us(3)),
             rto: if selective { base.rto } else { RtoConfig::Fixed(Duration::from_us(150)) },
             ..base
         };
@@ -491,6 +586,7 @@ proptest! {
             prop_assert_eq!(b.receiver.stats().buffered, 0);
         }
         prop_assert_eq!(b.sender.timer_deadline(), None);
+        prop_assert_eq!(b.receiver.ack_deadline(), None);
         prop_assert_eq!(b.receiver.buffered_packets(), 0);
     }
 }

@@ -75,10 +75,23 @@ pub(super) fn check_transport(section: &TcpConfig, p: &str) -> Result<(), Config
     {
         return Err(invalid(&key("ack_every"), n, "1 to 1024 packets"));
     }
+    let windowed =
+        r.window.is_some() || r.bdp_cap_packets.is_some() || r.congestion_control.sets_window();
+    if r.ack_every.is_some_and(|n| n > 1) && windowed && r.ack_timeout.is_none() {
+        return Err(invalid(
+            &key("ack_timeout"),
+            "unset",
+            "set (a duration) with ack_every > 1 and a window (hpcc, window or \
+             bdp_cap_packets), or ack_every: 1: when an ACK shrinks the window, the packets \
+             ack_every holds back are acknowledged only by this timer or the retransmission \
+             timeout",
+        ));
+    }
     for (k, d) in [
         ("rto", r.rto),
         ("rto_high", r.rto_high),
         ("nack_reissue", r.nack_reissue),
+        ("ack_timeout", r.ack_timeout),
     ] {
         if let Some(d) = d
             && (d.0 == Duration::ZERO || d.0 > Duration::from_secs(10))

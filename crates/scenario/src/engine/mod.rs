@@ -655,6 +655,9 @@ impl Simulation {
 
     #[inline(always)]
     fn on_delayed_ack(&mut self, now: Time, flow: u32, generation: u32) {
+        if self.transport.is_roce(flow as usize) {
+            return self.roce_ack_timer(now, flow as usize, generation);
+        }
         if self
             .transport
             .on_delack_event(now, flow, generation, &mut self.events)
@@ -903,6 +906,10 @@ impl Simulation {
                 self.transport.conns.sent(f, 1);
                 self.send_from_host(now, dst, &mut cnp);
             }
+            self.transport
+                .conns
+                .roce
+                .sync_ack_timer(f, &mut self.events);
             if delivered > 0 {
                 self.on_app_delivery(now, f, delivered);
             }
@@ -921,6 +928,26 @@ impl Simulation {
             self.transmit_roce(now, f);
         }
         self.transport.conns.gone(f);
+    }
+
+    /// Flow f's RoCE receiver's ACK coalescing timer: the ACK of what it held back goes to
+    /// the sender.
+    #[cold]
+    #[inline(never)]
+    fn roce_ack_timer(&mut self, now: Time, f: usize, generation: u32) {
+        let roce = &mut self.transport.conns.roce;
+        if !roce.on_ack_timer_event(now, f, generation, &mut self.events) {
+            return;
+        }
+        if let Some(mut ack) = self.transport.roce_ack_packet(f) {
+            let dst = self.transport.flows[f].dst;
+            self.transport.conns.sent(f, 1);
+            self.send_from_host(now, dst, &mut ack);
+        }
+        self.transport
+            .conns
+            .roce
+            .sync_ack_timer(f, &mut self.events);
     }
 
     /// Flow f's (RoCE) timer event: a retransmission timeout, or its next paced packet.

@@ -38,6 +38,12 @@ pub struct RoceEnds {
     /// The sender's one timer slot: the earlier of its retransmission timer (and its rate
     /// controller's) and the time its next paced packet may leave.
     pub timer: LazyTimer,
+    /// The receiver's ACK coalescing timer (`ack_timeout`), a `DelayedAck` event as TCP's
+    /// receiver has: its own, at its own node.
+    pub ack_timer: LazyTimer,
+    /// The INT records of the newest packet the receiver holds back an ACK for (what the
+    /// timer's ACK echoes).
+    pub ack_echo_int: Option<u8>,
     /// The class of the CNPs its receiver sends.
     pub cnp_dscp: u8,
     /// When the last ACK came (the end of its mean rate's span).
@@ -115,6 +121,8 @@ impl RoceFlows {
             sender: RoceSender::new(cfg, line_rate, controller),
             receiver: RoceReceiver::new(&cfg),
             timer: LazyTimer::default(),
+            ack_timer: LazyTimer::default(),
+            ack_echo_int: None,
             cnp_dscp,
             last_ack: Time::ZERO,
             flow: f as u32,
@@ -122,12 +130,15 @@ impl RoceFlows {
     }
 
     /// Whether flow f's queue pair is done: everything posted is acknowledged and no timer of
-    /// its sender (retransmission, pacing, its controller's) is armed, so nothing can happen
-    /// to it any more (the receiver has no timer). A finished flow then gives its ends up
+    /// its sender (retransmission, pacing, its controller's) or its receiver (ACK coalescing)
+    /// is armed, so nothing can happen to it any more. A finished flow then gives its ends up
     /// ([`RoceFlows::remove`]).
     pub fn is_done(&self, f: usize) -> bool {
         let e = self.get(f);
-        e.sender.all_acked() && e.sender.timer_deadline().is_none() && !e.timer.is_armed()
+        e.sender.all_acked()
+            && e.sender.timer_deadline().is_none()
+            && !e.timer.is_armed()
+            && !e.ack_timer.is_armed()
     }
 
     /// Takes flow f's ends out (a finished flow's; the slot of the one moved into its place
@@ -286,11 +297,61 @@ impl RoceFlows {
     pub fn on_data(&mut self, now: Time, f: usize, packet: &Packet) -> u64 {
         let i = self.slot[f] as usize;
         let (d, ce, telemetry) = data_of(packet);
-        let rx = self.ends[i].receiver.on_data(now, &d, ce, telemetry);
+        let e = &mut self.ends[i];
+        let rx = e.receiver.on_data(now, &d, ce, telemetry);
         self.ack = rx.ack;
         self.cnp = rx.cnp;
         self.echo_int = packet.has_flag(flags::INT).then_some(packet.sack_count);
+        if rx.ack.is_none() && e.receiver.ack_deadline().is_some() {
+            e.ack_echo_int = self.echo_int;
+        }
         rx.delivered_bytes
+    }
+
+    /// Moves flow f's ACK coalescing timer to its receiver's deadline (nothing to do, and
+    /// no event, without `ack_timeout`).
+    #[inline]
+    pub fn sync_ack_timer(&mut self, f: usize, events: &mut super::event::Events) {
+        let i = self.slot[f] as usize;
+        let e = &mut self.ends[i];
+        let flow = f as u32;
+        super::event::sync_timer(&mut e.ack_timer, e.receiver.ack_deadline(), events, |g| {
+            super::event::Event::DelayedAck {
+                flow,
+                generation: g,
+            }
+        });
+    }
+
+    /// Flow f's ACK coalescing timer event popped: true if it fired and its ACK is in `ack`
+    /// (a flow already finished, or a stale event, does nothing).
+    #[cold]
+    pub fn on_ack_timer_event(
+        &mut self,
+        now: Time,
+        f: usize,
+        generation: u32,
+        events: &mut super::event::Events,
+    ) -> bool {
+        if !self.has(f) {
+            return false;
+        }
+        let i = self.slot[f] as usize;
+        let e = &mut self.ends[i];
+        let flow = f as u32;
+        let fired = super::event::timer_fires(&mut e.ack_timer, events, now, generation, |g| {
+            super::event::Event::DelayedAck {
+                flow,
+                generation: g,
+            }
+        });
+        if !fired {
+            return false;
+        }
+        self.ack = e.receiver.on_ack_timer(now);
+        self.cnp = false;
+        self.echo_int = e.ack_echo_int;
+        self.ack.is_some()
     }
 
     /// An ACK or NAK of flow f reached its sender (with the INT records it echoes, from

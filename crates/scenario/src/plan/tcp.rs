@@ -138,6 +138,7 @@ fn roce_config(t: &crate::config::TransportConfig) -> Option<incastsim_roce::Roc
     if let Some(n) = r.ack_every {
         c.ack_every = n;
     }
+    c.ack_timeout = r.ack_timeout.map(|d| d.0);
     c.rto = match (r.recovery, c.rto) {
         (RoceRecovery::GoBackN, rto) => r.rto.map_or(rto, |d| RtoConfig::Fixed(d.0)),
         (
