@@ -65,6 +65,16 @@ pub trait RateController {
     /// Every ACK and NACK, after the sender processed it (loss recovery included).
     fn on_ack(&mut self, sample: &AckSample<'_>, ctl: &mut RateControl);
 
+    /// The QP put a data packet of `wire_bytes` (payload and headers; a retransmission
+    /// too) on its NIC's wire at `now`. DCQCN's byte counter counts these (Zhu et al. §3.1: an
+    /// increase event every B bytes *transmitted*; the authors' ns-3 model subtracts each
+    /// packet's size as it is dequeued for transmission). Called once per data packet, so keep
+    /// it cheap.
+    #[inline]
+    fn on_send(&mut self, now: Time, wire_bytes: u64, ctl: &mut RateControl) {
+        let _ = (now, wire_bytes, ctl);
+    }
+
     /// A congestion notification packet (RoCEv2 CNP, IBTA Annex A17) for this QP arrived.
     fn on_cnp(&mut self, now: Time, ctl: &mut RateControl) {
         let _ = (now, ctl);
@@ -211,6 +221,16 @@ impl RateController for Controller {
             Controller::Hpcc(c) => c.on_ack(sample, ctl),
             Controller::Timely(c) => c.on_ack(sample, ctl),
             Controller::Custom(c) => c.controller.on_ack(sample, ctl),
+        }
+    }
+    #[inline]
+    fn on_send(&mut self, now: Time, wire_bytes: u64, ctl: &mut RateControl) {
+        match self {
+            Controller::Fixed(c) => c.on_send(now, wire_bytes, ctl),
+            Controller::Dcqcn(c) => c.on_send(now, wire_bytes, ctl),
+            Controller::Hpcc(c) => c.on_send(now, wire_bytes, ctl),
+            Controller::Timely(c) => c.on_send(now, wire_bytes, ctl),
+            Controller::Custom(c) => c.controller.on_send(now, wire_bytes, ctl),
         }
     }
     #[inline]

@@ -241,7 +241,11 @@ impl RoceSender {
                 s.retransmitted_packets += 1;
                 s.retransmitted_bytes += u64::from(payload);
             }
-            self.last_send = Some((now, self.cfg.wire_bytes(payload)));
+            let wire = self.cfg.wire_bytes(payload);
+            self.last_send = Some((now, wire));
+            // DCQCN's byte counter counts what is sent (a no-op for the other built-ins).
+            self.controller.on_send(now, wire, &mut self.ctl);
+            self.apply_ctl(now);
             // IBTA vol. 1 §9.7.6.1.3: the transport timer runs while requests are outstanding;
             // it starts with the first one sent and restarts on progress (`on_ack`).
             if self.rto_deadline.is_none() {
@@ -683,6 +687,42 @@ mod tests {
             ecn_echo: false,
             telemetry: [0; 3],
         }
+    }
+
+    /// A controller's `on_send` hears every data packet put on the wire, with its wire bytes
+    /// (payload and header), retransmissions included; a rate it sets there paces the next
+    /// packet.
+    #[test]
+    fn the_controller_hears_every_packet_sent() {
+        #[derive(Clone, Debug, Default)]
+        struct Sent(Vec<u64>);
+        impl crate::RateController for Sent {
+            fn on_ack(&mut self, _: &crate::AckSample<'_>, _: &mut crate::RateControl) {}
+            fn on_send(&mut self, _: Time, wire: u64, ctl: &mut crate::RateControl) {
+                self.0.push(wire);
+                ctl.rate = BitsPerSec::gbps(50);
+            }
+        }
+        let cfg = RoceConfig::default();
+        let header = u64::from(cfg.header_bytes);
+        let c = Controller::Custom(crate::CustomController::new("sent", Sent::default()));
+        let mut s = RoceSender::new(cfg, BitsPerSec::gbps(100), c);
+        s.post_message(2_500);
+        let mut out = Vec::new();
+        s.emit(Time::ZERO, &mut out);
+        // The rate set at the first packet paces the second: its wire bytes at 50 Gbps.
+        let gap_ps = (1_000 + header) * 8 * 20;
+        assert_eq!(s.next_send_time(Time::ZERO), Some(Time(gap_ps)));
+        let mut t = Time::ZERO;
+        while let Some(n) = s.next_send_time(t) {
+            t = n;
+            s.emit(t, &mut out);
+        }
+        let Controller::Custom(c) = s.controller() else {
+            unreachable!()
+        };
+        let sent = c.controller.as_any().downcast_ref::<Sent>().unwrap();
+        assert_eq!(sent.0, [1_000 + header, 1_000 + header, 500 + header]);
     }
 
     /// Withdrawing the unsent part of a 10-packet message after 3 went ends it at PSN 3: the

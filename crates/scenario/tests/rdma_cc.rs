@@ -85,6 +85,10 @@ fn dcqcn_cnps_cut_the_rates_at_most_one_per_interval() {
     assert_eq!(r.run.congestion_control, "dcqcn");
     assert_eq!((r.run.mss_bytes, r.run.header_bytes), (1000, 62));
     assert_eq!(r.run.rto_min_us, 67_108.864);
+    assert!(
+        r.run.fast_retransmit_bound.is_nan(),
+        "no fast retransmit: empty"
+    );
     let irn = run(&rack("none", &["tcp.transport.recovery=irn"]), 1);
     assert_eq!(irn.run.congestion_control, "roce_irn");
     assert_eq!(irn.run.rto_min_us, 100.0, "IRN's RTO_low");

@@ -19,9 +19,9 @@
 //!   R_T += R_AI; then hyper increase, R_T += R_HAI (or i·R_HAI, [`HyperIncrease`]); each also
 //!   sets R_C ← (R_T + R_C)/2.
 //!
-//! The byte counter counts bytes *sent* in the paper; the hooks see bytes *acknowledged*, so
-//! acknowledged bytes are its proxy here. Over B = 10 MB (hundreds of RTTs' worth at 40 Gbps) the
-//! two differ by the bytes in flight, one RTT's worth; the fork has no byte counter at all.
+//! The byte counter counts the wire bytes of every data packet the QP transmits
+//! ([`RateController::on_send`]), retransmissions included, as the paper says and the DCQCN
+//! authors' ns-3 model does; the HPCC fork has no byte counter at all.
 //!
 //! The fork schedules its timers from the first CNP on and keeps them while the QP lives; here
 //! they run while the sender has data outstanding or to send (the sender's rule for
@@ -95,7 +95,7 @@ pub struct DcqcnParams {
     pub clamp_target_rate: bool,
     /// T: the rate-increase timer, restarted at every cut.
     pub increase_interval: Duration,
-    /// B: an increase event every this many bytes (acknowledged, as the proxy for sent); 0: no
+    /// B: an increase event every this many bytes transmitted (wire bytes of data packets); 0: no
     /// byte counter (the fork), the stages then follow the timer alone.
     pub byte_counter_bytes: u64,
     /// F: the fast-recovery increase events after a cut.
@@ -223,9 +223,9 @@ impl DcqcnParams {
     }
 }
 
-/// The most byte-counter increase events one ACK can trigger (a bound on the per-ACK loop; an
-/// ACK covers far fewer bytes than any sensible B).
-const MAX_BYTE_EVENTS_PER_ACK: u32 = 8;
+/// The most byte-counter increase events one packet can trigger (a bound on the per-packet
+/// loop; a packet is far smaller than any sensible B).
+const MAX_BYTE_EVENTS_PER_PACKET: u32 = 8;
 
 /// DCQCN's reaction point for one QP.
 #[derive(Clone, Debug)]
@@ -461,19 +461,30 @@ impl RateController for Dcqcn {
         if self.params.ecn_echo_as_cnp && s.ecn_echo {
             self.cnp(s.now);
         }
-        // The byte counter (paper §3.1), fed acknowledged bytes; counting starts at the first cut.
+        self.arm(ctl);
+    }
+
+    #[inline]
+    fn on_send(&mut self, _now: Time, wire_bytes: u64, ctl: &mut RateControl) {
+        // The byte counter (paper §3.1): an increase event every B bytes transmitted, counted
+        // from the first cut (the authors' ns-3 model, bobzhuyb/ns3-rdma `qbb-net-device.cc`
+        // `DequeueAndTransmit`: `m_txBytes -= p->GetSize()` while the RP is active).
         let b = self.params.byte_counter_bytes;
-        if b > 0 && self.next_increase.is_some() {
-            self.bytes += s.acked_bytes;
-            let mut n = 0;
-            while self.bytes >= b && n < MAX_BYTE_EVENTS_PER_ACK {
-                self.bytes -= b;
-                self.byte_stage += 1;
-                self.increase();
-                n += 1;
-            }
-            self.bytes = self.bytes.min(b - 1);
+        if b == 0 || self.next_increase.is_none() {
+            return;
         }
+        self.bytes += wire_bytes;
+        if self.bytes < b {
+            return;
+        }
+        let mut n = 0;
+        while self.bytes >= b && n < MAX_BYTE_EVENTS_PER_PACKET {
+            self.bytes -= b;
+            self.byte_stage += 1;
+            self.increase();
+            n += 1;
+        }
+        self.bytes = self.bytes.min(b - 1);
         self.arm(ctl);
     }
 
@@ -685,11 +696,11 @@ mod tests {
         }
     }
 
-    /// The paper's byte counter (fed acknowledged bytes), F = 5, B = 10 MB, line 40 Gbps,
+    /// The paper's byte counter (fed the wire bytes sent), F = 5, B = 10 MB, line 40 Gbps,
     /// starting at 20: the CNP gives R_T = 20, R_C = 10. Five byte-counter events are fast
     /// recovery (R_C = 15, 17.5, 18.75, 19.375, 19.6875); the sixth has the byte counter past
     /// F but not the timer, so it is additive: R_T = 20.04, R_C = (19.6875 + 20.04)/2 =
-    /// 19.86375 Gbps.
+    /// 19.86375 Gbps. Acknowledged bytes do not count.
     #[test]
     fn byte_counter_stages() {
         let (mut d, mut c) = started(
@@ -697,17 +708,29 @@ mod tests {
             BitsPerSec::gbps(40),
             BitsPerSec::gbps(20),
         );
+        // Bytes before the first cut do not count.
+        d.on_send(Time(0), 9_999_999, &mut c);
         d.on_cnp(Time::ZERO, &mut c);
-        // Bytes before the first cut do not count; after it, half a B does not fire.
-        d.on_ack(&ack(Time(1), 5_000_000), &mut c);
         assert!(close(d.current_rate(), 10.0 * G));
-        d.on_ack(&ack(Time(2), 5_000_000), &mut c);
+        // After it, half a B does not fire; nor do acknowledged bytes.
+        d.on_send(Time(1), 5_000_000, &mut c);
+        d.on_ack(&ack(Time(1), 50_000_000), &mut c);
+        assert!(close(d.current_rate(), 10.0 * G));
+        d.on_send(Time(2), 5_000_000, &mut c);
         assert!(close(d.current_rate(), 15.0 * G));
+        assert_eq!(c.rate, BitsPerSec::gbps(15));
+        let mut before = 15.0;
         for rc in [17.5, 18.75, 19.375, 19.6875] {
-            d.on_ack(&ack(Time(3), 10_000_000), &mut c);
+            // B in 1000-byte packets: the event comes with the packet that completes B.
+            for _ in 0..9_999 {
+                d.on_send(Time(3), 1_000, &mut c);
+            }
+            assert!(close(d.current_rate(), before * G));
+            before = rc;
+            d.on_send(Time(3), 1_000, &mut c);
             assert!(close(d.current_rate(), rc * G));
         }
-        d.on_ack(&ack(Time(4), 10_000_000), &mut c);
+        d.on_send(Time(4), 10_000_000, &mut c);
         assert!(close(d.target_rate(), 20.04 * G));
         assert!(close(d.current_rate(), 19.86375 * G));
     }

@@ -39,7 +39,9 @@ fn identity(sim: &Simulation) -> RunRecord {
     // The top-level section's transport: a RoCE run names its queue pairs' controller (as
     // flows.csv does), MTU, header and retransmission timeout (IRN's RTO_low), not the
     // section's TCP keys, which its flows do not use.
-    let (congestion_control, mss_bytes, header_bytes, rto_min_us) =
+    // Ge et al.'s bound is on TCP's fast retransmit (three duplicate ACKs), which a queue pair
+    // does not have: empty for a RoCE run.
+    let (congestion_control, mss_bytes, header_bytes, rto_min_us, fast_retransmit_bound) =
         match (&cfg.tcp.transport, &sim.profiles[0].roce) {
             (crate::config::TransportConfig::Roce(r), Some(roce)) => (
                 roce_controller_name(r),
@@ -50,12 +52,14 @@ fn identity(sim: &Simulation) -> RunRecord {
                     incastsim_roce::RtoConfig::Irn { low, .. } => low,
                 }
                 .as_us_f64(),
+                f64::NAN,
             ),
             _ => (
                 cfg.tcp.congestion_control.name(),
                 cfg.tcp.mss.0,
                 cfg.tcp.header.0,
                 cfg.tcp.rto_min.0.as_us_f64(),
+                crate::results::metrics::fast_retransmit_sender_bound(cfg),
             ),
         };
     RunRecord {
@@ -71,7 +75,7 @@ fn identity(sim: &Simulation) -> RunRecord {
         mss_bytes,
         header_bytes,
         rto_min_us,
-        fast_retransmit_bound: crate::results::metrics::fast_retransmit_sender_bound(cfg),
+        fast_retransmit_bound,
         sru_bytes,
         blocks: match &cfg.workload {
             WorkloadConfig::SynchronizedReads { blocks, .. } => *blocks,
