@@ -190,6 +190,21 @@ impl Default for Controller {
 }
 
 impl Controller {
+    /// Whether [`RateController::on_send`] does anything: DCQCN's (its byte counter) and a
+    /// registered controller's; the sender skips the call, and the rate check after it, for
+    /// the others.
+    #[inline]
+    pub fn hears_sends(&self) -> bool {
+        matches!(self, Controller::Dcqcn(_) | Controller::Custom(_))
+    }
+
+    /// Whether the controller may set a window ([`RateControl::window_bytes`]): HPCC's and a
+    /// registered controller's.
+    #[inline]
+    pub fn may_set_window(&self) -> bool {
+        matches!(self, Controller::Hpcc(_) | Controller::Custom(_))
+    }
+
     /// The controller's name in outputs.
     pub fn name(&self) -> &'static str {
         match self {

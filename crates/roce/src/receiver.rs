@@ -195,10 +195,8 @@ impl RoceReceiver {
             self.ce_since_ack |= ce;
             if self.since_ack >= self.ack_every || pkt.ack_req || closes_gap {
                 out.ack = Some(self.reply(AckKind::Ack, None, pkt, ce, telemetry));
-            } else if let Some(timeout) = self.ack_timeout {
-                // The coalescing timer runs from the first packet it holds back.
-                self.ack_due.get_or_insert(now + timeout);
-                self.unacked = Some((*pkt, telemetry));
+            } else if self.ack_timeout.is_some() {
+                self.hold_back(now, pkt, telemetry);
             }
         } else {
             match self.recovery {
@@ -259,8 +257,10 @@ impl RoceReceiver {
         let ecn_echo = ce || self.ce_since_ack;
         self.since_ack = 0;
         self.ce_since_ack = false;
-        self.ack_due = None;
-        self.unacked = None;
+        if self.ack_due.is_some() {
+            self.ack_due = None;
+            self.unacked = None;
+        }
         match kind {
             AckKind::Ack => self.stats.acks_sent += 1,
             AckKind::Nack => self.stats.nacks_sent += 1,
@@ -273,6 +273,17 @@ impl RoceReceiver {
             trigger_psn: pkt.psn,
             ecn_echo,
             telemetry,
+        }
+    }
+
+    /// An in-order packet the count holds back: the coalescing timer runs from the first one
+    /// ([`RoceConfig::ack_timeout`]), and the newest is what its ACK echoes.
+    #[cold]
+    #[inline(never)]
+    fn hold_back(&mut self, now: Time, pkt: &DataPacket, telemetry: [u64; TELEMETRY_WORDS]) {
+        if let Some(timeout) = self.ack_timeout {
+            self.ack_due.get_or_insert(now + timeout);
+            self.unacked = Some((*pkt, telemetry));
         }
     }
 

@@ -120,6 +120,11 @@ pub struct RoceSender {
     /// The mean-rate window's start (`set_rate_window`) and the rate's integral at it, once
     /// the rate has moved past it.
     window: Option<(Time, Option<u128>)>,
+    /// Each packet sent may need more than the plain path: the controller hears sends
+    /// ([`Controller::hears_sends`]) or a window (the config's, the controller's, IRN's BDP
+    /// cap) may close behind it (then it asks for an ACK). False for a QP at a fixed rate
+    /// without a window, whose sends skip both.
+    per_packet_extras: bool,
 }
 
 impl RoceSender {
@@ -129,6 +134,7 @@ impl RoceSender {
         assert!(cfg.mtu > 0, "the MTU must be positive");
         assert!(line_rate.0 > 0, "the line rate must be positive");
         let rate = cfg.initial_rate.unwrap_or(line_rate).max(BitsPerSec(1));
+        let controller_extras = controller.hears_sends() || controller.may_set_window();
         RoceSender {
             cfg,
             line_rate,
@@ -157,6 +163,9 @@ impl RoceSender {
             rate_at: Time::ZERO,
             started_at: Time::ZERO,
             window: None,
+            per_packet_extras: controller_extras
+                || cfg.window_bytes.is_some()
+                || cfg.bdp_cap_packets.is_some(),
         }
     }
 
@@ -226,7 +235,8 @@ impl RoceSender {
         while self.has_sendable() && self.pace_time() <= now {
             let (psn, retransmit) = self.take_next();
             let (payload, last_of_message) = self.shape(psn);
-            let ack_req = last_of_message || self.window_closed_behind();
+            let ack_req =
+                last_of_message || (self.per_packet_extras && self.window_closed_behind());
             out.push(DataPacket {
                 psn,
                 payload,
@@ -243,9 +253,11 @@ impl RoceSender {
             }
             let wire = self.cfg.wire_bytes(payload);
             self.last_send = Some((now, wire));
-            // DCQCN's byte counter counts what is sent (a no-op for the other built-ins).
-            self.controller.on_send(now, wire, &mut self.ctl);
-            self.apply_ctl(now);
+            if self.per_packet_extras && self.controller.hears_sends() {
+                // DCQCN's byte counter counts what is sent.
+                self.controller.on_send(now, wire, &mut self.ctl);
+                self.apply_ctl(now);
+            }
             // IBTA vol. 1 §9.7.6.1.3: the transport timer runs while requests are outstanding;
             // it starts with the first one sent and restarts on progress (`on_ack`).
             if self.rto_deadline.is_none() {
@@ -431,6 +443,7 @@ impl RoceSender {
     /// Sets the window in bytes (`None`: none).
     pub fn set_window(&mut self, window_bytes: Option<u64>) {
         self.ctl.window_bytes = window_bytes;
+        self.per_packet_extras |= window_bytes.is_some();
     }
 
     /// Rebuilds the pacing clock after the controller touched `ctl` at `now` (and closes the

@@ -88,6 +88,9 @@ pub struct RoceFlows {
     /// INT records the last data packet carried, echoed in its ACK (`flags::INT` set: the
     /// data packet carried an INT header).
     pub echo_int: Option<u8>,
+    /// Some queue pair's receiver has an ACK coalescing timer (`ack_timeout`): without one,
+    /// a data packet's arrival does not look at the timer.
+    ack_timers: bool,
 }
 
 impl RoceFlows {
@@ -105,6 +108,7 @@ impl RoceFlows {
             self.slot.resize(f + 1, NONE);
         }
         self.slot[f] = self.ends.len() as u32;
+        self.ack_timers |= cfg.ack_timeout.is_some();
         self.ends
             .push(RoceFlows::new_ends(f, cfg, line_rate, controller, cnp_dscp));
     }
@@ -302,7 +306,7 @@ impl RoceFlows {
         self.ack = rx.ack;
         self.cnp = rx.cnp;
         self.echo_int = packet.has_flag(flags::INT).then_some(packet.sack_count);
-        if rx.ack.is_none() && e.receiver.ack_deadline().is_some() {
+        if self.ack_timers && rx.ack.is_none() && e.receiver.ack_deadline().is_some() {
             e.ack_echo_int = self.echo_int;
         }
         rx.delivered_bytes
@@ -310,8 +314,17 @@ impl RoceFlows {
 
     /// Moves flow f's ACK coalescing timer to its receiver's deadline (nothing to do, and
     /// no event, without `ack_timeout`).
-    #[inline]
+    #[inline(always)]
     pub fn sync_ack_timer(&mut self, f: usize, events: &mut super::event::Events) {
+        if self.ack_timers {
+            self.move_ack_timer(f, events);
+        }
+    }
+
+    /// [`RoceFlows::sync_ack_timer`] in a run with ACK timers.
+    #[cold]
+    #[inline(never)]
+    fn move_ack_timer(&mut self, f: usize, events: &mut super::event::Events) {
         let i = self.slot[f] as usize;
         let e = &mut self.ends[i];
         let flow = f as u32;

@@ -182,7 +182,7 @@ impl Transport {
     }
 
     /// The RoCE ACK or NAK flow f's receiver just answered, as a packet.
-    #[inline]
+    #[inline(always)] // per data packet; its second caller, the ACK timer, is rare
     pub fn roce_ack_packet(&self, f: usize) -> Option<Packet> {
         let a = self.conns.roce.ack?;
         let bytes = self.conns.roce.get(f).sender.config().ack_bytes;
