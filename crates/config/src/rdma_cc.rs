@@ -213,11 +213,6 @@ impl RdmaCcConfig {
     pub fn wants_int(&self) -> bool {
         matches!(self, RdmaCcConfig::Hpcc { .. })
     }
-
-    /// Whether the controller moves a window (HPCC's W), which an ACK may shrink.
-    pub fn sets_window(&self) -> bool {
-        matches!(self, RdmaCcConfig::Hpcc { .. })
-    }
 }
 
 impl Serialize for RdmaCcConfig {

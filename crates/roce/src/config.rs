@@ -168,10 +168,10 @@ pub struct RoceConfig {
     /// The responder's ACK coalescing timer: an in-order packet not yet acknowledged is
     /// acknowledged at the latest this long after it arrived (the role of TCP's delayed-ACK
     /// timer, RFC 1122 §4.2.3.2). `None` (default): none, as the HPCC fork's receiver, which
-    /// ACKs on its count alone. With `ack_every` > 1 a window that an ACK shrinks can leave
-    /// fewer than `ack_every` packets in flight and nothing more to send; only this timer then
-    /// acknowledges them before the retransmission timeout (no source gives ConnectX's value:
-    /// it is a key without a default).
+    /// ACKs on its count alone. With `ack_every` > 1 a window that an ACK shrinks, or a
+    /// message cut short, can leave fewer than `ack_every` packets in flight and nothing more
+    /// to send; only this timer then acknowledges them before the retransmission timeout (no
+    /// source gives ConnectX's value: the config key has no default and is required then).
     pub ack_timeout: Option<Duration>,
     /// Go-back-N or selective repeat. Default go-back-N (ConnectX).
     pub recovery: Recovery,

@@ -65,11 +65,12 @@ pub trait RateController {
     /// Every ACK and NACK, after the sender processed it (loss recovery included).
     fn on_ack(&mut self, sample: &AckSample<'_>, ctl: &mut RateControl);
 
-    /// The QP put a data packet of `wire_bytes` (payload and headers; a retransmission
-    /// too) on its NIC's wire at `now`. DCQCN's byte counter counts these (Zhu et al. §3.1: an
-    /// increase event every B bytes *transmitted*; the authors' ns-3 model subtracts each
-    /// packet's size as it is dequeued for transmission). Called once per data packet, so keep
-    /// it cheap.
+    /// The QP's pacer released a data packet of `wire_bytes` (payload and headers; a
+    /// retransmission too) to its NIC's port at `now`. DCQCN's byte counter counts these (Zhu
+    /// et al. §3.1: an increase event every B bytes *transmitted*; the authors' ns-3 model
+    /// subtracts each packet's size as its NIC dequeues it, so a packet held by a PAUSE at the
+    /// host's port counts here before it leaves). Called once per data packet, so keep it
+    /// cheap.
     #[inline]
     fn on_send(&mut self, now: Time, wire_bytes: u64, ctl: &mut RateControl) {
         let _ = (now, wire_bytes, ctl);
@@ -190,12 +191,16 @@ impl Default for Controller {
 }
 
 impl Controller {
-    /// Whether [`RateController::on_send`] does anything: DCQCN's (its byte counter) and a
+    /// Whether [`RateController::on_send`] does anything: DCQCN's with a byte counter, and a
     /// registered controller's; the sender skips the call, and the rate check after it, for
     /// the others.
     #[inline]
     pub fn hears_sends(&self) -> bool {
-        matches!(self, Controller::Dcqcn(_) | Controller::Custom(_))
+        match self {
+            Controller::Dcqcn(d) => d.params.byte_counter_bytes > 0,
+            Controller::Custom(_) => true,
+            Controller::Fixed(_) | Controller::Hpcc(_) | Controller::Timely(_) => false,
+        }
     }
 
     /// Whether the controller may set a window ([`RateControl::window_bytes`]): HPCC's and a

@@ -278,8 +278,7 @@ impl RoceReceiver {
 
     /// An in-order packet the count holds back: the coalescing timer runs from the first one
     /// ([`RoceConfig::ack_timeout`]), and the newest is what its ACK echoes.
-    #[cold]
-    #[inline(never)]
+    #[inline(never)] // off the path of a receiver without the timer
     fn hold_back(&mut self, now: Time, pkt: &DataPacket, telemetry: [u64; TELEMETRY_WORDS]) {
         if let Some(timeout) = self.ack_timeout {
             self.ack_due.get_or_insert(now + timeout);

@@ -156,7 +156,8 @@ fn hpcc_keeps_the_queue_short_and_timely_reacts() {
 
 /// HPCC with ACK coalescing (`ack_every` 4): without the receiver's ACK timer the config is
 /// refused (a window an ACK shrinks leaves the packets held back unacknowledged until the
-/// 67 ms timeout: before the timer and the refusal, this rack's blocks took 100 times longer);
+/// 67 ms timeout: before the timer and the refusal, a 16:1 incast's blocks took 100 times
+/// longer);
 /// with a 2 µs timer no queue pair times out and the blocks take within 5 % of per-packet
 /// ACKs' time.
 #[test]

@@ -145,6 +145,18 @@ fn bad_transport_values_are_refused() {
             "tcp.transport.ack_every = 0: 1 to 1024 packets",
         ),
         (
+            "tcp.transport={kind: roce, ack_every: 4}",
+            "tcp.transport.ack_timeout = unset: a duration with ack_every > 1 (here 4)",
+        ),
+        (
+            "tcp.transport={kind: roce, ack_timeout: 5us}",
+            "tcp.transport.ack_timeout = set: only with ack_every > 1",
+        ),
+        (
+            "tcp.transport={kind: roce, recovery: irn, ack_every: 2, ack_timeout: 100us}",
+            "tcp.transport.ack_timeout = 100us: below the retransmission timeout (100us, IRN's RTO_low)",
+        ),
+        (
             "tcp.transport={kind: roce, recovery: irn, rto: 1ms, rto_high: 500us}",
             "tcp.transport.rto_high = 500us: at least RTO_low (1ms)",
         ),

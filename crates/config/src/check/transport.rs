@@ -75,18 +75,6 @@ pub(super) fn check_transport(section: &TcpConfig, p: &str) -> Result<(), Config
     {
         return Err(invalid(&key("ack_every"), n, "1 to 1024 packets"));
     }
-    let windowed =
-        r.window.is_some() || r.bdp_cap_packets.is_some() || r.congestion_control.sets_window();
-    if r.ack_every.is_some_and(|n| n > 1) && windowed && r.ack_timeout.is_none() {
-        return Err(invalid(
-            &key("ack_timeout"),
-            "unset",
-            "set (a duration) with ack_every > 1 and a window (hpcc, window or \
-             bdp_cap_packets), or ack_every: 1: when an ACK shrinks the window, the packets \
-             ack_every holds back are acknowledged only by this timer or the retransmission \
-             timeout",
-        ));
-    }
     for (k, d) in [
         ("rto", r.rto),
         ("rto_high", r.rto_high),
@@ -149,6 +137,58 @@ pub(super) fn check_transport(section: &TcpConfig, p: &str) -> Result<(), Config
                 ));
             }
         }
+    }
+    // ACK coalescing needs its timer: the count holds back the last packets before a pause in
+    // sending (a window that closes or shrinks, a flow that stops), which otherwise wait for
+    // the retransmission timeout; and the timer must fire before that timeout.
+    let ack_every = r.ack_every.unwrap_or(1);
+    match (ack_every > 1, r.ack_timeout) {
+        (true, None) => {
+            return Err(invalid(
+                &key("ack_timeout"),
+                "unset",
+                format!(
+                    "a duration with ack_every > 1 (here {ack_every}): the receiver's count \
+                     holds back the last packets before a pause in sending (a window that \
+                     closes or shrinks, a flow that stops), and only this timer acknowledges \
+                     them before the retransmission timeout; or ack_every: 1"
+                ),
+            ));
+        }
+        (false, Some(_)) => {
+            return Err(invalid(
+                &key("ack_timeout"),
+                "set",
+                "only with ack_every > 1 (the receiver ACKs every packet at once)",
+            ));
+        }
+        (true, Some(t)) => {
+            // The configured timeout, or the default (go-back-N's fixed one, IRN's RTO_low).
+            let default_rto = match r.recovery {
+                RoceRecovery::GoBackN => incastsim_roce::RoceConfig::default().rto,
+                RoceRecovery::Irn => incastsim_roce::RoceConfig::irn().rto,
+            };
+            let rto = r.rto.map(|d| d.0).unwrap_or(match default_rto {
+                incastsim_roce::RtoConfig::Fixed(d) => d,
+                incastsim_roce::RtoConfig::Irn { low, .. } => low,
+            });
+            if t.0 >= rto {
+                return Err(invalid(
+                    &key("ack_timeout"),
+                    t.0,
+                    format!(
+                        "below the retransmission timeout ({rto}{}): at or above it, what \
+                         the timer acknowledges is resent first",
+                        if r.recovery == RoceRecovery::Irn {
+                            ", IRN's RTO_low"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
+            }
+        }
+        (false, None) => {}
     }
     Ok(())
 }

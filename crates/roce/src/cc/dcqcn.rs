@@ -21,7 +21,8 @@
 //!
 //! The byte counter counts the wire bytes of every data packet the QP transmits
 //! ([`RateController::on_send`]), retransmissions included, as the paper says and the DCQCN
-//! authors' ns-3 model does; the HPCC fork has no byte counter at all.
+//! authors' ns-3 model does (which restarts the count at B after an event; here what passed B
+//! carries over, at most a packet's bytes apart); the HPCC fork has no byte counter at all.
 //!
 //! The fork schedules its timers from the first CNP on and keeps them while the QP lives; here
 //! they run while the sender has data outstanding or to send (the sender's rule for

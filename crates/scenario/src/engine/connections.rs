@@ -13,7 +13,7 @@
 //!
 //! A RoCE flow's queue pair (in [`Connections::roce`]) follows the same rule: built when a
 //! generated flow starts, given up once everything is acknowledged and no timer of its sender
-//! is armed ([`super::roce::RoceFlows::is_done`]).
+//! or receiver is armed ([`super::roce::RoceFlows::is_done`]).
 //!
 //! Every other flow (the workload's, a flow a time series samples, every flow when the scheme
 //! reads the number of active senders) is built up front, in flow order, and kept to the end.

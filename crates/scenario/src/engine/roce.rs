@@ -1,7 +1,8 @@
 //! RoCEv2 queue pairs in the engine (`tcp.transport: roce`): each such flow's sender and
 //! receiver (`incastsim_roce`, pure state machines) with the lazy timer that serves both the
-//! sender's retransmission timer and its pacing, and the mapping between their packets and
-//! the simulator's [`Packet`].
+//! sender's retransmission timer and its pacing (`Rto` events), the receiver's ACK coalescing
+//! timer (`DelayedAck` events, with `ack_timeout` only), and the mapping between their packets
+//! and the simulator's [`Packet`].
 //!
 //! On the wire a RoCE data packet is a `Data` packet whose `seq` is its PSN, `timestamp_ps`
 //! when it was sent, the `RETX` flag a retransmission, ECT(0) (RoCEv2 NICs mark their packets
