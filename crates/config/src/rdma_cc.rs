@@ -209,6 +209,12 @@ impl RdmaCcConfig {
         matches!(self, RdmaCcConfig::None)
     }
 
+    /// Whether the controller may set a window, which an ACK may shrink: HPCC's W, and a
+    /// registered controller's (it may set `RateControl::window_bytes`).
+    pub fn may_set_window(&self) -> bool {
+        matches!(self, RdmaCcConfig::Hpcc { .. } | RdmaCcConfig::Extension(_))
+    }
+
     /// Whether its data packets carry HPCC's INT header.
     pub fn wants_int(&self) -> bool {
         matches!(self, RdmaCcConfig::Hpcc { .. })

@@ -77,10 +77,10 @@ pub struct RoceTransportConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ack_every: Option<u32>,
     /// The receiver's ACK coalescing timer: a packet held back by `ack_every` is acknowledged
-    /// at the latest this long after it arrived (no default). Required with `ack_every` > 1,
-    /// and only then, below the retransmission timeout: the count holds back the last packets
-    /// before a pause in sending (a window that closes or shrinks, a flow that stops), which
-    /// would otherwise wait for the timeout.
+    /// at the latest this long after it arrived (no default). Only with `ack_every` > 1, below
+    /// the retransmission timeout; required then with a window (`hpcc`, a registered
+    /// controller, `window`, `bdp_cap_packets`): an ACK that shrinks the window leaves the
+    /// packets the count holds back waiting for the timeout otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ack_timeout: Option<Dur>,
     /// The retransmission timeout. Go-back-N: one fixed value (default 4.096 µs × 2^14 ≈

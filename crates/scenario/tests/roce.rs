@@ -145,8 +145,8 @@ fn bad_transport_values_are_refused() {
             "tcp.transport.ack_every = 0: 1 to 1024 packets",
         ),
         (
-            "tcp.transport={kind: roce, ack_every: 4}",
-            "tcp.transport.ack_timeout = unset: a duration with ack_every > 1 (here 4)",
+            "tcp.transport={kind: roce, ack_every: 4, window: 16KB}",
+            "tcp.transport.ack_timeout = unset: a duration with ack_every > 1 (here 4) and a window",
         ),
         (
             "tcp.transport={kind: roce, ack_timeout: 5us}",

@@ -138,20 +138,23 @@ pub(super) fn check_transport(section: &TcpConfig, p: &str) -> Result<(), Config
             }
         }
     }
-    // ACK coalescing needs its timer: the count holds back the last packets before a pause in
-    // sending (a window that closes or shrinks, a flow that stops), which otherwise wait for
-    // the retransmission timeout; and the timer must fire before that timeout.
+    // ACK coalescing behind a window needs its timer: an ACK that shrinks the window (HPCC's,
+    // a registered controller's) leaves the packets the count holds back with nothing more
+    // to send, and they would wait for the retransmission timeout. The timer must fire before
+    // that timeout.
     let ack_every = r.ack_every.unwrap_or(1);
+    let may_window =
+        r.window.is_some() || r.bdp_cap_packets.is_some() || r.congestion_control.may_set_window();
     match (ack_every > 1, r.ack_timeout) {
-        (true, None) => {
+        (true, None) if may_window => {
             return Err(invalid(
                 &key("ack_timeout"),
                 "unset",
                 format!(
-                    "a duration with ack_every > 1 (here {ack_every}): the receiver's count \
-                     holds back the last packets before a pause in sending (a window that \
-                     closes or shrinks, a flow that stops), and only this timer acknowledges \
-                     them before the retransmission timeout; or ack_every: 1"
+                    "a duration with ack_every > 1 (here {ack_every}) and a window (hpcc, a \
+                     registered controller, window or bdp_cap_packets): when an ACK shrinks \
+                     the window, the packets the count holds back are acknowledged only by \
+                     this timer or the retransmission timeout; or ack_every: 1"
                 ),
             ));
         }
@@ -188,7 +191,7 @@ pub(super) fn check_transport(section: &TcpConfig, p: &str) -> Result<(), Config
                 ));
             }
         }
-        (false, None) => {}
+        (_, None) => {}
     }
     Ok(())
 }
