@@ -896,11 +896,7 @@ impl Simulation {
         let f = packet.flow as usize;
         if packet.kind == PacketKind::Data {
             let delivered = self.transport.conns.roce.on_data(now, f, packet);
-            if let Some(mut ack) = self.transport.roce_ack_packet(f) {
-                let dst = self.transport.flows[f].dst;
-                self.transport.conns.sent(f, 1);
-                self.send_from_host(now, dst, &mut ack);
-            }
+            self.send_roce_ack(now, f);
             if let Some(mut cnp) = self.transport.roce_cnp_packet(f) {
                 let dst = self.transport.flows[f].dst;
                 self.transport.conns.sent(f, 1);
@@ -939,15 +935,23 @@ impl Simulation {
         if !roce.on_ack_timer_event(now, f, generation, &mut self.events) {
             return;
         }
+        self.send_roce_ack(now, f);
+        self.transport
+            .conns
+            .roce
+            .sync_ack_timer(f, &mut self.events);
+        // As after the sender's timer: a timer that ran out may leave the queue pair done.
+        self.transport.conns.settle(f);
+    }
+
+    /// Sends the ACK or NAK flow f's receiver just answered, if any, from its host.
+    #[inline(always)]
+    fn send_roce_ack(&mut self, now: Time, f: usize) {
         if let Some(mut ack) = self.transport.roce_ack_packet(f) {
             let dst = self.transport.flows[f].dst;
             self.transport.conns.sent(f, 1);
             self.send_from_host(now, dst, &mut ack);
         }
-        self.transport
-            .conns
-            .roce
-            .sync_ack_timer(f, &mut self.events);
     }
 
     /// Flow f's (RoCE) timer event: a retransmission timeout, or its next paced packet.
