@@ -328,13 +328,12 @@ impl RoceFlows {
     fn move_ack_timer(&mut self, f: usize, events: &mut super::event::Events) {
         let i = self.slot[f] as usize;
         let e = &mut self.ends[i];
-        let flow = f as u32;
-        super::event::sync_timer(&mut e.ack_timer, e.receiver.ack_deadline(), events, |g| {
-            super::event::Event::DelayedAck {
-                flow,
-                generation: g,
-            }
-        });
+        super::event::sync_timer(
+            &mut e.ack_timer,
+            e.receiver.ack_deadline(),
+            events,
+            ack_timer_event(f as u32),
+        );
     }
 
     /// Flow f's ACK coalescing timer event popped: true if it fired and its ACK is in `ack`
@@ -352,13 +351,13 @@ impl RoceFlows {
         }
         let i = self.slot[f] as usize;
         let e = &mut self.ends[i];
-        let flow = f as u32;
-        let fired = super::event::timer_fires(&mut e.ack_timer, events, now, generation, |g| {
-            super::event::Event::DelayedAck {
-                flow,
-                generation: g,
-            }
-        });
+        let fired = super::event::timer_fires(
+            &mut e.ack_timer,
+            events,
+            now,
+            generation,
+            ack_timer_event(f as u32),
+        );
         if !fired {
             return false;
         }
@@ -404,13 +403,8 @@ impl RoceFlows {
     ) -> bool {
         let i = self.slot[f] as usize;
         let e = &mut self.ends[i];
-        let flow = f as u32;
-        let fired = super::event::timer_fires(&mut e.timer, events, now, generation, |g| {
-            super::event::Event::Rto {
-                flow,
-                generation: g,
-            }
-        });
+        let fired =
+            super::event::timer_fires(&mut e.timer, events, now, generation, rto_event(f as u32));
         if fired {
             self.out.clear();
             if e.sender.timer_deadline().is_some_and(|t| t <= now) {
@@ -432,17 +426,26 @@ impl RoceFlows {
             (a, b) => a.or(b),
         }
         .map(|t| t.max(now));
-        let flow = f as u32;
-        super::event::sync_timer(&mut e.timer, want, events, |g| super::event::Event::Rto {
-            flow,
-            generation: g,
-        });
+        super::event::sync_timer(&mut e.timer, want, events, rto_event(f as u32));
     }
 
     /// Bytes flow f's receiver has delivered in order.
     pub fn delivered_bytes(&self, f: usize) -> u64 {
         self.get(f).receiver.bytes_delivered()
     }
+}
+
+/// Flow `flow`'s sender timer event (retransmission, pacing, its controller's) of a given
+/// generation.
+#[inline]
+fn rto_event(flow: u32) -> impl Fn(u32) -> super::event::Event {
+    move |generation| super::event::Event::Rto { flow, generation }
+}
+
+/// Flow `flow`'s receiver ACK coalescing timer event of a given generation.
+#[inline]
+fn ack_timer_event(flow: u32) -> impl Fn(u32) -> super::event::Event {
+    move |generation| super::event::Event::DelayedAck { flow, generation }
 }
 
 /// The packet of RoCE data packet `d` of flow `flow` to host `dst` (with an INT header if
