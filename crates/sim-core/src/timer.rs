@@ -60,6 +60,22 @@ impl LazyTimer {
         self.deadline = None;
     }
 
+    /// The generation to hand [`LazyTimer::on_event`] for an event that carries only the low
+    /// `bits` bits of its generation (`low`): the live event's if they match, else one that
+    /// does not.
+    pub fn live_generation(&self, low: u32, bits: u32) -> u32 {
+        let mask = if bits >= 32 {
+            u32::MAX
+        } else {
+            (1 << bits) - 1
+        };
+        match self.queued {
+            Some((_, g)) if g & mask == low => g,
+            Some((_, g)) => !g,
+            None => low,
+        }
+    }
+
     /// Called when an event of this timer pops at `now` carrying `generation`.
     pub fn on_event(&mut self, now: Time, generation: u32) -> TimerFire {
         match self.queued {
@@ -85,6 +101,25 @@ impl LazyTimer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_event_with_the_low_bits_of_its_generation_finds_it() {
+        let mut t = LazyTimer::default();
+        // Each earlier deadline queues a new event: generation 21 at the end.
+        for i in 0..20 {
+            let _ = t.arm(Time(100 - i));
+        }
+        let (at, g) = t.arm(Time(9)).expect("a new event");
+        assert_eq!(g, 21);
+        assert_eq!(at, Time(9));
+        let low = g & 0xF;
+        assert_eq!(t.live_generation(low, 4), g);
+        assert_ne!(t.live_generation(low ^ 1, 4), g);
+        assert_eq!(
+            t.on_event(Time(9), t.live_generation(low, 4)),
+            TimerFire::Fire
+        );
+    }
 
     #[test]
     fn rearm_later_reuses_the_queued_event() {

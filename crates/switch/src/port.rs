@@ -530,6 +530,22 @@ impl OutputPort {
         }
     }
 
+    /// When the transmitter is done with what it has started (a waiting packet gets it no
+    /// earlier).
+    #[inline]
+    pub fn transmitter_free_at(&self) -> Time {
+        self.last_tx_end
+    }
+
+    /// The class of packets with `dscp` (0 at a FIFO port).
+    #[inline]
+    pub fn class_of_dscp(&self, dscp: u8) -> usize {
+        match &self.cold.scheduler {
+            Scheduler::Priority(q) => q.class_of_dscp(dscp),
+            _ => 0,
+        }
+    }
+
     /// Pauses class `class` until `until` (a PAUSE frame's arrival; PFC ports only).
     pub fn pause_class(&mut self, class: usize, until: Time) {
         if let Scheduler::Priority(q) = &mut self.cold.scheduler {

@@ -129,7 +129,13 @@ impl PriorityQueues {
     /// The class of `packet`: min(DSCP, classes − 1).
     #[inline]
     pub fn class_of(&self, packet: &Packet) -> usize {
-        (packet.dscp as usize).min(self.classes.len() - 1)
+        self.class_of_dscp(packet.dscp)
+    }
+
+    /// The class of packets with `dscp`.
+    #[inline]
+    pub fn class_of_dscp(&self, dscp: u8) -> usize {
+        (dscp as usize).min(self.classes.len() - 1)
     }
 
     /// Packets waiting in all classes.
