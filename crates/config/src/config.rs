@@ -219,6 +219,12 @@ impl Config {
         })
     }
 
+    /// Whether some section's flows run over RoCE (`tcp.transport: roce`).
+    pub fn roce_on(&self) -> bool {
+        self.tcp_sections()
+            .any(|(_, t)| matches!(t.transport, crate::transport::TransportConfig::Roce(_)))
+    }
+
     /// [`Config::tcp_sections`], mutable.
     pub fn tcp_sections_mut(&mut self) -> impl Iterator<Item = (TcpSectionKey, &mut TcpConfig)> {
         std::iter::once((TcpSectionKey::TOP, &mut self.tcp)).chain(

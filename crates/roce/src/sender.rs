@@ -125,6 +125,13 @@ pub struct RoceSender {
     /// cap) may close behind it (then it asks for an ACK). False for a QP at a fixed rate
     /// without a window, whose sends skip both.
     per_packet_extras: bool,
+    /// The host's NIC has a packet of this QP's class waiting for its transmitter, so
+    /// [`emit`](Self::emit) releases nothing (set by the host before each call:
+    /// [`set_nic_busy`](Self::set_nic_busy)). A NIC pulls the next packet from a QP when
+    /// its link can take one (the HPCC fork's `QbbNetDevice::DequeueAndTransmit` asks its
+    /// `RdmaEgressQueue` for a QP only when the link is free and the priority not paused);
+    /// a QP does not fill a queue in front of it.
+    nic_busy: bool,
 }
 
 impl RoceSender {
@@ -166,6 +173,7 @@ impl RoceSender {
             per_packet_extras: controller_extras
                 || cfg.window_bytes.is_some()
                 || cfg.bdp_cap_packets.is_some(),
+            nic_busy: false,
         }
     }
 
@@ -223,6 +231,7 @@ impl RoceSender {
     /// returns how many. Pacing lets at most one packet go per instant; a call earlier than
     /// [`next_send_time`](Self::next_send_time) sends nothing. A caller that is late does not
     /// get a catch-up burst: the next packet is paced from this one (as a NIC's scheduler).
+    /// Nothing goes while the NIC is busy ([`set_nic_busy`](Self::set_nic_busy)).
     pub fn emit(&mut self, now: Time, out: &mut Vec<DataPacket>) -> usize {
         if !self.started {
             self.started = true;
@@ -232,7 +241,7 @@ impl RoceSender {
             self.apply_ctl(now);
         }
         let mut sent = 0;
-        while self.has_sendable() && self.pace_time() <= now {
+        while !self.nic_busy && self.has_sendable() && self.pace_time() <= now {
             let (psn, retransmit) = self.take_next();
             let (payload, last_of_message) = self.shape(psn);
             let ack_req =
@@ -528,6 +537,20 @@ impl RoceSender {
             .map_or(Time::ZERO, |(t, wire)| t + self.pace.time_for(wire))
     }
 
+    /// Whether the host's NIC has no room for this QP's next packet (see the field); the host
+    /// sets it before each call that may send.
+    #[inline]
+    pub fn set_nic_busy(&mut self, busy: bool) {
+        self.nic_busy = busy;
+    }
+
+    /// Whether a packet is due at `now`: one may be sent and the pacing allows it. A QP due
+    /// while its NIC is busy waits for the NIC, not for a timer.
+    #[inline]
+    pub fn due(&self, now: Time) -> bool {
+        self.has_sendable() && self.pace_time() <= now
+    }
+
     /// Something may be sent once the pacing allows: a lost packet (selective repeat), or the
     /// next PSN if the window and BDP cap are open.
     #[inline]
@@ -736,6 +759,30 @@ mod tests {
         };
         let sent = c.controller.as_any().downcast_ref::<Sent>().unwrap();
         assert_eq!(sent.0, [1_000 + header, 1_000 + header, 500 + header]);
+    }
+
+    /// While the NIC is busy a due QP releases nothing and stays due; once the NIC takes its
+    /// packet (late), the next one is paced from that late send, with no catch-up burst.
+    #[test]
+    fn a_busy_nic_holds_the_packet_in_the_queue_pair() {
+        let mut s = sender(RoceConfig::default(), 3_000);
+        let mut out = Vec::new();
+        s.set_nic_busy(true);
+        assert_eq!(s.emit(Time::ZERO, &mut out), 0);
+        assert!(s.due(Time::ZERO));
+        assert_eq!(s.snd_nxt(), 0);
+        // The NIC takes it 5 µs later: PSN 0 goes then, PSN 1 one wire time (1,062 B at
+        // 100 Gbps: 84.96 ns) after.
+        s.set_nic_busy(false);
+        let late = Time::ZERO + Duration::from_us(5);
+        assert_eq!(s.emit(late, &mut out), 1);
+        assert_eq!(out[0].sent_at, late);
+        assert!(!s.due(late));
+        let wire = RoceConfig::default().wire_bytes(1_000);
+        assert_eq!(
+            s.next_send_time(late),
+            Some(late + Duration::from_ps(wire * 80))
+        );
     }
 
     /// Withdrawing the unsent part of a 10-packet message after 3 went ends it at PSN 3: the

@@ -200,3 +200,65 @@ traffic:
         "{delivered} B delivered, {at_line_rate} B at line rate for 100 µs"
     );
 }
+
+/// A NIC pulls its queue pairs' packets one at a time (`engine/nic.rs`): three line-rate QPs
+/// on one host, a fourth on another, into one receiver. Lossless (PFC pauses both senders)
+/// and lossy (IRN, no PFC): a sender's port never holds more than the packet on the wire and
+/// the next one, and the host's three QPs share its link in turn, within 2 %.
+#[test]
+fn a_nic_sends_its_queue_pairs_in_turn_and_queues_none() {
+    let yaml = "name: roce-nic
+senders: 2
+topology: {kind: star, link_rate: 100Gbps, link_delay: 1us, switch_buffer: 4MB, priority_classes: 2}
+tcp: {dscp: 1, transport: {kind: roce}}
+workload: {kind: traffic, duration: 300us}
+traffic:
+  - {kind: long_lived, from: sender:0, to: receiver, count: 3, start: 0us, stop: 200us}
+  - {kind: long_lived, from: sender:1, to: receiver, count: 1, start: 0us, stop: 200us}
+pfc: {priorities: [1], xoff: 50KB}
+";
+    let lossless = Config::from_yaml(yaml, &[]).expect("valid");
+    let lossy = Config::from_yaml(
+        yaml,
+        &[
+            "pfc=null".to_string(),
+            "tcp.transport={kind: roce, recovery: irn}".to_string(),
+        ],
+    )
+    .expect("valid");
+    for (name, cfg) in [("lossless", &lossless), ("lossy", &lossy)] {
+        let r = run(cfg, 1);
+        if name == "lossless" {
+            assert!(r.pfc.iter().any(|p| p.pauses_sent > 0), "the incast pauses");
+        }
+        let senders: Vec<u32> = r.flows.iter().map(|f| f.src_host).collect();
+        for p in r.ports.iter().filter(|p| {
+            p.from_node
+                .strip_prefix("host")
+                .and_then(|h| h.parse::<u32>().ok())
+                .is_some_and(|h| senders.contains(&h))
+        }) {
+            assert!(
+                p.max_queue_packets <= 2,
+                "{name}: {} held {} packets",
+                p.from_node,
+                p.max_queue_packets
+            );
+        }
+        let host = r.flows[0].src_host;
+        let shares: Vec<f64> = r
+            .flows
+            .iter()
+            .filter(|f| f.src_host == host)
+            .map(|f| f.bytes_delivered as f64)
+            .collect();
+        assert_eq!(shares.len(), 3, "{name}");
+        let (lo, hi) = shares
+            .iter()
+            .fold((f64::MAX, 0.0f64), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+        assert!(
+            hi < lo * 1.02,
+            "{name}: the QPs of one host delivered {shares:?}"
+        );
+    }
+}

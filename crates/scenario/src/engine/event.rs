@@ -87,6 +87,15 @@ pub enum Event {
     /// A flow dependency's event (`engine/gates.rs`; packed under tag 15 beside PFC's, one
     /// out-of-line arm).
     Gate(GateEvent),
+    /// A RoCE queue pair's transport timer (its retransmission timer and its rate
+    /// controller's; `engine/roce.rs`), apart from its pacing (an `Rto` event): packed under
+    /// tag 15 with the low 28 bits of its generation ([`ROCE_GENERATION_BITS`]).
+    RoceTimer {
+        /// Flow index (28 bits).
+        flow: u32,
+        /// The low [`ROCE_GENERATION_BITS`] bits of the timer's generation when armed.
+        generation: u32,
+    },
 }
 
 /// The events of flow dependencies ([`crate::plan::traffic::depend`]).
@@ -164,6 +173,12 @@ const PFC_HOST_TAKE: u64 = 3;
 /// bits).
 const GATE_NOTIFY: u64 = 4;
 const GATE_OPEN: u64 = 5;
+/// Under tag 15, sub-kind 6 is a RoCE transport timer: its flow in bits 28-55, the low 28
+/// bits of its generation below.
+const ROCE_TIMER: u64 = 6;
+/// The generation bits a [`Event::RoceTimer`] carries (see
+/// [`LazyTimer::live_generation`](incastsim_core::LazyTimer::live_generation)).
+pub const ROCE_GENERATION_BITS: u32 = 28;
 
 /// An [`Event`] in 8 bytes, as the queue stores it: the variant in the top 4 bits, then a timer
 /// event's flow (28 bits) and its generation (32), or the one field of the other variants (32).
@@ -207,6 +222,16 @@ impl From<Event> for PackedEvent {
             }
             Event::Gate(GateEvent::Open { gate }) => {
                 PackedEvent(15 << TAG_SHIFT | GATE_OPEN << PFC_KIND_SHIFT | u64::from(gate))
+            }
+            Event::RoceTimer { flow, generation } => {
+                debug_assert!(u64::from(flow) < MAX_FLOWS, "flow index over 28 bits");
+                let low = u64::from(generation) & ((1 << ROCE_GENERATION_BITS) - 1);
+                PackedEvent(
+                    15 << TAG_SHIFT
+                        | ROCE_TIMER << PFC_KIND_SHIFT
+                        | u64::from(flow) << ROCE_GENERATION_BITS
+                        | low,
+                )
             }
         }
     }
@@ -264,6 +289,13 @@ fn unpack_tag15(bits: u64) -> Event {
         match bits >> PFC_KIND_SHIFT & 7 {
             GATE_NOTIFY => return Event::Gate(GateEvent::Notify { gate }),
             GATE_OPEN => return Event::Gate(GateEvent::Open { gate }),
+            ROCE_TIMER => {
+                let low = (1u64 << ROCE_GENERATION_BITS) - 1;
+                return Event::RoceTimer {
+                    flow: (bits >> ROCE_GENERATION_BITS & ((1 << FLOW_BITS) - 1)) as u32,
+                    generation: (bits & low) as u32,
+                };
+            }
             _ => {}
         }
     }
@@ -418,6 +450,14 @@ mod tests {
             Event::Gate(GateEvent::Notify { gate: u32::MAX }),
             Event::Gate(GateEvent::Open { gate: 7 }),
             Event::Gate(GateEvent::Open { gate: u32::MAX }),
+            Event::RoceTimer {
+                flow: max_flow,
+                generation: (1 << ROCE_GENERATION_BITS) - 1,
+            },
+            Event::RoceTimer {
+                flow: 3,
+                generation: 0,
+            },
         ];
         for event in events {
             let packed = PackedEvent::from(event);

@@ -23,6 +23,7 @@ mod inspect;
 pub mod int;
 mod invariants;
 pub mod network;
+pub mod nic;
 pub mod observe;
 mod paths;
 pub mod pfc;
@@ -220,6 +221,17 @@ impl Simulation {
             outcome: None,
             started: false,
         };
+        if sim.transport.any_roce() {
+            let ports = &sim.network.fabric.ports;
+            sim.transport.conns.roce.nic = nic::NicLines::new(
+                ports.len(),
+                sim.network
+                    .fabric
+                    .host_port
+                    .iter()
+                    .map(|&p| (p, ports[p as usize].classes())),
+            );
+        }
         for (i, p) in probes.iter().enumerate() {
             let setup = crate::probe::ProbeSetup {
                 config: &sim.cfg,
@@ -505,6 +517,9 @@ impl Simulation {
             Event::SchemeTimer { flow } => self.on_scheme_timer(now, flow as usize),
             Event::Pfc(e) => self.on_pfc_event(now, e),
             Event::Gate(e) => self.on_gate_event(now, e),
+            Event::RoceTimer { flow, generation } => {
+                self.roce_transport_timer(now, flow as usize, generation)
+            }
         }
     }
 
@@ -778,6 +793,9 @@ impl Simulation {
         self.network
             .on_tx_done(now, port, &mut self.events, &mut self.obs);
         self.after_head_drops(now, port);
+        if self.transport.conns.roce.nic.any_waiting() {
+            self.wake_roce_nic(now, port);
+        }
     }
 
     /// A scheduling discipline's timer at `port` (stale unless `generation` is current).
@@ -886,8 +904,67 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn roce_write(&mut self, now: Time, f: usize, bytes: u64) {
-        self.transport.conns.roce.write(now, f, bytes);
-        self.transmit_roce(now, f);
+        let busy = self.roce_nic_busy(f);
+        self.transport.conns.roce.write(now, f, bytes, busy);
+        self.transmit_roce(now, f, busy);
+    }
+
+    /// Flow f's host port and the class of its packets there.
+    #[inline]
+    fn roce_nic_class(&self, f: usize) -> (u32, usize) {
+        let host = self.transport.flows[f].src;
+        let port = self.network.fabric.host_port[host as usize];
+        let class =
+            self.network.fabric.ports[port as usize].class_of_dscp(self.transport.flow_dscp(f));
+        (port, class)
+    }
+
+    /// Whether flow f's (RoCE) host NIC has a packet of its class waiting for the transmitter:
+    /// its queue pair then holds its next packet (`engine/nic.rs`).
+    #[inline]
+    fn roce_nic_busy(&self, f: usize) -> bool {
+        let (port, class) = self.roce_nic_class(f);
+        self.network.fabric.ports[port as usize].class_waiting(class) > 0
+    }
+
+    /// Flow f's queue pair joins its NIC's line if a packet of its class waits there and its
+    /// own next packet is due by the time the line can move (when the transmitter is done
+    /// with what it started): then the NIC, not a pacing timer, sends it, round robin with
+    /// the others in line. Only looked at after a call that found the NIC busy or sent
+    /// (`look`).
+    #[inline]
+    fn roce_join_nic_line(&mut self, now: Time, f: usize, look: bool) {
+        if !look {
+            return;
+        }
+        let (port, class) = self.roce_nic_class(f);
+        let p = &self.network.fabric.ports[port as usize];
+        if p.class_waiting(class) == 0 {
+            return;
+        }
+        let moves_at = p.transmitter_free_at().max(now);
+        if self.transport.conns.roce.joins_nic_line(moves_at, f) {
+            self.transport.conns.roce.nic.wait(port, class, f as u32);
+        }
+    }
+
+    /// A packet got the transmitter at `port`: while a host port has no packet of a class
+    /// waiting, the queue pairs in that class's line send, first in line first
+    /// (`engine/nic.rs`).
+    #[inline(never)]
+    fn wake_roce_nic(&mut self, now: Time, port: u32) {
+        for class in 0..self.transport.conns.roce.nic.classes(port) {
+            while self.network.fabric.ports[port as usize].class_waiting(class) == 0 {
+                let Some(f) = self.transport.conns.roce.nic.next(port, class) else {
+                    break;
+                };
+                let f = f as usize;
+                if self.transport.conns.roce.has(f) {
+                    self.transport.conns.roce.on_nic_ready(now, f);
+                    self.transmit_roce(now, f, false);
+                }
+            }
+        }
     }
 
     /// A RoCE flow's data packet or ACK reached its host.
@@ -910,18 +987,20 @@ impl Simulation {
                 self.on_app_delivery(now, f, delivered);
             }
         } else if roce::is_cnp(packet) {
-            self.transport.conns.roce.on_cnp(now, f);
-            self.transmit_roce(now, f);
+            let busy = self.roce_nic_busy(f);
+            self.transport.conns.roce.on_cnp(now, f, busy);
+            self.transmit_roce(now, f, busy);
         } else {
-            let all_acked = self
-                .transport
-                .conns
-                .roce
-                .on_ack(now, f, packet, &self.network.int);
+            let busy = self.roce_nic_busy(f);
+            let all_acked =
+                self.transport
+                    .conns
+                    .roce
+                    .on_ack(now, f, packet, &self.network.int, busy);
             if all_acked && roce::echoed_int(packet).is_some() {
                 self.network.int.release(packet.flow);
             }
-            self.transmit_roce(now, f);
+            self.transmit_roce(now, f, busy);
         }
         self.transport.conns.gone(f);
     }
@@ -954,24 +1033,48 @@ impl Simulation {
         }
     }
 
-    /// Flow f's (RoCE) timer event: a retransmission timeout, or its next paced packet.
+    /// Flow f's (RoCE) transport timer: a retransmission timeout or its controller's timer
+    /// (the event carries the low bits of the timer's generation).
+    #[cold]
     #[inline(never)]
-    fn roce_timer(&mut self, now: Time, flow: u32, generation: u32) {
-        let f = flow as usize;
-        if self
-            .transport
-            .conns
-            .roce
-            .on_timer_event(now, f, generation, &mut self.events)
-        {
-            self.transmit_roce(now, f);
+    fn roce_transport_timer(&mut self, now: Time, f: usize, low_generation: u32) {
+        if !self.transport.is_roce(f) {
+            return;
+        }
+        let busy = self.roce_nic_busy(f);
+        if self.transport.conns.roce.on_transport_timer_event(
+            now,
+            f,
+            low_generation,
+            &mut self.events,
+            busy,
+        ) {
+            self.transmit_roce(now, f, busy);
         }
         // A timer that ran out with nothing in the network may leave the queue pair done.
         self.transport.conns.settle(f);
     }
 
-    /// Sends what flow f's queue pair just emitted, and moves its timer.
-    fn transmit_roce(&mut self, now: Time, f: usize) {
+    /// Flow f's (RoCE) pacing event: its next paced packet.
+    #[inline(never)]
+    fn roce_timer(&mut self, now: Time, flow: u32, generation: u32) {
+        let f = flow as usize;
+        let busy = self.roce_nic_busy(f);
+        if self
+            .transport
+            .conns
+            .roce
+            .on_timer_event(now, f, generation, &mut self.events, busy)
+        {
+            self.transmit_roce(now, f, busy);
+        }
+        // A timer that ran out with nothing in the network may leave the queue pair done.
+        self.transport.conns.settle(f);
+    }
+
+    /// Sends what flow f's queue pair just emitted, and moves its timer. A queue pair called
+    /// while its NIC was busy (`nic_busy`) and due joins the NIC's line.
+    fn transmit_roce(&mut self, now: Time, f: usize, nic_busy: bool) {
         let src = self.transport.flows[f].src;
         let n = self.transport.conns.roce.out.len();
         self.transport.conns.sent(f, n);
@@ -979,6 +1082,7 @@ impl Simulation {
             let mut packet = self.transport.roce_data_packet(f, i);
             self.send_from_host(now, src, &mut packet);
         }
+        self.roce_join_nic_line(now, f, nic_busy || n > 0);
         self.transport.conns.roce.sync_timer(f, &mut self.events);
     }
 

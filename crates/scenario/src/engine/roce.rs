@@ -1,8 +1,9 @@
 //! RoCEv2 queue pairs in the engine (`tcp.transport: roce`): each such flow's sender and
-//! receiver (`incastsim_roce`, pure state machines) with the lazy timer that serves both the
-//! sender's retransmission timer and its pacing (`Rto` events), the receiver's ACK coalescing
-//! timer (`DelayedAck` events, with `ack_timeout` only), and the mapping between their packets
-//! and the simulator's [`Packet`].
+//! receiver (`incastsim_roce`, pure state machines) with their lazy timers: the sender's pacing
+//! (`Rto` events), its transport timer (retransmission and rate controller, `RoceTimer`
+//! events), the receiver's ACK coalescing timer (`DelayedAck` events, with `ack_timeout`
+//! only); the line a queue pair waits in for its NIC (`engine/nic.rs`); and the mapping
+//! between their packets and the simulator's [`Packet`].
 //!
 //! On the wire a RoCE data packet is a `Data` packet whose `seq` is its PSN, `timestamp_ps`
 //! when it was sent, the `RETX` flag a retransmission, ECT(0) (RoCEv2 NICs mark their packets
@@ -36,9 +37,14 @@ pub struct RoceEnds {
     pub sender: RoceSender,
     /// The responder (data receiver).
     pub receiver: RoceReceiver,
-    /// The sender's one timer slot: the earlier of its retransmission timer (and its rate
-    /// controller's) and the time its next paced packet may leave.
+    /// The sender's pacing: when its next packet may leave (`Rto` events; not armed while it
+    /// waits in its NIC's line).
     pub timer: LazyTimer,
+    /// The sender's transport timer: the earlier of its retransmission timer and its rate
+    /// controller's (`RoceTimer` events). Apart from the pacing, so that a queue pair that
+    /// waits for its NIC keeps it armed, and a paced send after the wait does not leave a
+    /// far retransmission event behind in the queue.
+    pub transport_timer: LazyTimer,
     /// The receiver's ACK coalescing timer (`ack_timeout`), a `DelayedAck` event as TCP's
     /// receiver has: its own, at its own node.
     pub ack_timer: LazyTimer,
@@ -51,6 +57,9 @@ pub struct RoceEnds {
     pub last_ack: Time,
     /// The flow it belongs to.
     pub flow: u32,
+    /// Its sender is due but waits in its NIC's line ([`super::nic::NicLines`]): no pacing
+    /// timer until the NIC takes its packet.
+    pub nic_waiting: bool,
 }
 
 /// The flows.csv columns of a queue pair's rate controller (the same for every controller;
@@ -92,6 +101,9 @@ pub struct RoceFlows {
     /// Some queue pair's receiver has an ACK coalescing timer (`ack_timeout`): without one,
     /// a data packet's arrival does not look at the timer.
     ack_timers: bool,
+    /// The queue pairs waiting for their host's NIC (built by the engine for a run with RoCE
+    /// flows; see `engine/nic.rs`).
+    pub nic: super::nic::NicLines,
 }
 
 impl RoceFlows {
@@ -126,11 +138,13 @@ impl RoceFlows {
             sender: RoceSender::new(cfg, line_rate, controller),
             receiver: RoceReceiver::new(&cfg),
             timer: LazyTimer::default(),
+            transport_timer: LazyTimer::default(),
             ack_timer: LazyTimer::default(),
             ack_echo_int: None,
             cnp_dscp,
             last_ack: Time::ZERO,
             flow: f as u32,
+            nic_waiting: false,
         }
     }
 
@@ -143,6 +157,7 @@ impl RoceFlows {
         e.sender.all_acked()
             && e.sender.timer_deadline().is_none()
             && !e.timer.is_armed()
+            && !e.transport_timer.is_armed()
             && !e.ack_timer.is_armed()
     }
 
@@ -288,13 +303,38 @@ impl RoceFlows {
 }
 
 impl RoceFlows {
-    /// Flow f's application posts a message of `bytes`: what may leave now goes into `out`.
-    pub fn write(&mut self, now: Time, f: usize, bytes: u64) {
+    /// Flow f's application posts a message of `bytes`: what may leave now goes into `out`
+    /// (nothing while `nic_busy`: its host's NIC has a packet of its class waiting).
+    pub fn write(&mut self, now: Time, f: usize, bytes: u64, nic_busy: bool) {
         self.out.clear();
         let i = self.slot[f] as usize;
         let e = &mut self.ends[i];
+        e.sender.set_nic_busy(nic_busy);
         e.sender.post_message(bytes);
         e.sender.emit(now, &mut self.out);
+    }
+
+    /// Flow f's host NIC takes its next packet (it waited in the NIC's line): what may leave
+    /// now goes into `out`.
+    pub fn on_nic_ready(&mut self, now: Time, f: usize) {
+        self.out.clear();
+        let i = self.slot[f] as usize;
+        let e = &mut self.ends[i];
+        e.nic_waiting = false;
+        e.sender.set_nic_busy(false);
+        e.sender.emit(now, &mut self.out);
+    }
+
+    /// Whether flow f's sender, whose NIC has a packet of its class waiting, is due at
+    /// `at` (when that NIC can next take one) and not yet in the NIC's line: it then joins
+    /// it (the caller puts it there).
+    #[inline]
+    pub fn joins_nic_line(&mut self, at: Time, f: usize) -> bool {
+        let i = self.slot[f] as usize;
+        let e = &mut self.ends[i];
+        let joins = !e.nic_waiting && e.sender.due(at);
+        e.nic_waiting |= joins;
+        joins
     }
 
     /// A data packet of flow f reached its receiver: its ACK or NAK, if any, goes into `ack`.
@@ -370,9 +410,17 @@ impl RoceFlows {
     /// An ACK or NAK of flow f reached its sender (with the INT records it echoes, from
     /// `int`): what may leave now goes into `out`. True if everything the flow sent is
     /// acknowledged.
-    pub fn on_ack(&mut self, now: Time, f: usize, packet: &Packet, int: &IntStore) -> bool {
+    pub fn on_ack(
+        &mut self,
+        now: Time,
+        f: usize,
+        packet: &Packet,
+        int: &IntStore,
+        nic_busy: bool,
+    ) -> bool {
         self.out.clear();
         let i = self.slot[f] as usize;
+        self.ends[i].sender.set_nic_busy(nic_busy);
         let ack = ack_of(packet);
         self.ends[i].last_ack = now;
         let records = match echoed_int(packet) {
@@ -386,20 +434,23 @@ impl RoceFlows {
     }
 
     /// A CNP for flow f reached its sender: what may leave now goes into `out`.
-    pub fn on_cnp(&mut self, now: Time, f: usize) {
+    pub fn on_cnp(&mut self, now: Time, f: usize, nic_busy: bool) {
         self.out.clear();
         let i = self.slot[f] as usize;
-        self.ends[i].sender.on_cnp(now, &mut self.out);
+        let sender = &mut self.ends[i].sender;
+        sender.set_nic_busy(nic_busy);
+        sender.on_cnp(now, &mut self.out);
     }
 
-    /// Flow f's timer event popped: true if it fired (a due retransmission timeout, then
-    /// what pacing lets leave now, are in `out`).
+    /// Flow f's pacing event popped: true if it fired (what pacing lets leave now is in
+    /// `out`).
     pub fn on_timer_event(
         &mut self,
         now: Time,
         f: usize,
         generation: u32,
         events: &mut super::event::Events,
+        nic_busy: bool,
     ) -> bool {
         let i = self.slot[f] as usize;
         let e = &mut self.ends[i];
@@ -407,26 +458,67 @@ impl RoceFlows {
             super::event::timer_fires(&mut e.timer, events, now, generation, rto_event(f as u32));
         if fired {
             self.out.clear();
-            if e.sender.timer_deadline().is_some_and(|t| t <= now) {
-                e.sender.on_timer(now, &mut self.out);
-            }
+            e.sender.set_nic_busy(nic_busy);
             e.sender.emit(now, &mut self.out);
         }
         fired
     }
 
-    /// Moves flow f's timer to the earlier of its sender's timer and its next paced send.
+    /// Flow f's transport timer event popped (carrying the low bits of its generation): true
+    /// if it fired (a due retransmission timeout or controller timer ran, then what pacing
+    /// lets leave now is in `out`). A flow already finished does nothing.
+    #[cold]
+    pub fn on_transport_timer_event(
+        &mut self,
+        now: Time,
+        f: usize,
+        low_generation: u32,
+        events: &mut super::event::Events,
+        nic_busy: bool,
+    ) -> bool {
+        if !self.has(f) {
+            return false;
+        }
+        let i = self.slot[f] as usize;
+        let e = &mut self.ends[i];
+        let generation = e
+            .transport_timer
+            .live_generation(low_generation, super::event::ROCE_GENERATION_BITS);
+        let fired = super::event::timer_fires(
+            &mut e.transport_timer,
+            events,
+            now,
+            generation,
+            transport_timer_event(f as u32),
+        );
+        if fired {
+            self.out.clear();
+            e.sender.set_nic_busy(nic_busy);
+            e.sender.on_timer(now, &mut self.out);
+        }
+        fired
+    }
+
+    /// Moves flow f's pacing timer to its next paced send (none while it waits in its NIC's
+    /// line: the NIC wakes it) and its transport timer to its sender's timer.
     pub fn sync_timer(&mut self, f: usize, events: &mut super::event::Events) {
         let now = events.now();
         let i = self.slot[f] as usize;
         let e = &mut self.ends[i];
+        let pace = if e.nic_waiting {
+            None
+        } else {
+            e.sender.next_send_time(now)
+        };
+        super::event::sync_timer(&mut e.timer, pace, events, rto_event(f as u32));
         // A controller's timer already due (it fell due while the QP was idle) fires now.
-        let want = match (e.sender.timer_deadline(), e.sender.next_send_time(now)) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-        .map(|t| t.max(now));
-        super::event::sync_timer(&mut e.timer, want, events, rto_event(f as u32));
+        let transport = e.sender.timer_deadline().map(|t| t.max(now));
+        super::event::sync_timer(
+            &mut e.transport_timer,
+            transport,
+            events,
+            transport_timer_event(f as u32),
+        );
     }
 
     /// Bytes flow f's receiver has delivered in order.
@@ -435,8 +527,14 @@ impl RoceFlows {
     }
 }
 
-/// Flow `flow`'s sender timer event (retransmission, pacing, its controller's) of a given
+/// Flow `flow`'s sender transport timer event (retransmission, its controller's) of a given
 /// generation.
+#[inline]
+fn transport_timer_event(flow: u32) -> impl Fn(u32) -> super::event::Event {
+    move |generation| super::event::Event::RoceTimer { flow, generation }
+}
+
+/// Flow `flow`'s sender pacing event of a given generation.
 #[inline]
 fn rto_event(flow: u32) -> impl Fn(u32) -> super::event::Event {
     move |generation| super::event::Event::Rto { flow, generation }

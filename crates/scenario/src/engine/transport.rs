@@ -167,6 +167,17 @@ impl Transport {
         self.any_roce && self.conns.roce.has(f)
     }
 
+    /// Whether any flow runs over RoCE.
+    pub fn any_roce(&self) -> bool {
+        self.any_roce
+    }
+
+    /// Flow f's DSCP (its packets' class).
+    #[inline(always)]
+    pub fn flow_dscp(&self, f: usize) -> u8 {
+        self.flow_dscp[f]
+    }
+
     /// RoCE data packet i of `conns.roce.out` as a packet of flow f.
     #[inline]
     pub fn roce_data_packet(&self, f: usize, i: usize) -> Packet {

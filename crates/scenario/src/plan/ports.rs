@@ -132,6 +132,7 @@ pub fn build_ports(
     let pfc_mask = cfg.pfc.as_ref().map_or(0, crate::plan::pfc::lossless_mask);
     let largest = crate::config::check::largest_packet_bytes(cfg);
     let int_on = cfg.int_telemetry_on();
+    let roce_on = cfg.roce_on();
     let dwrr_quanta: Option<Vec<u64>> = links
         .class_weights
         .as_ref()
@@ -239,8 +240,9 @@ pub fn build_ports(
                 },
                 SimRng::for_stream(seed, Stream::SwitchJitter, i as u64),
             );
-            // In-band telemetry is stamped when a packet gets the transmitter.
-            let port = if int_on {
+            // In-band telemetry is stamped when a packet gets the transmitter; a RoCE NIC
+            // hands its queue pairs the transmitter one packet at a time (`engine/nic.rs`).
+            let port = if int_on || (from_host && roce_on) {
                 port.deciding_at_dequeue()
             } else {
                 port
