@@ -793,7 +793,7 @@ impl Simulation {
         self.network
             .on_tx_done(now, port, &mut self.events, &mut self.obs);
         self.after_head_drops(now, port);
-        if self.transport.conns.roce.nic.any_waiting() {
+        if self.transport.conns.roce.nic.waiting_at(port) {
             self.wake_roce_nic(now, port);
         }
     }

@@ -30,8 +30,9 @@ pub struct NicLines {
     classes: Vec<u8>,
     /// The waiting flows, in the order they came.
     lines: Vec<VecDeque<u32>>,
-    /// Flows waiting in all lines: without any, a transmission end looks no further.
-    waiting: usize,
+    /// By port: flows waiting in its lines (a transmission end at a port without any looks
+    /// no further; empty in a run without RoCE flows).
+    waiting: Vec<u32>,
 }
 
 impl NicLines {
@@ -41,7 +42,7 @@ impl NicLines {
             first_line: vec![NOT_A_HOST_PORT; ports],
             classes: vec![0; ports],
             lines: Vec::new(),
-            waiting: 0,
+            waiting: vec![0; ports],
         };
         for (port, classes) in host_ports {
             n.first_line[port as usize] = n.lines.len() as u32;
@@ -52,10 +53,11 @@ impl NicLines {
         n
     }
 
-    /// Whether any flow waits (one test per transmission end of a run without RoCE).
+    /// Whether a flow waits at `port` (one test per transmission end; a run without RoCE
+    /// flows has no ports here).
     #[inline(always)]
-    pub fn any_waiting(&self) -> bool {
-        self.waiting > 0
+    pub fn waiting_at(&self, port: u32) -> bool {
+        self.waiting.get(port as usize).is_some_and(|&n| n > 0)
     }
 
     /// Flow `flow` waits at `port` for a packet of `class` to go.
@@ -66,7 +68,7 @@ impl NicLines {
             "a queue pair waits at a switch port"
         );
         self.lines[first as usize + class].push_back(flow);
-        self.waiting += 1;
+        self.waiting[port as usize] += 1;
     }
 
     /// The classes of `port` (0 at a switch port: no lines).
@@ -80,7 +82,7 @@ impl NicLines {
         let first = self.first_line[port as usize];
         debug_assert_ne!(first, NOT_A_HOST_PORT, "no lines at a switch port");
         let flow = self.lines[first as usize + class].pop_front()?;
-        self.waiting -= 1;
+        self.waiting[port as usize] -= 1;
         Some(flow)
     }
 }
@@ -93,17 +95,17 @@ mod tests {
     fn flows_leave_each_line_in_the_order_they_came() {
         // Ports 0 and 2 are hosts' (two classes and one), port 1 a switch's.
         let mut n = NicLines::new(3, [(0, 2), (2, 1)].into_iter());
-        assert!(!n.any_waiting());
+        assert!(!n.waiting_at(0) && !n.waiting_at(9));
         assert_eq!((n.classes(0), n.classes(1), n.classes(2)), (2, 0, 1));
         n.wait(0, 1, 7);
         n.wait(0, 1, 3);
         n.wait(2, 0, 9);
-        assert!(n.any_waiting());
+        assert!(n.waiting_at(0) && !n.waiting_at(1) && n.waiting_at(2));
         assert_eq!(n.next(0, 0), None);
         assert_eq!(n.next(0, 1), Some(7));
         assert_eq!(n.next(0, 1), Some(3));
         assert_eq!(n.next(0, 1), None);
         assert_eq!(n.next(2, 0), Some(9));
-        assert!(!n.any_waiting());
+        assert!(!n.waiting_at(0) && !n.waiting_at(2));
     }
 }
