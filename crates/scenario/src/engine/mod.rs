@@ -964,6 +964,13 @@ impl Simulation {
                     self.transmit_roce(now, f, false);
                 }
             }
+            // A line moves only when its class's waiting packet gets the transmitter: one
+            // left behind with nothing waiting would never move.
+            debug_assert!(
+                self.transport.conns.roce.nic.line_is_empty(port, class)
+                    || self.network.fabric.ports[port as usize].class_waiting(class) > 0,
+                "queue pairs wait at port {port} class {class} with nothing ahead of them"
+            );
         }
     }
 

@@ -77,6 +77,12 @@ impl NicLines {
         self.classes[port as usize] as usize
     }
 
+    /// Whether no flow waits at `port` for `class`.
+    pub fn line_is_empty(&self, port: u32, class: usize) -> bool {
+        let first = self.first_line[port as usize];
+        first == NOT_A_HOST_PORT || self.lines[first as usize + class].is_empty()
+    }
+
     /// The first flow in line at `port` for `class`, taken out of the line.
     pub fn next(&mut self, port: u32, class: usize) -> Option<u32> {
         let first = self.first_line[port as usize];
