@@ -125,7 +125,7 @@ pub struct RoceSender {
     /// cap) may close behind it (then it asks for an ACK). False for a QP at a fixed rate
     /// without a window, whose sends skip both.
     per_packet_extras: bool,
-    /// The host's NIC has a packet of this QP's class waiting for its transmitter, so
+    /// The host's NIC cannot take a packet of this QP's class now, so
     /// [`emit`](Self::emit) releases nothing (set by the host before each call:
     /// [`set_nic_busy`](Self::set_nic_busy)). A NIC pulls the next packet from a QP when
     /// its link can take one (the HPCC fork's `QbbNetDevice::DequeueAndTransmit` asks its
@@ -233,6 +233,9 @@ impl RoceSender {
     /// get a catch-up burst: the next packet is paced from this one (as a NIC's scheduler).
     /// Nothing goes while the NIC is busy ([`set_nic_busy`](Self::set_nic_busy)).
     pub fn emit(&mut self, now: Time, out: &mut Vec<DataPacket>) -> usize {
+        if self.nic_busy {
+            return 0;
+        }
         if !self.started {
             self.started = true;
             self.started_at = now;
@@ -241,7 +244,7 @@ impl RoceSender {
             self.apply_ctl(now);
         }
         let mut sent = 0;
-        while !self.nic_busy && self.has_sendable() && self.pace_time() <= now {
+        while self.has_sendable() && self.pace_time() <= now {
             let (psn, retransmit) = self.take_next();
             let (payload, last_of_message) = self.shape(psn);
             let ack_req =

@@ -530,11 +530,48 @@ impl OutputPort {
         }
     }
 
-    /// When the transmitter is done with what it has started (a waiting packet gets it no
-    /// earlier).
+    /// Whether a packet of `class` handed to this port at `now` would start at once, or take
+    /// part in this instant's pick: the transmitter is free, and the class is neither paused
+    /// nor holding a waiting packet. A RoCE NIC takes a queue pair's packet only then
+    /// (`engine/nic.rs` in the scenario crate).
     #[inline]
-    pub fn transmitter_free_at(&self) -> Time {
-        self.last_tx_end
+    pub fn takes_class_now(&self, class: usize, now: Time) -> bool {
+        self.last_tx_end <= now
+            && match &self.cold.scheduler {
+                Scheduler::Priority(q) => !q.paused(class, now) && q.class_waiting(class) == 0,
+                Scheduler::Fifo => true,
+                Scheduler::Discipline(_) => false,
+            }
+    }
+
+    /// The earliest time `class` could take a packet, as known at `now`: the transmitter done
+    /// with what it started and the class's pause over (a waiting packet of the class moves it
+    /// later still, by the pick).
+    #[inline]
+    pub fn class_free_at(&self, class: usize, now: Time) -> Time {
+        let free = self.last_tx_end.max(now);
+        match &self.cold.scheduler {
+            Scheduler::Priority(q) => free.max(q.paused_until(class)),
+            _ => free,
+        }
+    }
+
+    /// Asks a port that decides at dequeue for a `TxDone` at `at` (to look at its queues and
+    /// at what waits for it then): when to schedule it, or `None` if one is due no later.
+    #[inline]
+    pub fn request_tx_done(&mut self, at: Time) -> Option<Time> {
+        match &mut self.cold.scheduler {
+            Scheduler::Priority(q) => q.request_tx_done(at),
+            _ => None,
+        }
+    }
+
+    /// When this port's next `TxDone` is due, if one is (a port that decides at dequeue).
+    pub fn tx_done_due(&self) -> Option<Time> {
+        match &self.cold.scheduler {
+            Scheduler::Priority(q) => q.tx_done_due(),
+            _ => None,
+        }
     }
 
     /// The class of packets with `dscp` (0 at a FIFO port).

@@ -223,7 +223,7 @@ impl Simulation {
         };
         if sim.transport.any_roce() {
             let ports = &sim.network.fabric.ports;
-            sim.transport.conns.roce.nic = nic::NicLines::new(
+            sim.network.nic = nic::NicLines::new(
                 ports.len(),
                 sim.network
                     .fabric
@@ -790,11 +790,17 @@ impl Simulation {
     /// one big function stays as it was for them.
     #[inline(never)]
     fn on_port_tx_done(&mut self, now: Time, port: u32) {
+        // A host NIC's queue pairs hand over their packets before the port picks, so that they
+        // compete with what waits there by strict priority (`engine/nic.rs`).
+        let lines = self.network.nic.waiting_at(port);
+        if lines {
+            self.wake_roce_nic(now, port);
+        }
         self.network
             .on_tx_done(now, port, &mut self.events, &mut self.obs);
         self.after_head_drops(now, port);
-        if self.transport.conns.roce.nic.waiting_at(port) {
-            self.wake_roce_nic(now, port);
+        if lines {
+            self.keep_nic_awake(now, port);
         }
     }
 
@@ -904,7 +910,7 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn roce_write(&mut self, now: Time, f: usize, bytes: u64) {
-        let busy = self.roce_nic_busy(f);
+        let busy = self.roce_nic_busy(now, f);
         self.transport.conns.roce.write(now, f, bytes, busy);
         self.transmit_roce(now, f, busy);
     }
@@ -919,19 +925,19 @@ impl Simulation {
         (port, class)
     }
 
-    /// Whether flow f's (RoCE) host NIC has a packet of its class waiting for the transmitter:
-    /// its queue pair then holds its next packet (`engine/nic.rs`).
+    /// Whether flow f's (RoCE) host NIC cannot take a packet of its class at `now`
+    /// ([`incastsim_switch::OutputPort::takes_class_now`]): its queue pair then holds its next
+    /// packet (`engine/nic.rs`).
     #[inline]
-    fn roce_nic_busy(&self, f: usize) -> bool {
+    fn roce_nic_busy(&self, now: Time, f: usize) -> bool {
         let (port, class) = self.roce_nic_class(f);
-        self.network.fabric.ports[port as usize].class_waiting(class) > 0
+        !self.network.fabric.ports[port as usize].takes_class_now(class, now)
     }
 
-    /// Flow f's queue pair joins its NIC's line if a packet of its class waits there and its
-    /// own next packet is due by the time the line can move (when the transmitter is done
-    /// with what it started): then the NIC, not a pacing timer, sends it, round robin with
-    /// the others in line. Only looked at after a call that found the NIC busy or sent
-    /// (`look`).
+    /// Flow f's queue pair joins its NIC's line if the NIC cannot take a packet of its class
+    /// now and its own next packet is due by the time it can (the transmitter free, the
+    /// class's pause over): then the NIC, not a pacing timer, sends it, round robin with the
+    /// others in line. Only looked at after a call that found the NIC busy or sent (`look`).
     #[inline]
     fn roce_join_nic_line(&mut self, now: Time, f: usize, look: bool) {
         if !look {
@@ -939,23 +945,36 @@ impl Simulation {
         }
         let (port, class) = self.roce_nic_class(f);
         let p = &self.network.fabric.ports[port as usize];
-        if p.class_waiting(class) == 0 {
+        if p.takes_class_now(class, now) {
             return;
         }
-        let moves_at = p.transmitter_free_at().max(now);
-        if self.transport.conns.roce.joins_nic_line(moves_at, f) {
-            self.transport.conns.roce.nic.wait(port, class, f as u32);
+        let free_at = p.class_free_at(class, now);
+        if self.transport.conns.roce.joins_nic_line(free_at, f) {
+            self.network.nic.wait(port, class, f as u32, now);
+            self.wake_nic_at(now, port, class);
         }
     }
 
-    /// A packet got the transmitter at `port`: while a host port has no packet of a class
-    /// waiting, the queue pairs in that class's line send, first in line first
+    /// Keeps a `TxDone` due at host port `port` when `class` can next take a packet, for the
+    /// queue pairs in its line (one already due no later serves).
+    #[inline]
+    fn wake_nic_at(&mut self, now: Time, port: u32, class: usize) {
+        let p = &mut self.network.fabric.ports[port as usize];
+        let at = p.class_free_at(class, now);
+        if let Some(at) = p.request_tx_done(at) {
+            self.events.schedule(at, Event::PortTxDone { port }.into());
+        }
+    }
+
+    /// A transmission ended at host port `port` (or its NIC was asked to look): the first in
+    /// line of each class the port can take a packet of now hands one over, highest class
+    /// first; a queue pair that has nothing due leaves the line for its pacing timer
     /// (`engine/nic.rs`).
     #[inline(never)]
     fn wake_roce_nic(&mut self, now: Time, port: u32) {
-        for class in 0..self.transport.conns.roce.nic.classes(port) {
-            while self.network.fabric.ports[port as usize].class_waiting(class) == 0 {
-                let Some(f) = self.transport.conns.roce.nic.next(port, class) else {
+        for class in (0..self.network.nic.classes(port)).rev() {
+            while self.network.fabric.ports[port as usize].takes_class_now(class, now) {
+                let Some(f) = self.network.nic.next(port, class) else {
                     break;
                 };
                 let f = f as usize;
@@ -964,12 +983,26 @@ impl Simulation {
                     self.transmit_roce(now, f, false);
                 }
             }
-            // A line moves only when its class's waiting packet gets the transmitter: one
-            // left behind with nothing waiting would never move.
+        }
+    }
+
+    /// After the port picked: a `TxDone` stays due for every class with queue pairs in line,
+    /// when the class can next take a packet.
+    #[inline(never)]
+    fn keep_nic_awake(&mut self, now: Time, port: u32) {
+        for class in 0..self.network.nic.classes(port) {
+            if self.network.nic.line_is_empty(port, class) {
+                continue;
+            }
+            self.wake_nic_at(now, port, class);
+            // A line that no `TxDone` would come for would never move.
             debug_assert!(
-                self.transport.conns.roce.nic.line_is_empty(port, class)
-                    || self.network.fabric.ports[port as usize].class_waiting(class) > 0,
-                "queue pairs wait at port {port} class {class} with nothing ahead of them"
+                self.network.fabric.ports[port as usize]
+                    .tx_done_due()
+                    .is_some_and(
+                        |t| t <= self.network.fabric.ports[port as usize].class_free_at(class, now)
+                    ),
+                "queue pairs wait at port {port} class {class} with no TxDone to wake them"
             );
         }
     }
@@ -994,11 +1027,11 @@ impl Simulation {
                 self.on_app_delivery(now, f, delivered);
             }
         } else if roce::is_cnp(packet) {
-            let busy = self.roce_nic_busy(f);
+            let busy = self.roce_nic_busy(now, f);
             self.transport.conns.roce.on_cnp(now, f, busy);
             self.transmit_roce(now, f, busy);
         } else {
-            let busy = self.roce_nic_busy(f);
+            let busy = self.roce_nic_busy(now, f);
             let all_acked =
                 self.transport
                     .conns
@@ -1048,7 +1081,7 @@ impl Simulation {
         if !self.transport.is_roce(f) {
             return;
         }
-        let busy = self.roce_nic_busy(f);
+        let busy = self.roce_nic_busy(now, f);
         if self.transport.conns.roce.on_transport_timer_event(
             now,
             f,
@@ -1066,7 +1099,7 @@ impl Simulation {
     #[inline(never)]
     fn roce_timer(&mut self, now: Time, flow: u32, generation: u32) {
         let f = flow as usize;
-        let busy = self.roce_nic_busy(f);
+        let busy = self.roce_nic_busy(now, f);
         if self
             .transport
             .conns

@@ -88,6 +88,9 @@ pub struct Network {
     pub(crate) int_on: bool,
     /// The INT records (`engine/int.rs`; empty without INT).
     pub int: super::int::IntStore,
+    /// The RoCE queue pairs waiting for their host's NIC (`engine/nic.rs`; empty without RoCE
+    /// flows).
+    pub nic: super::nic::NicLines,
 }
 
 impl Network {
@@ -111,6 +114,7 @@ impl Network {
             pfc: None,
             int_on: false,
             int: super::int::IntStore::new(0, 0),
+            nic: super::nic::NicLines::default(),
         }
     }
 
@@ -956,10 +960,18 @@ impl Network {
             let pause = pfc.pause[slot];
             if pause.until > now {
                 // The stretch ends: what waits in the class waited through it.
-                pfc.flows.charge(port, class, pause.from, now);
+                let line = self.nic.line(target, class);
+                pfc.flows.charge(port, class, pause.from, now, line);
             }
             pfc.pause[slot].on_resume(now);
             if let Some(at) = port.resume_class(now, class) {
+                events.schedule(at, Event::PortTxDone { port: target }.into());
+            }
+            // Queue pairs wait for this class at a host's NIC: the NIC looks again when its
+            // transmitter is free (`engine/nic.rs`).
+            if !self.nic.line_is_empty(target, class)
+                && let Some(at) = port.request_tx_done(port.class_free_at(class, now))
+            {
                 events.schedule(at, Event::PortTxDone { port: target }.into());
             }
         } else {
@@ -1004,6 +1016,7 @@ impl Network {
             class,
             pause.from,
             pause.until,
+            self.nic.line(port, class),
         );
     }
 

@@ -6,15 +6,26 @@
 //! when the link is free, skipping paused priorities, round robin). A QP therefore never
 //! builds a queue in its own NIC: what it has not sent stays in the QP (PSNs, not packets),
 //! and a PAUSE holds it back there, so after the RESUME it continues at its paced rate, not
-//! as a burst of what a push model would have queued meanwhile.
+//! as a burst of what a push model would have queued meanwhile; and a packet is stamped and
+//! counted (its send time, DCQCN's byte counter, the retransmission timer) when it goes on
+//! the wire.
 //!
-//! Here the host port is a port that decides at dequeue, and a QP may hand its next packet to
-//! it only while no packet of its class waits for the transmitter (one packet stands ready,
-//! as the NIC's next pick; the one on the wire is not waiting). A QP due while one waits joins
-//! its (host port, class) line, first come first served; each time that class's last waiting
-//! packet gets the transmitter, the first in line sends (`Simulation::wake_roce_nic`). Nothing
-//! here is read across a link: the QP and its NIC are one node.
+//! Here the host port decides at dequeue, and a QP hands it a packet only when the port would
+//! start it at once or in this instant's pick ([`incastsim_switch::OutputPort::takes_class_now`]:
+//! the transmitter free, its class neither paused nor holding a waiting packet). A QP due
+//! otherwise joins its (host port, class) line, first come first served. The port then keeps a
+//! `TxDone` event due when that class can next take a packet (its transmitter free, its pause
+//! over; a RESUME brings it forward): at each, before the port picks, the first in line of each
+//! class, highest class first, hands over a packet (`Simulation::wake_roce_nic`), so a queue
+//! pair competes with what waits there by strict priority. A QP that sent and is due again by
+//! the time its class can next take a packet goes to the back of the line at once (round robin
+//! among backlogged queue pairs, with no pacing event of their own).
+//!
+//! The lines are the NIC's state, in the network beside the host ports they serve; nothing
+//! here is read across a link. While a class is paused, the flows in its line are charged the
+//! paused time as a waiting packet would be (`engine/pfc/flows.rs`).
 
+use incastsim_core::Time;
 use std::collections::VecDeque;
 
 /// No line: the port is not a host's.
@@ -28,8 +39,8 @@ pub struct NicLines {
     first_line: Vec<u32>,
     /// By port: its classes (0 for a switch port).
     classes: Vec<u8>,
-    /// The waiting flows, in the order they came.
-    lines: Vec<VecDeque<u32>>,
+    /// The waiting flows with the time each joined, in the order they came.
+    lines: Vec<VecDeque<(u32, Time)>>,
     /// By port: flows waiting in its lines (a transmission end at a port without any looks
     /// no further; empty in a run without RoCE flows).
     waiting: Vec<u32>,
@@ -60,34 +71,43 @@ impl NicLines {
         self.waiting.get(port as usize).is_some_and(|&n| n > 0)
     }
 
-    /// Flow `flow` waits at `port` for a packet of `class` to go.
-    pub fn wait(&mut self, port: u32, class: usize, flow: u32) {
+    /// The classes of `port` (0 at a switch port: no lines).
+    #[inline]
+    pub fn classes(&self, port: u32) -> usize {
+        self.classes.get(port as usize).map_or(0, |&c| c as usize)
+    }
+
+    /// Flow `flow` waits at `port` for `class` from `now` on.
+    pub fn wait(&mut self, port: u32, class: usize, flow: u32, now: Time) {
         let first = self.first_line[port as usize];
         debug_assert_ne!(
             first, NOT_A_HOST_PORT,
             "a queue pair waits at a switch port"
         );
-        self.lines[first as usize + class].push_back(flow);
+        self.lines[first as usize + class].push_back((flow, now));
         self.waiting[port as usize] += 1;
-    }
-
-    /// The classes of `port` (0 at a switch port: no lines).
-    #[inline]
-    pub fn classes(&self, port: u32) -> usize {
-        self.classes[port as usize] as usize
     }
 
     /// Whether no flow waits at `port` for `class`.
     pub fn line_is_empty(&self, port: u32, class: usize) -> bool {
-        let first = self.first_line[port as usize];
-        first == NOT_A_HOST_PORT || self.lines[first as usize + class].is_empty()
+        self.line(port, class).next().is_none()
+    }
+
+    /// The flows waiting at `port` for `class`, with the time each joined (none at a switch
+    /// port or in a run without RoCE flows).
+    pub fn line(&self, port: u32, class: usize) -> impl Iterator<Item = (u32, Time)> + '_ {
+        let line = match self.first_line.get(port as usize) {
+            Some(&first) if first != NOT_A_HOST_PORT => self.lines.get(first as usize + class),
+            _ => None,
+        };
+        line.into_iter().flatten().copied()
     }
 
     /// The first flow in line at `port` for `class`, taken out of the line.
     pub fn next(&mut self, port: u32, class: usize) -> Option<u32> {
         let first = self.first_line[port as usize];
         debug_assert_ne!(first, NOT_A_HOST_PORT, "no lines at a switch port");
-        let flow = self.lines[first as usize + class].pop_front()?;
+        let (flow, _) = self.lines[first as usize + class].pop_front()?;
         self.waiting[port as usize] -= 1;
         Some(flow)
     }
@@ -103,10 +123,15 @@ mod tests {
         let mut n = NicLines::new(3, [(0, 2), (2, 1)].into_iter());
         assert!(!n.waiting_at(0) && !n.waiting_at(9));
         assert_eq!((n.classes(0), n.classes(1), n.classes(2)), (2, 0, 1));
-        n.wait(0, 1, 7);
-        n.wait(0, 1, 3);
-        n.wait(2, 0, 9);
+        n.wait(0, 1, 7, Time(5));
+        n.wait(0, 1, 3, Time(6));
+        n.wait(2, 0, 9, Time(7));
         assert!(n.waiting_at(0) && !n.waiting_at(1) && n.waiting_at(2));
+        assert!(n.line_is_empty(0, 0) && !n.line_is_empty(0, 1) && n.line_is_empty(1, 0));
+        assert_eq!(
+            n.line(0, 1).collect::<Vec<_>>(),
+            [(7, Time(5)), (3, Time(6))]
+        );
         assert_eq!(n.next(0, 0), None);
         assert_eq!(n.next(0, 1), Some(7));
         assert_eq!(n.next(0, 1), Some(3));

@@ -101,9 +101,6 @@ pub struct RoceFlows {
     /// Some queue pair's receiver has an ACK coalescing timer (`ack_timeout`): without one,
     /// a data packet's arrival does not look at the timer.
     ack_timers: bool,
-    /// The queue pairs waiting for their host's NIC (built by the engine for a run with RoCE
-    /// flows; see `engine/nic.rs`).
-    pub nic: super::nic::NicLines,
 }
 
 impl RoceFlows {
@@ -303,13 +300,16 @@ impl RoceFlows {
 }
 
 impl RoceFlows {
-    /// Flow f's application posts a message of `bytes`: what may leave now goes into `out`
-    /// (nothing while `nic_busy`: its host's NIC has a packet of its class waiting).
+    /// Flow f's application posts a message of `bytes`: what may leave now goes into `out`.
+    ///
+    /// In this and the other calls that may send, `nic_busy` says its host's NIC cannot take a
+    /// packet of its class now; then, and while the queue pair waits in the NIC's line (it
+    /// sends only when the line reaches it: `engine/nic.rs`), nothing leaves.
     pub fn write(&mut self, now: Time, f: usize, bytes: u64, nic_busy: bool) {
         self.out.clear();
         let i = self.slot[f] as usize;
         let e = &mut self.ends[i];
-        e.sender.set_nic_busy(nic_busy);
+        e.sender.set_nic_busy(nic_busy || e.nic_waiting);
         e.sender.post_message(bytes);
         e.sender.emit(now, &mut self.out);
     }
@@ -420,7 +420,8 @@ impl RoceFlows {
     ) -> bool {
         self.out.clear();
         let i = self.slot[f] as usize;
-        self.ends[i].sender.set_nic_busy(nic_busy);
+        let e = &mut self.ends[i];
+        e.sender.set_nic_busy(nic_busy || e.nic_waiting);
         let ack = ack_of(packet);
         self.ends[i].last_ack = now;
         let records = match echoed_int(packet) {
@@ -437,9 +438,9 @@ impl RoceFlows {
     pub fn on_cnp(&mut self, now: Time, f: usize, nic_busy: bool) {
         self.out.clear();
         let i = self.slot[f] as usize;
-        let sender = &mut self.ends[i].sender;
-        sender.set_nic_busy(nic_busy);
-        sender.on_cnp(now, &mut self.out);
+        let e = &mut self.ends[i];
+        e.sender.set_nic_busy(nic_busy || e.nic_waiting);
+        e.sender.on_cnp(now, &mut self.out);
     }
 
     /// Flow f's pacing event popped: true if it fired (what pacing lets leave now is in
@@ -458,7 +459,7 @@ impl RoceFlows {
             super::event::timer_fires(&mut e.timer, events, now, generation, rto_event(f as u32));
         if fired {
             self.out.clear();
-            e.sender.set_nic_busy(nic_busy);
+            e.sender.set_nic_busy(nic_busy || e.nic_waiting);
             e.sender.emit(now, &mut self.out);
         }
         fired
@@ -493,7 +494,7 @@ impl RoceFlows {
         );
         if fired {
             self.out.clear();
-            e.sender.set_nic_busy(nic_busy);
+            e.sender.set_nic_busy(nic_busy || e.nic_waiting);
             e.sender.on_timer(now, &mut self.out);
         }
         fired

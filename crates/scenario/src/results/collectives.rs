@@ -147,11 +147,10 @@ pub fn collective_results(sim: &Simulation) -> (Vec<ProbeTable>, Vec<(String, Pr
     }
     // Each flow's paused time (pfc_flows.csv's `paused_us`), with PFC.
     let end = sim.finished_at.unwrap_or(sim.events.now());
-    let paused = sim
-        .network
-        .pfc
-        .as_deref()
-        .map(|pfc| pfc.flow_paused_ps(&sim.network.fabric.ports, end).0);
+    let paused = sim.network.pfc.as_deref().map(|pfc| {
+        pfc.flow_paused_ps(&sim.network.fabric.ports, &sim.network.nic, end)
+            .0
+    });
     let (ideal_start, ideal_end) = ideal_times(sim);
     let mut per_iteration = Vec::new();
     let mut step_rows = Vec::new();

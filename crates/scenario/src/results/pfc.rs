@@ -56,7 +56,7 @@ pub(crate) fn pfc_diagnostics(
     };
     // The last switch's port to host h.
     let dst_port = |h: HostId| pfc.plan.reverse[fabric.host_port[h as usize] as usize];
-    let (tcp_ps, udp_ps) = pfc.flow_paused_ps(&fabric.ports, e.end);
+    let (tcp_ps, udp_ps) = pfc.flow_paused_ps(&fabric.ports, &sim.network.nic, e.end);
     let mut flows = Vec::new();
     let mut row = |kind: &str, flow: usize, src, dst, class, paused: u64, from: Time, to: Time| {
         let lossless = pfc.slot(0, class).is_some();

@@ -155,6 +155,16 @@ impl PriorityQueues {
         self.classes.get(c).is_some_and(|q| q.paused_until > now)
     }
 
+    /// Until when class `c` is paused (in the past if it is not).
+    pub fn paused_until(&self, c: usize) -> Time {
+        self.classes.get(c).map_or(Time::ZERO, |q| q.paused_until)
+    }
+
+    /// When a `TxDone` is due, if one is.
+    pub fn tx_done_due(&self) -> Option<Time> {
+        (self.tx_done_at != Time::MAX).then_some(self.tx_done_at)
+    }
+
     /// Whether a packet of class `c` admitted at `now` must wait: the link is busy (until
     /// `link_free_at`), others wait, or its class is paused.
     #[inline]

@@ -86,11 +86,24 @@ impl FlowPauses {
     }
 
     /// Charges every flow with a packet waiting in `class` at `port` for [max(from, its
-    /// admission), to).
-    pub fn charge(&mut self, port: &OutputPort, class: usize, from: Time, to: Time) {
+    /// admission), to), and every RoCE flow in that (port, class)'s NIC line (`line`: a host
+    /// port's, `engine/nic.rs`) for [max(from, when it joined), to): its packets wait in the
+    /// queue pair, not in the port.
+    pub fn charge(
+        &mut self,
+        port: &OutputPort,
+        class: usize,
+        from: Time,
+        to: Time,
+        line: impl Iterator<Item = (u32, Time)>,
+    ) {
         for (packet, admitted) in port.class_waiting_iter(class) {
             let s = admitted.max(from).as_ps();
             self.of(packet.kind, packet.flow).add(s, to.as_ps());
+        }
+        for (flow, joined) in line {
+            let s = joined.max(from).as_ps();
+            self.of(PacketKind::Data, flow).add(s, to.as_ps());
         }
     }
 }
@@ -141,7 +154,12 @@ impl PfcState {
 
     /// Each flow's paused time by `end`, ps (TCP flows, UDP sources): what the ended
     /// stretches charged, with the stretches still going at `end` charged up to it.
-    pub fn flow_paused_ps(&self, ports: &[OutputPort], end: Time) -> (Vec<u64>, Vec<u64>) {
+    pub fn flow_paused_ps(
+        &self,
+        ports: &[OutputPort],
+        nic: &crate::engine::nic::NicLines,
+        end: Time,
+    ) -> (Vec<u64>, Vec<u64>) {
         let mut open = self.flows.clone();
         let k_count = self.classes();
         for (slot, pause) in self.pause.iter().enumerate() {
@@ -153,7 +171,9 @@ impl PfcState {
             if !port.class_paused(class, pause.from) {
                 continue; // a host that ignores PAUSEs: counted, never applied
             }
-            open.charge(port, class, pause.from, pause.until.min(end));
+            let port_index = (slot / k_count) as u32;
+            let line = nic.line(port_index, class);
+            open.charge(port, class, pause.from, pause.until.min(end), line);
         }
         let totals = |v: &[FlowPause]| v.iter().map(FlowPause::total).collect();
         (totals(&open.tcp), totals(&open.udp))
