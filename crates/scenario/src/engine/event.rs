@@ -24,7 +24,7 @@ pub enum Event {
         generation: u32,
     },
     /// A flow's retransmission timer expires (stale unless `generation` is the timer's current
-    /// one).
+    /// one); for a RoCE flow, its pacing (its retransmission timer is a `RoceTimer`).
     Rto {
         /// Flow index (into the senders and receivers).
         flow: u32,
@@ -181,7 +181,9 @@ const ROCE_TIMER: u64 = 6;
 pub const ROCE_GENERATION_BITS: u32 = 28;
 
 /// An [`Event`] in 8 bytes, as the queue stores it: the variant in the top 4 bits, then a timer
-/// event's flow (28 bits) and its generation (32), or the one field of the other variants (32).
+/// event's flow (28 bits) and its generation (32), or the one field of the other variants (32);
+/// under tag 15, sub-kinds (PFC's events, the gates', a RoCE transport timer with 28 bits of
+/// its generation).
 ///
 /// Why: the enum takes 12 bytes, so a heap entry (a 64-bit key and the event) took 24, and a
 /// sift moved each in two pieces; packed, an entry is 16 bytes and four siblings fill one cache
@@ -279,7 +281,7 @@ impl PackedEvent {
     }
 }
 
-/// The event packed under tag 15 (PFC's or a flow dependency's). Out of line: the loop's
+/// The event packed under tag 15 (PFC's, a flow dependency's or a RoCE transport timer). Out of line: the loop's
 /// unpacking of every other event stays as it was.
 #[cold]
 #[inline(never)]

@@ -31,7 +31,7 @@ pub const AETH_NAK_SEQUENCE_ERROR: u32 = 0x60;
 /// shifted clear of the AETH syndromes).
 pub const CNP_OPCODE: u32 = 0x81 << 8;
 
-/// A RoCE flow's two ends and its timer.
+/// A RoCE flow's two ends, their three timers and its place in its NIC's line.
 pub struct RoceEnds {
     /// The requester (data sender).
     pub sender: RoceSender,
