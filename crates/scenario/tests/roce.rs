@@ -240,9 +240,7 @@ pfc: {priorities: [1], xoff: 50KB}
                 .map(|p| p.paused_us)
                 .collect();
             assert_eq!(paused.len(), 3, "{paused:?}");
-            let (lo, hi) = paused
-                .iter()
-                .fold((f64::MAX, 0.0f64), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+            let (lo, hi) = range(&paused);
             assert!(
                 lo > 0.5 * hi && lo > 0.0,
                 "paused at their NIC: {paused:?} µs"
@@ -269,12 +267,16 @@ pfc: {priorities: [1], xoff: 50KB}
             .map(|f| f.bytes_delivered as f64)
             .collect();
         assert_eq!(shares.len(), 3, "{name}");
-        let (lo, hi) = shares
-            .iter()
-            .fold((f64::MAX, 0.0f64), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+        let (lo, hi) = range(&shares);
         assert!(
             hi < lo * 1.02,
             "{name}: the QPs of one host delivered {shares:?}"
         );
     }
+}
+
+/// The smallest and the largest of `v`.
+fn range(v: &[f64]) -> (f64, f64) {
+    v.iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)))
 }
