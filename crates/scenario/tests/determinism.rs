@@ -61,3 +61,29 @@ fn calendar_threshold_changes_no_result() {
     };
     assert_eq!(run_with(16), run_with(usize::MAX));
 }
+
+/// RoCE queue pairs behind NICs that pull their packets (several per host, PAUSEd at times),
+/// under DCQCN, with switch jitter: the same results on another thread and with the event
+/// queue's calendar from 16 pending events, and the run's invariants hold.
+#[test]
+fn roce_results_do_not_depend_on_the_thread_or_the_event_queue() {
+    use incastsim_scenario::{Plan, Simulation};
+    let cfg = shipped("rdma-fct.yaml", &["workload.duration=0.5ms"]);
+    let run_with = move |cfg: &incastsim_scenario::Config, pending: usize| {
+        let mut sim = Simulation::from_plan(Plan::new(cfg, 4).unwrap());
+        sim.set_calendar_from(pending);
+        sim.run();
+        sim.check_invariants().unwrap();
+        let r = sim.results();
+        assert!(r.pfc.iter().any(|p| p.pauses_sent > 0), "the run pauses");
+        format!("{r:?}")
+    };
+    let here = run_with(&cfg, usize::MAX);
+    let there = std::thread::spawn({
+        let cfg = cfg.clone();
+        move || run_with(&cfg, 16)
+    })
+    .join()
+    .unwrap();
+    assert_eq!(here, there);
+}
