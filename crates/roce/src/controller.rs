@@ -65,12 +65,12 @@ pub trait RateController {
     /// Every ACK and NACK, after the sender processed it (loss recovery included).
     fn on_ack(&mut self, sample: &AckSample<'_>, ctl: &mut RateControl);
 
-    /// The QP's pacer released a data packet of `wire_bytes` (payload and headers; a
-    /// retransmission too) to its NIC's port at `now`. DCQCN's byte counter counts these (Zhu
-    /// et al. §3.1: an increase event every B bytes *transmitted*; the authors' ns-3 model
-    /// subtracts each packet's size as its NIC dequeues it, so a packet held by a PAUSE at the
-    /// host's port counts here before it leaves). Called once per data packet, so keep it
-    /// cheap.
+    /// The QP sent a data packet of `wire_bytes` (payload and headers; a retransmission too)
+    /// at `now`: its NIC took it, to start it at once (in the engine a NIC takes a QP's packet
+    /// only then, `engine/nic.rs` in the scenario crate). DCQCN's byte counter counts these
+    /// (Zhu et al. §3.1: an increase event every B bytes *transmitted*; the authors' ns-3 model
+    /// subtracts each packet's size as its NIC dequeues it). Called once per data packet, so
+    /// keep it cheap.
     #[inline]
     fn on_send(&mut self, now: Time, wire_bytes: u64, ctl: &mut RateControl) {
         let _ = (now, wire_bytes, ctl);

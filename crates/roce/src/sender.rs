@@ -14,6 +14,10 @@
 //!    [`on_cnp`](RoceSender::on_cnp), at [`timer_deadline`](RoceSender::timer_deadline)
 //!    [`on_timer`](RoceSender::on_timer) (each emits what may go at once);
 //! 4. after any call, ask `next_send_time` and `timer_deadline` again.
+//!
+//! Before each call that may send, the engine tells the sender whether its NIC can take a
+//! packet now ([`set_nic_busy`](RoceSender::set_nic_busy)); a sender that is
+//! [`due`](RoceSender::due) while its NIC is busy waits for the NIC instead of its pacing time.
 
 use crate::config::{Recovery, RoceConfig};
 use crate::controller::{AckSample, Controller, RateControl, RateController};
