@@ -530,18 +530,25 @@ impl OutputPort {
         }
     }
 
-    /// Whether a packet of `class` handed to this port at `now` would start at once, or take
-    /// part in this instant's pick: the transmitter is free, and the class is neither paused
-    /// nor holding a waiting packet. A RoCE NIC takes a queue pair's packet only then
-    /// (`engine/nic.rs` in the scenario crate).
+    /// Whether a packet of `class` handed to this port at `now` would start at once (alone, or
+    /// as the winner of this instant's pick): the transmitter is free, the class is not paused,
+    /// and no packet waits that the pick would serve before or beside it (in its class or a
+    /// higher one; in any class under DWRR). A RoCE NIC takes a queue pair's packet only then
+    /// (`engine/nic.rs` in the scenario crate), so none stands ready.
     #[inline]
     pub fn takes_class_now(&self, class: usize, now: Time) -> bool {
         self.last_tx_end <= now
             && match &self.cold.scheduler {
-                Scheduler::Priority(q) => !q.paused(class, now) && q.class_waiting(class) == 0,
+                Scheduler::Priority(q) => !q.paused(class, now) && !q.served_before(class, now),
                 Scheduler::Fifo => true,
                 Scheduler::Discipline(_) => false,
             }
+    }
+
+    /// Whether this port decides each departure at dequeue by classes (strict priority or
+    /// DWRR): a host port of a run with RoCE flows must.
+    pub fn serves_classes(&self) -> bool {
+        matches!(self.cold.scheduler, Scheduler::Priority(_))
     }
 
     /// The earliest time `class` could take a packet, as known at `now`: the transmitter done
@@ -562,14 +569,6 @@ impl OutputPort {
     pub fn request_tx_done(&mut self, at: Time) -> Option<Time> {
         match &mut self.cold.scheduler {
             Scheduler::Priority(q) => q.request_tx_done(at),
-            _ => None,
-        }
-    }
-
-    /// When this port's next `TxDone` is due, if one is (a port that decides at dequeue).
-    pub fn tx_done_due(&self) -> Option<Time> {
-        match &self.cold.scheduler {
-            Scheduler::Priority(q) => q.tx_done_due(),
             _ => None,
         }
     }

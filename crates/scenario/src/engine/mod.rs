@@ -223,6 +223,15 @@ impl Simulation {
         };
         if sim.transport.any_roce() {
             let ports = &sim.network.fabric.ports;
+            // The lines move only at a port's `TxDone` events (`engine/nic.rs`).
+            debug_assert!(
+                sim.network
+                    .fabric
+                    .host_port
+                    .iter()
+                    .all(|&p| ports[p as usize].serves_classes()),
+                "a host port of a run with RoCE flows must decide at dequeue"
+            );
             sim.network.nic = nic::NicLines::new(
                 ports.len(),
                 sim.network
@@ -925,13 +934,21 @@ impl Simulation {
         (port, class)
     }
 
-    /// Whether flow f's (RoCE) host NIC cannot take a packet of its class at `now`
-    /// ([`incastsim_switch::OutputPort::takes_class_now`]): its queue pair then holds its next
-    /// packet (`engine/nic.rs`).
+    /// Whether flow f's (RoCE) host NIC cannot take a packet of its class at `now`: the port
+    /// would not start it at once ([`incastsim_switch::OutputPort::takes_class_now`]), or other
+    /// queue pairs wait for the class before it. Its queue pair then holds its next packet
+    /// (`engine/nic.rs`).
     #[inline]
     fn roce_nic_busy(&self, now: Time, f: usize) -> bool {
         let (port, class) = self.roce_nic_class(f);
+        self.nic_busy(now, port, class)
+    }
+
+    /// [`Simulation::roce_nic_busy`] for a host port and class.
+    #[inline]
+    fn nic_busy(&self, now: Time, port: u32, class: usize) -> bool {
         !self.network.fabric.ports[port as usize].takes_class_now(class, now)
+            || !self.network.nic.line_is_empty(port, class)
     }
 
     /// Flow f's queue pair joins its NIC's line if the NIC cannot take a packet of its class
@@ -944,13 +961,12 @@ impl Simulation {
             return;
         }
         let (port, class) = self.roce_nic_class(f);
-        let p = &self.network.fabric.ports[port as usize];
-        if p.takes_class_now(class, now) {
+        if !self.nic_busy(now, port, class) {
             return;
         }
-        let free_at = p.class_free_at(class, now);
-        if self.transport.conns.roce.joins_nic_line(free_at, f) {
-            self.network.nic.wait(port, class, f as u32, now);
+        let free_at = self.network.fabric.ports[port as usize].class_free_at(class, now);
+        if let Some(due) = self.transport.conns.roce.joins_nic_line(free_at, now, f) {
+            self.network.nic.wait(port, class, f as u32, due);
             self.wake_nic_at(now, port, class);
         }
     }
@@ -981,6 +997,8 @@ impl Simulation {
                 if self.transport.conns.roce.has(f) {
                     self.transport.conns.roce.on_nic_ready(now, f);
                     self.transmit_roce(now, f, false);
+                    // One that had nothing left to send may be done now.
+                    self.transport.conns.settle(f);
                 }
             }
         }
@@ -995,15 +1013,6 @@ impl Simulation {
                 continue;
             }
             self.wake_nic_at(now, port, class);
-            // A line that no `TxDone` would come for would never move.
-            debug_assert!(
-                self.network.fabric.ports[port as usize]
-                    .tx_done_due()
-                    .is_some_and(
-                        |t| t <= self.network.fabric.ports[port as usize].class_free_at(class, now)
-                    ),
-                "queue pairs wait at port {port} class {class} with no TxDone to wake them"
-            );
         }
     }
 

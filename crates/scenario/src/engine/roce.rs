@@ -156,6 +156,7 @@ impl RoceFlows {
             && !e.timer.is_armed()
             && !e.transport_timer.is_armed()
             && !e.ack_timer.is_armed()
+            && !e.nic_waiting
     }
 
     /// Takes flow f's ends out (a finished flow's; the slot of the one moved into its place
@@ -325,16 +326,17 @@ impl RoceFlows {
         e.sender.emit(now, &mut self.out);
     }
 
-    /// Whether flow f's sender, whose NIC has a packet of its class waiting, is due at
-    /// `at` (when that NIC can next take one) and not yet in the NIC's line: it then joins
-    /// it (the caller puts it there).
+    /// Whether flow f's sender, whose NIC cannot take its packet now, is due at `at` (when
+    /// that NIC can next take one) and not yet in the NIC's line: it then joins it (the
+    /// caller puts it there) and this returns when its packet is due (`now` or its pacing
+    /// time), from which a pause of its class counts as its paused time.
     #[inline]
-    pub fn joins_nic_line(&mut self, at: Time, f: usize) -> bool {
+    pub fn joins_nic_line(&mut self, at: Time, now: Time, f: usize) -> Option<Time> {
         let i = self.slot[f] as usize;
         let e = &mut self.ends[i];
         let joins = !e.nic_waiting && e.sender.due(at);
         e.nic_waiting |= joins;
-        joins
+        joins.then(|| e.sender.next_send_time(now).unwrap_or(now))
     }
 
     /// A data packet of flow f reached its receiver: its ACK or NAK, if any, goes into `ack`.

@@ -160,9 +160,23 @@ impl PriorityQueues {
         self.classes.get(c).map_or(Time::ZERO, |q| q.paused_until)
     }
 
-    /// When a `TxDone` is due, if one is.
-    pub fn tx_done_due(&self) -> Option<Time> {
-        (self.tx_done_at != Time::MAX).then_some(self.tx_done_at)
+    /// Whether a packet waits, in a class that is not paused, that this instant's pick would
+    /// serve before or beside one of class `c`: in `c` or a higher class by strict priority;
+    /// in any class under DWRR (whose pick follows its deficits).
+    pub fn served_before(&self, c: usize, now: Time) -> bool {
+        let mut left = if self.dwrr.is_some() || c >= 64 {
+            self.nonempty
+        } else {
+            self.nonempty >> c << c
+        };
+        while left != 0 {
+            let k = left.trailing_zeros() as usize;
+            left &= left - 1;
+            if self.classes[k].paused_until <= now {
+                return true;
+            }
+        }
+        false
     }
 
     /// Whether a packet of class `c` admitted at `now` must wait: the link is busy (until
