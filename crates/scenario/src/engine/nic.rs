@@ -11,9 +11,10 @@
 //! the wire.
 //!
 //! Here the host port decides at dequeue, and a QP hands it a packet only when the port would
-//! start it at once or in this instant's pick ([`incastsim_switch::OutputPort::takes_class_now`]:
-//! the transmitter free, its class neither paused nor holding a waiting packet). A QP due
-//! otherwise joins its (host port, class) line, first come first served. The port then keeps a
+//! start it at once ([`incastsim_switch::OutputPort::takes_class_now`]: the transmitter free,
+//! its class not paused, nothing waiting that the pick would serve before or beside it) and no
+//! QP is ahead of it in its class's line. A QP due otherwise joins its (host port, class)
+//! line, first come first served. The port then keeps a
 //! `TxDone` event due when that class can next take a packet (its transmitter free, its pause
 //! over; a RESUME brings it forward): at each, before the port picks, the first in line of each
 //! class, highest class first, hands over a packet (`Simulation::wake_roce_nic`), so a queue
@@ -23,7 +24,9 @@
 //!
 //! The lines are the NIC's state, in the network beside the host ports they serve; nothing
 //! here is read across a link. While a class is paused, the flows in its line are charged the
-//! paused time as a waiting packet would be (`engine/pfc/flows.rs`).
+//! paused time as a waiting packet would be, each from when it was due (`engine/pfc/flows.rs`).
+//! Under DWRR the lines are served highest class first all the same: the weights share the
+//! link between what waits in the port.
 
 use incastsim_core::Time;
 use std::collections::VecDeque;
@@ -39,7 +42,7 @@ pub struct NicLines {
     first_line: Vec<u32>,
     /// By port: its classes (0 for a switch port).
     classes: Vec<u8>,
-    /// The waiting flows with the time each joined, in the order they came.
+    /// The waiting flows with the time each is due to send, in the order they came.
     lines: Vec<VecDeque<(u32, Time)>>,
     /// By port: flows waiting in its lines (a transmission end at a port without any looks
     /// no further; empty in a run without RoCE flows).
@@ -77,14 +80,14 @@ impl NicLines {
         self.classes.get(port as usize).map_or(0, |&c| c as usize)
     }
 
-    /// Flow `flow` waits at `port` for `class` from `now` on.
-    pub fn wait(&mut self, port: u32, class: usize, flow: u32, now: Time) {
+    /// Flow `flow` waits at `port` for `class`, due to send from `due` on.
+    pub fn wait(&mut self, port: u32, class: usize, flow: u32, due: Time) {
         let first = self.first_line[port as usize];
         debug_assert_ne!(
             first, NOT_A_HOST_PORT,
             "a queue pair waits at a switch port"
         );
-        self.lines[first as usize + class].push_back((flow, now));
+        self.lines[first as usize + class].push_back((flow, due));
         self.waiting[port as usize] += 1;
     }
 
@@ -93,8 +96,8 @@ impl NicLines {
         self.line(port, class).next().is_none()
     }
 
-    /// The flows waiting at `port` for `class`, with the time each joined (none at a switch
-    /// port or in a run without RoCE flows).
+    /// The flows waiting at `port` for `class`, with the time each is due to send (none at a
+    /// switch port or in a run without RoCE flows).
     pub fn line(&self, port: u32, class: usize) -> impl Iterator<Item = (u32, Time)> + '_ {
         let line = match self.first_line.get(port as usize) {
             Some(&first) if first != NOT_A_HOST_PORT => self.lines.get(first as usize + class),

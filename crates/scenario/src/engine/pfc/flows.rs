@@ -87,7 +87,7 @@ impl FlowPauses {
 
     /// Charges every flow with a packet waiting in `class` at `port` for [max(from, its
     /// admission), to), and every RoCE flow in that (port, class)'s NIC line (`line`: a host
-    /// port's, `engine/nic.rs`) for [max(from, when it joined), to): its packets wait in the
+    /// port's, `engine/nic.rs`) for [max(from, when it is due to send), to): its packets wait in the
     /// queue pair, not in the port.
     pub fn charge(
         &mut self,
@@ -101,8 +101,8 @@ impl FlowPauses {
             let s = admitted.max(from).as_ps();
             self.of(packet.kind, packet.flow).add(s, to.as_ps());
         }
-        for (flow, joined) in line {
-            let s = joined.max(from).as_ps();
+        for (flow, due) in line {
+            let s = due.max(from).as_ps();
             self.of(PacketKind::Data, flow).add(s, to.as_ps());
         }
     }
