@@ -62,6 +62,15 @@ pub struct RoceEnds {
     pub nic_waiting: bool,
 }
 
+impl RoceEnds {
+    /// Before a call that may send: the sender holds its packet if its NIC cannot take one now
+    /// (`nic_busy`) or it waits in the NIC's line, which alone sends it then (`engine/nic.rs`).
+    #[inline]
+    fn hold_unless_nic_takes(&mut self, nic_busy: bool) {
+        self.sender.set_nic_busy(nic_busy || self.nic_waiting);
+    }
+}
+
 /// The flows.csv columns of a queue pair's rate controller (the same for every controller;
 /// empty where one has no such variable): its rate averaged from the first send to the last
 /// ACK, and from `metrics.rate_from` to the last ACK, its final rate, target rate (DCQCN), α (DCQCN), U (HPCC), RTT gradient (TIMELY) and
@@ -310,7 +319,7 @@ impl RoceFlows {
         self.out.clear();
         let i = self.slot[f] as usize;
         let e = &mut self.ends[i];
-        e.sender.set_nic_busy(nic_busy || e.nic_waiting);
+        e.hold_unless_nic_takes(nic_busy);
         e.sender.post_message(bytes);
         e.sender.emit(now, &mut self.out);
     }
@@ -423,7 +432,7 @@ impl RoceFlows {
         self.out.clear();
         let i = self.slot[f] as usize;
         let e = &mut self.ends[i];
-        e.sender.set_nic_busy(nic_busy || e.nic_waiting);
+        e.hold_unless_nic_takes(nic_busy);
         let ack = ack_of(packet);
         self.ends[i].last_ack = now;
         let records = match echoed_int(packet) {
@@ -441,7 +450,7 @@ impl RoceFlows {
         self.out.clear();
         let i = self.slot[f] as usize;
         let e = &mut self.ends[i];
-        e.sender.set_nic_busy(nic_busy || e.nic_waiting);
+        e.hold_unless_nic_takes(nic_busy);
         e.sender.on_cnp(now, &mut self.out);
     }
 
@@ -461,7 +470,7 @@ impl RoceFlows {
             super::event::timer_fires(&mut e.timer, events, now, generation, rto_event(f as u32));
         if fired {
             self.out.clear();
-            e.sender.set_nic_busy(nic_busy || e.nic_waiting);
+            e.hold_unless_nic_takes(nic_busy);
             e.sender.emit(now, &mut self.out);
         }
         fired
@@ -496,7 +505,7 @@ impl RoceFlows {
         );
         if fired {
             self.out.clear();
-            e.sender.set_nic_busy(nic_busy || e.nic_waiting);
+            e.hold_unless_nic_takes(nic_busy);
             e.sender.on_timer(now, &mut self.out);
         }
         fired
