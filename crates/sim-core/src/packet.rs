@@ -10,10 +10,11 @@ pub type HostId = u32;
 pub type FlowId = u32;
 
 /// What a packet is: it decides which handler receives it at the far end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[repr(u8)]
 pub enum PacketKind {
     /// TCP segment carrying payload from the flow's sender to its receiver.
+    #[default]
     Data,
     /// Pure TCP acknowledgement from the receiver back to the sender.
     Ack,
@@ -78,8 +79,9 @@ pub struct SackBlock {
 }
 
 /// A simulated packet: a fixed-size copyable value (one cache line), so queues move packets
-/// without allocating.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// without allocating. (`Default`: an empty data packet of flow 0, which fills a queue's
+/// unused slots.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Packet {
     /// Data: the first payload byte's sequence number. Ack: the cumulative acknowledgement (next
     /// byte expected; see [`Packet::ack`]). Request: the block number. Udp: datagram number.

@@ -40,7 +40,7 @@ use priority::{PriorityQueues, Waiting};
 use ring::Ring;
 pub use stats::{PortStats, STAT_CLASSES};
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Queued {
     packet: Packet,
     tx_end: Time,
@@ -975,11 +975,7 @@ impl OutputPort {
         }
         let (tx_end, arrive) = self.start_transmission(now, now, wire);
         let was_empty = self.fifo.is_empty();
-        self.push(Queued {
-            packet: *packet,
-            tx_end,
-            arrive,
-        });
+        self.push(packet, tx_end, arrive);
         if marked {
             self.mark_newest();
         }
@@ -992,11 +988,14 @@ impl OutputPort {
     /// Queues a packet whose departure is fixed: if no other packet is buffered, its last bit
     /// is the next to leave.
     #[inline(always)]
-    fn push(&mut self, entry: Queued) {
+    fn push(&mut self, packet: &Packet, tx_end: Time, arrive: Time) {
         if self.on_wire as usize == self.fifo.len() {
-            self.next_tx_end = entry.tx_end;
+            self.next_tx_end = tx_end;
         }
-        self.fifo.push_back(entry);
+        let slot = self.fifo.push_back_slot();
+        slot.packet = *packet;
+        slot.tx_end = tx_end;
+        slot.arrive = arrive;
     }
 
     /// The packet just queued was marked CE by the discipline.
@@ -1193,11 +1192,7 @@ impl OutputPort {
         let wire = w.packet.wire_bytes();
         let (tx_end, arrive) = self.start_transmission(now, w.admitted, wire as u64);
         let was_empty = self.fifo.is_empty();
-        self.push(Queued {
-            packet: w.packet,
-            tx_end,
-            arrive,
-        });
+        self.push(&w.packet, tx_end, arrive);
         let head = was_empty.then_some(arrive);
         let Scheduler::Priority(q) = &mut self.cold.scheduler else {
             unreachable!()
@@ -1286,11 +1281,7 @@ impl OutputPort {
             d.held_byte_enqueue_ps -= u128::from(wire) * u128::from(h.enqueued_at.as_ps());
             let (tx_end, arrive) = self.start_transmission(now, h.enqueued_at, wire);
             let was_empty = self.fifo.is_empty();
-            self.push(Queued {
-                packet: h.packet,
-                tx_end,
-                arrive,
-            });
+            self.push(&h.packet, tx_end, arrive);
             done.schedule_head_at = was_empty.then_some(arrive);
             done.started_admitted_at = Some(h.enqueued_at);
         }

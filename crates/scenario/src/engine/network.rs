@@ -688,29 +688,33 @@ impl Network {
         let f = &mut self.fabric;
         let shared = f.ports[port as usize].shared_buffer();
         let wire = packet.wire_bytes() as u64;
-        if !LOSSLESS
-            && let Some((pool, slot)) = shared
-            && let Err(reason) =
-                f.shared_buffers[pool as usize].admit(&mut f.ports, slot, now, wire)
-        {
-            f.ports[port as usize].refuse(packet, reason);
-            return Some(AdmissionDrop {
-                port,
-                input,
-                flow,
-                kind,
-                reason,
-            });
-        }
-        let offered = if LOSSLESS {
-            f.ports[port as usize].enqueue_from(now, packet, ingress)
-        } else {
-            f.ports[port as usize].enqueue(now, packet)
+        let offered = match shared {
+            None if LOSSLESS => f.ports[port as usize].enqueue_from(now, packet, ingress),
+            None => f.ports[port as usize].enqueue(now, packet),
+            Some((pool, slot)) => {
+                if !LOSSLESS
+                    && let Err(reason) =
+                        f.shared_buffers[pool as usize].admit(&mut f.ports, slot, now, wire)
+                {
+                    f.ports[port as usize].refuse(packet, reason);
+                    return Some(AdmissionDrop {
+                        port,
+                        input,
+                        flow,
+                        kind,
+                        reason,
+                    });
+                }
+                let offered = if LOSSLESS {
+                    f.ports[port as usize].enqueue_from(now, packet, ingress)
+                } else {
+                    f.ports[port as usize].enqueue(now, packet)
+                };
+                let taken = matches!(offered, Enqueued::Admitted { .. });
+                f.shared_buffers[pool as usize].after_offer(&mut f.ports, slot, wire, taken);
+                offered
+            }
         };
-        if let Some((pool, slot)) = shared {
-            let taken = matches!(offered, Enqueued::Admitted { .. });
-            f.shared_buffers[pool as usize].after_offer(&mut f.ports, slot, wire, taken);
-        }
         match offered {
             Enqueued::Admitted {
                 schedule_head_at,

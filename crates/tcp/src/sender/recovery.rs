@@ -62,6 +62,7 @@ impl<P: SenderPolicy> TcpSender<P> {
 
     /// A duplicate ACK (RFC 5681 §2): limited transmit on the first ones, fast retransmit on
     /// the dupthresh-th, then fast recovery.
+    #[inline(always)]
     pub(super) fn on_duplicate_ack(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.dupacks += 1;
         let smss = self.w.smss;
