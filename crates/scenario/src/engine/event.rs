@@ -244,16 +244,16 @@ impl PackedEvent {
     #[inline(always)]
     pub fn unpack(self) -> Event {
         let value = (self.0 & LOW) as u32;
-        let flow = ((self.0 >> FLOW_SHIFT) & ((1 << FLOW_BITS) - 1)) as u32;
+        let flow = || ((self.0 >> FLOW_SHIFT) & ((1 << FLOW_BITS) - 1)) as u32;
         match self.0 >> TAG_SHIFT {
             0 => Event::PortHead { port: value },
             1 => Event::PortTxDone { port: value },
             2 => Event::Rto {
-                flow,
+                flow: flow(),
                 generation: value,
             },
             3 => Event::DelayedAck {
-                flow,
+                flow: flow(),
                 generation: value,
             },
             4 => Event::ServerStart { flow: value },
@@ -267,7 +267,7 @@ impl PackedEvent {
             12 => Event::FirstBlock,
             13 => Event::SchemeTimer { flow: value },
             14 => Event::PortTimer {
-                port: flow,
+                port: flow(),
                 generation: value,
             },
             _ => unpack_tag15(self.0),
