@@ -20,7 +20,9 @@ use std::fmt::{self, Write as _};
 pub fn csv_fields<T: Serialize>(t: &T) -> Vec<(Cow<'static, str>, String)> {
     let mut row = CsvRow::default();
     row.fill(t);
-    let Row { mut fields, len } = row.0;
+    let Row {
+        mut fields, len, ..
+    } = row.0;
     fields.truncate(len);
     fields
 }
@@ -49,6 +51,7 @@ impl CsvRow {
         if t.serialize(&mut *row).is_err() {
             row.fields = json_fields(t);
             row.len = row.fields.len();
+            row.names_unchecked = true;
         }
     }
 
@@ -69,6 +72,13 @@ struct Row {
     /// Every field filled so far; the first `len` are the current row's.
     fields: Vec<(Cow<'static, str>, String)>,
     len: usize,
+    /// A map's column names changed since a row last passed the check for repeated names
+    /// (`SerializeMap::end`): rows of one table repeat their names, so the check (a sort)
+    /// runs once per table, not per row.
+    names_unchecked: bool,
+    /// A map key's text, written before it is compared with the column's name of the row
+    /// before.
+    key: String,
 }
 
 impl Row {
@@ -343,10 +353,25 @@ impl ser::SerializeMap for &mut Row {
     type Ok = ();
     type Error = NotFlat;
 
+    /// Keeps the column's name of the row before when the key repeats it (no allocation).
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), NotFlat> {
-        let mut name = String::new();
-        key.serialize(Scalar(&mut name))?;
-        self.next_field(Cow::Owned(name));
+        let mut text = std::mem::take(&mut self.key);
+        text.clear();
+        if let Err(e) = key.serialize(Scalar(&mut text)) {
+            self.key = text;
+            return Err(e);
+        }
+        match self.fields.get_mut(self.len) {
+            Some((name, value)) if *name == text.as_str() => {
+                value.clear();
+                self.len += 1;
+            }
+            _ => {
+                self.names_unchecked = true;
+                self.next_field(Cow::Owned(text.clone()));
+            }
+        }
+        self.key = text;
         Ok(())
     }
 
@@ -358,11 +383,16 @@ impl ser::SerializeMap for &mut Row {
     /// A map may repeat a column (a probe naming one as a built-in does): the JSON path keeps
     /// one entry per name, so such a row takes it.
     fn end(self) -> Result<(), NotFlat> {
+        if !self.names_unchecked {
+            // The names of a row that passed, or a prefix of them.
+            return Ok(());
+        }
         let mut names: Vec<&str> = self.names().collect();
         names.sort_unstable();
         if names.windows(2).any(|w| w[0] == w[1]) {
             return Err(NotFlat);
         }
+        self.names_unchecked = false;
         Ok(())
     }
 }
@@ -514,6 +544,17 @@ mod tests {
                 a: 4,
                 x: 4.0,
                 extra: [("r".to_string(), f64::NAN)].into(),
+            },
+            // The names of a row that passed, then a repeat among them: checked again.
+            WithExtra {
+                a: 5,
+                x: 5.0,
+                extra: [("r".to_string(), 1.0)].into(),
+            },
+            WithExtra {
+                a: 6,
+                x: 6.0,
+                extra: [("r".to_string(), 1.0), ("x".to_string(), 2.0)].into(),
             },
         ];
         let mut row = CsvRow::default();
