@@ -249,6 +249,74 @@ impl Serializer for Scalar<'_> {
     }
 }
 
+/// Whether a map key is the string given (a key that is not a string answers `Err`): the
+/// cheap test of a row's key against the column's name of the row before.
+struct KeyIs<'a>(&'a str);
+
+impl Serializer for KeyIs<'_> {
+    type Ok = bool;
+    type Error = NotFlat;
+    type SerializeSeq = Impossible<bool, NotFlat>;
+    type SerializeTuple = Impossible<bool, NotFlat>;
+    type SerializeTupleStruct = Impossible<bool, NotFlat>;
+    type SerializeTupleVariant = Impossible<bool, NotFlat>;
+    type SerializeMap = Impossible<bool, NotFlat>;
+    type SerializeStruct = Impossible<bool, NotFlat>;
+    type SerializeStructVariant = Impossible<bool, NotFlat>;
+
+    fn serialize_str(self, v: &str) -> Result<bool, NotFlat> {
+        Ok(v == self.0)
+    }
+    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<bool, NotFlat> {
+        Err(NotFlat)
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: &T,
+    ) -> Result<bool, NotFlat> {
+        Err(NotFlat)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<bool, NotFlat> {
+        Err(NotFlat)
+    }
+
+    not_flat! {
+        serialize_bool(bool) -> bool;
+        serialize_i8(i8) -> bool;
+        serialize_i16(i16) -> bool;
+        serialize_i32(i32) -> bool;
+        serialize_i64(i64) -> bool;
+        serialize_i128(i128) -> bool;
+        serialize_u8(u8) -> bool;
+        serialize_u16(u16) -> bool;
+        serialize_u32(u32) -> bool;
+        serialize_u64(u64) -> bool;
+        serialize_u128(u128) -> bool;
+        serialize_f32(f32) -> bool;
+        serialize_f64(f64) -> bool;
+        serialize_char(char) -> bool;
+        serialize_bytes(&[u8]) -> bool;
+        serialize_none() -> bool;
+        serialize_unit() -> bool;
+        serialize_unit_struct(&'static str) -> bool;
+        serialize_unit_variant(&'static str, u32, &'static str) -> bool;
+        serialize_seq(Option<usize>) -> Self::SerializeSeq;
+        serialize_tuple(usize) -> Self::SerializeTuple;
+        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
+        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
+        serialize_map(Option<usize>) -> Self::SerializeMap;
+        serialize_struct(&'static str, usize) -> Self::SerializeStruct;
+        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
+    }
+}
+
 /// A number's JSON text (none for JSON's null: a non-finite float), as [`json_text`] gives it.
 fn json_number(out: &mut String, v: serde_json::Value) -> Result<(), NotFlat> {
     if v.is_null() {
@@ -355,6 +423,13 @@ impl ser::SerializeMap for &mut Row {
 
     /// Keeps the column's name of the row before when the key repeats it (no allocation).
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), NotFlat> {
+        if let Some((name, value)) = self.fields.get_mut(self.len)
+            && matches!(key.serialize(KeyIs(name)), Ok(true))
+        {
+            value.clear();
+            self.len += 1;
+            return Ok(());
+        }
         let mut text = std::mem::take(&mut self.key);
         text.clear();
         if let Err(e) = key.serialize(Scalar(&mut text)) {

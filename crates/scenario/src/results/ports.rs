@@ -30,25 +30,26 @@ pub(crate) fn port_records(sim: &mut Simulation, end: Time) -> Vec<PortRecord> {
         .ports
         .iter()
         .enumerate()
-        .map(|(i, p)| PortRecord {
+        .map(|(i, p)| (i, p, p.stats()))
+        .map(|(i, p, st)| PortRecord {
             scenario: cfg.name.clone(),
             seed: sim.seed,
             senders: cfg.senders,
             port: i as u32,
             from_node: fabric.node_names[fabric.port_from[i] as usize].clone(),
             to_node: fabric.node_names[p.to as usize].clone(),
-            packets_enqueued: p.stats().enqueued_packets,
+            packets_enqueued: st.enqueued_packets,
             // Both causes, then each.
-            drops_buffer: p.stats().drops_buffer + p.stats().drops_threshold,
-            drops_threshold: p.stats().drops_threshold,
-            drops_buffer_full: p.stats().drops_buffer,
-            drops_aqm: p.stats().drops_aqm,
-            drops_link_loss: p.stats().drops_link_loss,
-            ecn_marks: p.stats().ecn_marks,
+            drops_buffer: st.drops_buffer + st.drops_threshold,
+            drops_threshold: st.drops_threshold,
+            drops_buffer_full: st.drops_buffer,
+            drops_aqm: st.drops_aqm,
+            drops_link_loss: st.drops_link_loss,
+            ecn_marks: st.ecn_marks,
             mean_queue_bytes: mean_queue[i],
-            max_queue_bytes: p.stats().max_buffered_bytes,
-            max_queue_packets: p.stats().max_buffered_packets,
-            utilization: (p.stats().busy_ps as f64 / end_ps).min(1.0),
+            max_queue_bytes: st.max_buffered_bytes,
+            max_queue_packets: st.max_buffered_packets,
+            utilization: (st.busy_ps as f64 / end_ps).min(1.0),
             values: crate::probe::columns::ProbeColumns(
                 names
                     .iter()
