@@ -50,6 +50,28 @@ fn lossless_rack_incast_runs_at_line_rate() {
     assert!(r.pfc.iter().any(|p| p.pauses_sent > 0), "the incast pauses");
 }
 
+/// Pauses that lapse (`pfc.resume: false`, 100 quanta = 512 ns at 100 Gbps, refreshed while
+/// over XOFF): each lapse wakes the paused port and the queue pairs waiting in its host's NIC
+/// line (a port told of its lapses asks for no look at a pause's end by itself). Nothing is
+/// lost or stuck: every block completes, none is retransmitted, no RESUME is sent, and the
+/// blocks stay near line rate.
+#[test]
+fn queue_pairs_resume_when_their_pause_lapses() {
+    let r = run(&rack(&["pfc.resume=false", "pfc.pause_quanta=100"]), 1);
+    all_delivered(&r);
+    assert_eq!(r.run.drops_total, 0);
+    assert_eq!(r.run.rto_count, 0);
+    assert!(r.flows.iter().all(|f| f.retransmitted_segments == 0));
+    assert!(r.pfc.iter().all(|p| p.resumes_sent == 0));
+    assert!(r.pfc.iter().any(|p| p.pauses_sent > 0), "the incast pauses");
+    let block_ms = r.block_times_ms[1];
+    let ideal_ms = 8.0 * 256_000.0 * 1062.0 / 1000.0 * 8.0 / 100e9 * 1e3;
+    assert!(
+        block_ms < ideal_ms * 1.2,
+        "block {block_ms} ms, serialization {ideal_ms} ms"
+    );
+}
+
 /// Lossy, go-back-N resends from every NAK and waits out its 67 ms timer when the tail is
 /// lost; IRN resends only what is lost, with 100/320 µs timers: both deliver everything, IRN
 /// far sooner (Mittal et al., SIGCOMM 2018, §5: IRN without PFC beats RoCE without it).

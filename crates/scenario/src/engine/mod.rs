@@ -583,7 +583,8 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn on_pfc_lapse(&mut self, now: Time, port: u32, class: u8) {
-        self.network.on_pfc_lapse(now, port, class as usize);
+        self.network
+            .on_pfc_lapse(now, port, class as usize, &mut self.events);
     }
 
     /// PFC: the deadlock detector's re-check; a confirmed deadlock may end the run.
@@ -976,6 +977,10 @@ impl Simulation {
     #[inline]
     fn wake_nic_at(&mut self, now: Time, port: u32, class: usize) {
         let p = &mut self.network.fabric.ports[port as usize];
+        if p.pause_lapses_told() && p.class_paused(class, now) {
+            // Its RESUME or its pause's lapse wakes the line (`Network::on_pfc_lapse`).
+            return;
+        }
         let at = p.class_free_at(class, now);
         if let Some(at) = p.request_tx_done(at) {
             self.events.schedule(at, Event::PortTxDone { port }.into());

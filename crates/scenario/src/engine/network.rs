@@ -169,6 +169,10 @@ impl Network {
         if let Some(plan) = plan {
             self.pfc = Some(Box::new(super::pfc::PfcState::new(plan, &self.fabric)));
             self.pfc_on = true;
+            // Every PAUSE schedules its lapse (`on_pause_frame`), which tells the port.
+            for port in self.fabric.ports.iter_mut().filter(|p| p.pausable()) {
+                port.tell_pause_lapses();
+            }
             self.host_rx = self.pfc.as_ref().is_some_and(|p| p.host_rx.is_some());
         }
         self
@@ -1004,7 +1008,7 @@ impl Network {
     /// The pause of `port`'s `class` may lapse at the next picosecond: if it still ends
     /// then, the flows waiting in the class are charged their paused time (stale otherwise).
     #[cold]
-    pub fn on_pfc_lapse(&mut self, now: Time, port: u32, class: usize) {
+    pub fn on_pfc_lapse(&mut self, now: Time, port: u32, class: usize, events: &mut Events) {
         let Some(pfc) = self.pfc.as_deref_mut() else {
             return;
         };
@@ -1022,6 +1026,13 @@ impl Network {
             pause.until,
             self.nic.line(port, class),
         );
+        // The port looks again when the pause is over (it asked for no `TxDone` then:
+        // `OutputPort::tell_pause_lapses`), for its waiting packets or a host's queue pairs.
+        let line = !self.nic.line_is_empty(port, class);
+        let p = &mut self.fabric.ports[port as usize];
+        if let Some(at) = p.pause_lapsed(class, pause.until, line) {
+            events.schedule(at, Event::PortTxDone { port }.into());
+        }
     }
 
     /// The deadlock detector's re-check: returns whether a deadlock stops the run.

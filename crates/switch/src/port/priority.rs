@@ -47,6 +47,9 @@ pub(super) struct PriorityQueues {
     tx_done_at: Time,
     /// PFC may pause these classes.
     pausable: bool,
+    /// The port's owner tells it when a pause lapses ([`PriorityQueues::pause_lapsed`]), so a
+    /// look that finds only paused classes waiting asks for no `TxDone` at the pause's end.
+    lapses_told: bool,
     /// Round robin between the classes instead of strict priority (`None`).
     /// Boxed: the rest of the queues' state fits one cache line.
     dwrr: Option<Box<Dwrr>>,
@@ -103,6 +106,7 @@ impl PriorityQueues {
             nonempty: 0,
             tx_done_at: Time::MAX,
             pausable,
+            lapses_told: false,
             dwrr: None,
         }
     }
@@ -214,6 +218,16 @@ impl PriorityQueues {
         }
         self.waiting_count -= 1;
         w
+    }
+
+    /// Whether the owner tells the port when a pause lapses (see `lapses_told`).
+    pub fn lapses_told(&self) -> bool {
+        self.lapses_told
+    }
+
+    /// From now on the owner tells the port when a pause lapses.
+    pub fn tell_lapses(&mut self) {
+        self.lapses_told = true;
     }
 
     /// Asks for a `TxDone` at `at`: returns the time to schedule one, unless one is pending

@@ -396,3 +396,55 @@ fn lossless_classes_turn_red_drops_into_marks() {
         Enqueued::Dropped(_)
     ));
 }
+
+/// A paused class with a packet waiting: a port left to itself asks for a `TxDone` at the
+/// pause's end; a port whose owner tells it of lapses asks for none, then one when told
+/// (and a RESUME asks for one at once either way).
+#[test]
+fn a_port_told_of_pause_lapses_asks_for_no_look_at_the_pause_end() {
+    let until = Time::ZERO + Duration::from_us(300);
+    for told in [false, true] {
+        let mut p = OutputPort::new(
+            1,
+            SerializationRate::new(BitsPerSec::gbps(100)),
+            Duration::from_us(1),
+            LinkLoss::None,
+            SimRng::new(1),
+            QueueDisc::drop_tail(BufferLimit::Packets(100)),
+        )
+        .with_pfc(2, 0b10);
+        if told {
+            p.tell_pause_lapses();
+        }
+        assert_eq!(p.pause_lapses_told(), told);
+        let mut a = pkt(1000);
+        a.dscp = 1;
+        // The first packet starts at once; the second waits for the transmitter.
+        assert!(matches!(
+            p.enqueue(Time::ZERO, &a),
+            Enqueued::Admitted { .. }
+        ));
+        let Enqueued::Admitted {
+            schedule_tx_done_at: Some(end),
+            ..
+        } = p.enqueue(Time::ZERO, &a)
+        else {
+            panic!("the second packet waits for a TxDone");
+        };
+        p.pause_class(1, until);
+        // At the transmission's end only the paused class waits.
+        let done = p.on_tx_done(end);
+        assert_eq!(done.started_admitted_at, None);
+        if told {
+            assert_eq!(done.schedule_tx_done_at, None, "no look at the pause's end");
+            // The lapse, told: a look at the pause's end, once.
+            assert_eq!(p.pause_lapsed(1, until, false), Some(until));
+            assert_eq!(p.pause_lapsed(1, until, false), None);
+        } else {
+            assert_eq!(done.schedule_tx_done_at, Some(until));
+            // A RESUME before the end asks for an earlier look (the one at `until` is stale).
+            let now = Time::ZERO + Duration::from_us(5);
+            assert_eq!(p.resume_class(now, 1), Some(now));
+        }
+    }
+}
