@@ -592,10 +592,9 @@ impl OutputPort {
     /// From now on the port's owner tells it when a pause lapses ([`OutputPort::pause_lapsed`],
     /// with a RESUME's [`OutputPort::resume_class`]): a look that finds only paused classes
     /// waiting then asks for no `TxDone` at the pause's end. Why: a RESUME or a new PAUSE
-    /// usually comes first, and the `TxDone` left due at the old end stays in the event queue,
-    /// stale, until then (a PAUSE lasts up to 335 µs at 100 Gbps): tens of thousands of them
-    /// in a k = 8 fat-tree with PFC, which moved its event queue to the calendar. A PFC
-    /// port only.
+    /// usually comes first, and a `TxDone` left due at the old end would stay in the event
+    /// queue, stale, until then (a PAUSE lasts up to 65,535 quanta), one per pause: a fabric
+    /// with PFC piled them up by the thousand (docs/perf-log.md, session 27). A PFC port only.
     pub fn tell_pause_lapses(&mut self) {
         if let Scheduler::Priority(q) = &mut self.cold.scheduler {
             q.tell_lapses();

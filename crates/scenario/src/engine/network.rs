@@ -692,9 +692,15 @@ impl Network {
         let f = &mut self.fabric;
         let shared = f.ports[port as usize].shared_buffer();
         let wire = packet.wire_bytes() as u64;
+        let enqueue = |p: &mut incastsim_switch::OutputPort| {
+            if LOSSLESS {
+                p.enqueue_from(now, packet, ingress)
+            } else {
+                p.enqueue(now, packet)
+            }
+        };
         let offered = match shared {
-            None if LOSSLESS => f.ports[port as usize].enqueue_from(now, packet, ingress),
-            None => f.ports[port as usize].enqueue(now, packet),
+            None => enqueue(&mut f.ports[port as usize]),
             Some((pool, slot)) => {
                 if !LOSSLESS
                     && let Err(reason) =
@@ -709,11 +715,7 @@ impl Network {
                         reason,
                     });
                 }
-                let offered = if LOSSLESS {
-                    f.ports[port as usize].enqueue_from(now, packet, ingress)
-                } else {
-                    f.ports[port as usize].enqueue(now, packet)
-                };
+                let offered = enqueue(&mut f.ports[port as usize]);
                 let taken = matches!(offered, Enqueued::Admitted { .. });
                 f.shared_buffers[pool as usize].after_offer(&mut f.ports, slot, wire, taken);
                 offered

@@ -136,7 +136,8 @@ impl<T: Copy + Default> Ring<T> {
 
     /// Appends an entry and returns its slot, for the caller to write in place (growing the
     /// ring first if it is full). Writing a port's packet field by field from where it lies
-    /// saves the copy of a whole entry built beside it first (8 moves an admission).
+    /// saves the copy of a whole entry built beside it first (and growth that took the entry
+    /// as its filler made the compiler build every entry in memory).
     #[inline(always)]
     pub(super) fn push_back_slot(&mut self) -> &mut T {
         if self.len as usize == self.buf.len() {
