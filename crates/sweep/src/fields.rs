@@ -153,6 +153,31 @@ macro_rules! not_flat {
     };
 }
 
+/// The generic methods (a wrapped value) of a serializer that takes none: the JSON path.
+macro_rules! not_flat_wrapped {
+    ($ret:ty) => {
+        fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<$ret, NotFlat> {
+            Err(NotFlat)
+        }
+        fn serialize_newtype_struct<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            _: &T,
+        ) -> Result<$ret, NotFlat> {
+            Err(NotFlat)
+        }
+        fn serialize_newtype_variant<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<$ret, NotFlat> {
+            Err(NotFlat)
+        }
+    };
+}
+
 macro_rules! display {
     ($($name:ident: $t:ty;)*) => {
         $(fn $name(self, v: $t) -> Result<(), NotFlat> {
@@ -267,25 +292,7 @@ impl Serializer for KeyIs<'_> {
     fn serialize_str(self, v: &str) -> Result<bool, NotFlat> {
         Ok(v == self.0)
     }
-    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<bool, NotFlat> {
-        Err(NotFlat)
-    }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: &T,
-    ) -> Result<bool, NotFlat> {
-        Err(NotFlat)
-    }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<bool, NotFlat> {
-        Err(NotFlat)
-    }
+    not_flat_wrapped!(bool);
 
     not_flat! {
         serialize_bool(bool) -> bool;
@@ -377,25 +384,7 @@ impl Serializer for &mut Row {
         serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
         serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
     }
-    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<(), NotFlat> {
-        Err(NotFlat)
-    }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(), NotFlat> {
-        Err(NotFlat)
-    }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(), NotFlat> {
-        Err(NotFlat)
-    }
+    not_flat_wrapped!(());
 }
 
 impl ser::SerializeStruct for &mut Row {
