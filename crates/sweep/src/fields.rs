@@ -153,6 +153,21 @@ macro_rules! not_flat {
     };
 }
 
+/// The compound values (sequences, tuples, maps, structs) a scalar serializer refuses.
+macro_rules! not_flat_compound {
+    () => {
+        not_flat! {
+            serialize_seq(Option<usize>) -> Self::SerializeSeq;
+            serialize_tuple(usize) -> Self::SerializeTuple;
+            serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
+            serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
+            serialize_map(Option<usize>) -> Self::SerializeMap;
+            serialize_struct(&'static str, usize) -> Self::SerializeStruct;
+            serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
+        }
+    };
+}
+
 /// The generic methods (a wrapped value) of a serializer that takes none: the JSON path.
 macro_rules! not_flat_wrapped {
     ($ret:ty) => {
@@ -260,17 +275,11 @@ impl Serializer for Scalar<'_> {
     }
 
     // 128-bit integers (JSON's range checks) and compound values: the JSON path.
+    not_flat_compound!();
     not_flat! {
         serialize_i128(i128) -> ();
         serialize_u128(u128) -> ();
         serialize_bytes(&[u8]) -> ();
-        serialize_seq(Option<usize>) -> Self::SerializeSeq;
-        serialize_tuple(usize) -> Self::SerializeTuple;
-        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
-        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
-        serialize_map(Option<usize>) -> Self::SerializeMap;
-        serialize_struct(&'static str, usize) -> Self::SerializeStruct;
-        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
     }
 }
 
@@ -293,6 +302,7 @@ impl Serializer for KeyIs<'_> {
         Ok(v == self.0)
     }
     not_flat_wrapped!(bool);
+    not_flat_compound!();
 
     not_flat! {
         serialize_bool(bool) -> bool;
@@ -314,13 +324,6 @@ impl Serializer for KeyIs<'_> {
         serialize_unit() -> bool;
         serialize_unit_struct(&'static str) -> bool;
         serialize_unit_variant(&'static str, u32, &'static str) -> bool;
-        serialize_seq(Option<usize>) -> Self::SerializeSeq;
-        serialize_tuple(usize) -> Self::SerializeTuple;
-        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
-        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
-        serialize_map(Option<usize>) -> Self::SerializeMap;
-        serialize_struct(&'static str, usize) -> Self::SerializeStruct;
-        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
     }
 }
 
