@@ -168,6 +168,21 @@ macro_rules! not_flat_compound {
     };
 }
 
+/// An enum variant wrapping a value, which no fast-path serializer takes: the JSON path.
+macro_rules! not_flat_newtype_variant {
+    ($ret:ty) => {
+        fn serialize_newtype_variant<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<$ret, NotFlat> {
+            Err(NotFlat)
+        }
+    };
+}
+
 /// The generic methods (a wrapped value) of a serializer that takes none: the JSON path.
 macro_rules! not_flat_wrapped {
     ($ret:ty) => {
@@ -181,15 +196,7 @@ macro_rules! not_flat_wrapped {
         ) -> Result<$ret, NotFlat> {
             Err(NotFlat)
         }
-        fn serialize_newtype_variant<T: ?Sized + Serialize>(
-            self,
-            _: &'static str,
-            _: u32,
-            _: &'static str,
-            _: &T,
-        ) -> Result<$ret, NotFlat> {
-            Err(NotFlat)
-        }
+        not_flat_newtype_variant!($ret);
     };
 }
 
@@ -264,15 +271,7 @@ impl Serializer for Scalar<'_> {
     ) -> Result<(), NotFlat> {
         v.serialize(self)
     }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(), NotFlat> {
-        Err(NotFlat)
-    }
+    not_flat_newtype_variant!(());
 
     // 128-bit integers (JSON's range checks) and compound values: the JSON path.
     not_flat_compound!();
