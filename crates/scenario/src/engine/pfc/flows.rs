@@ -97,7 +97,15 @@ impl FlowPauses {
         to: Time,
         line: impl Iterator<Item = (u32, Time)>,
     ) {
+        // Packets come oldest first, so a packet of the flow just charged is covered by its
+        // earlier packet's interval: a queue pair's run of packets costs one lookup.
+        let mut last = None;
         for (packet, admitted) in port.class_waiting_iter(class) {
+            let flow = (packet.kind == PacketKind::Udp, packet.flow);
+            if last == Some(flow) {
+                continue;
+            }
+            last = Some(flow);
             let s = admitted.max(from).as_ps();
             self.of(packet.kind, packet.flow).add(s, to.as_ps());
         }
