@@ -213,8 +213,12 @@ impl PriorityQueues {
         let q = &mut self.classes[c];
         let w = q.queue.pop_front().expect("non-empty");
         q.bytes -= u64::from(w.packet.wire_bytes());
-        if q.queue.is_empty() {
-            self.nonempty &= !(1 << c);
+        match q.queue.front() {
+            // The next packet of the class leaves at the next pick at the earliest, a
+            // transmission from now: a long queue's front was written long ago and left the
+            // cache since (a hint: no result depends on it).
+            Some(next) => incastsim_core::prefetch::prefetch_bytes(next, size_of::<Waiting>()),
+            None => self.nonempty &= !(1 << c),
         }
         self.waiting_count -= 1;
         w
