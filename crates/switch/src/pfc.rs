@@ -74,6 +74,9 @@ pub struct IngressCount {
     pub below_xoff: u64,
     /// Bytes held that came in above XOFF (the headroom in use).
     pub headroom: u64,
+    /// The owner's index of the lossless pool the input's switch draws from (its dynamic
+    /// XOFF's), kept here so that an admission and a departure read one line for both.
+    pub pool: u32,
     /// A PAUSE is in force: sent, and neither resumed nor let lapse.
     pub paused: bool,
     /// Times the input went over XOFF (a PAUSE sent from the unpaused state).
@@ -97,6 +100,8 @@ pub enum IngressAdmission {
     /// Dropped: above XOFF with the headroom full.
     Overflow,
 }
+
+const _: () = assert!(std::mem::size_of::<IngressCount>() == 64);
 
 impl IngressCount {
     /// Bytes held in all.

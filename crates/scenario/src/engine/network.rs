@@ -778,7 +778,7 @@ impl Network {
             return dropped;
         };
         let wire = packet.wire_bytes() as u64;
-        let xoff = pfc.xoff(input);
+        let xoff = pfc.xoff_at(slot);
         let headroom = pfc.plan.headroom[input as usize];
         if !pfc.counts[slot].fits(wire, xoff, headroom) {
             pfc.counts[slot].overflow_drops += 1;
@@ -807,7 +807,7 @@ impl Network {
             // It waits in the buffer: its input counts it until it gets the transmitter.
             let pfc = self.pfc.as_deref_mut().expect("PFC on");
             let (below, pause) = pfc.counts[slot].admit(wire, xoff);
-            pfc.pool_change(input, below, 0);
+            pfc.pool_change_at(slot, below, 0);
             if pause {
                 pfc.on_xoff(now, &self.fabric.ports, input, class);
                 let quanta = pfc.plan.quanta;
@@ -929,10 +929,10 @@ impl Network {
             return;
         };
         let below = pfc.counts[slot].remove(u64::from(d.wire_bytes));
-        pfc.pool_change(d.ingress, 0, below);
+        pfc.pool_change_at(slot, 0, below);
         // Only a paused input may resume: the threshold is read for those alone.
         if pfc.counts[slot].paused && {
-            let (xoff, xon_offset) = (pfc.xoff(d.ingress), pfc.plan.xon_offset);
+            let (xoff, xon_offset) = (pfc.xoff_at(slot), pfc.plan.xon_offset);
             pfc.counts[slot].try_resume(xoff, xon_offset)
         } {
             pfc.refresh_at[slot] = Time::MAX;

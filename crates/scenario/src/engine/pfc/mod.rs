@@ -117,8 +117,15 @@ impl PfcState {
             .iter()
             .filter(|k| matches!(k, NodeKind::Switch(_)))
             .count();
+        let k_count = plan.lossless.len().max(1);
+        let counts = (0..n)
+            .map(|slot| IngressCount {
+                pool: plan.pool_of_input[slot / k_count],
+                ..IngressCount::default()
+            })
+            .collect();
         PfcState {
-            counts: vec![IngressCount::default(); n],
+            counts,
             refresh_at: vec![Time::MAX; n],
             pause: vec![PortPause::default(); n],
             node_ports,
@@ -148,10 +155,11 @@ impl PfcState {
         (k != NOT_LOSSLESS).then(|| port as usize * self.classes() + k as usize)
     }
 
-    /// The XOFF threshold of the input fed by `input` now.
+    /// The XOFF threshold now of the input whose count is `slot` (its switch's pool is read
+    /// from the count's line).
     #[inline]
-    pub fn xoff(&self, input: u32) -> u64 {
-        let pool = self.plan.pool_of_input[input as usize];
+    pub fn xoff_at(&self, slot: usize) -> u64 {
+        let pool = self.counts[slot].pool;
         let pool = self
             .plan
             .pools
@@ -161,10 +169,11 @@ impl PfcState {
         self.plan.rule.threshold(&pool)
     }
 
-    /// Adds `bytes` to (or, negative, takes them from) the pool of `input`'s switch.
+    /// Adds `added` bytes to (and takes `removed` from) the pool of the switch whose input's
+    /// count is `slot`.
     #[inline]
-    pub fn pool_change(&mut self, input: u32, added: u64, removed: u64) {
-        let pool = self.plan.pool_of_input[input as usize];
+    pub fn pool_change_at(&mut self, slot: usize, added: u64, removed: u64) {
+        let pool = self.counts[slot].pool;
         if let Some(p) = self.plan.pools.get_mut(pool as usize) {
             p.used = p.used + added - removed;
         }
