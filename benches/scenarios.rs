@@ -18,9 +18,10 @@
 //!   shared buffer of 512 KB with Dynamic Threshold α = 1 (so the bottleneck queue may also
 //!   reach 256 KB): the event loop, with its events as the throughput (the dynamics differ a
 //!   little, so compare events/s). Issue 15's bound: shared within 5 % of static.
-//! - `roce`: the web-search run at 100 Gbps over RoCE with PFC, against TCP lossy, RoCE lossy
-//!   (IRN) alone and under DCQCN, and RoCE with PFC under DCQCN, HPCC and TIMELY: the event
-//!   loop, events as the throughput.
+//! - `roce`: the web-search run at 100 Gbps over RoCE with PFC, against TCP lossy (NewReno on
+//!   drop-tail, and DCTCP on the RED/ECN marking the controlled runs use), RoCE lossy (IRN)
+//!   alone and under DCQCN, and RoCE with PFC under DCQCN, HPCC and TIMELY: the event loop,
+//!   events as the throughput.
 //! - `set-up`: building the run alone (topology, routes, flows) for those fat-trees and S5.
 //! - `S5` `fattree-k32-cubic`: 4,096 CUBIC flows of 1 MB on a k = 32 fat-tree, until all
 //!   complete; the event loop only (36.9 M events). About 29 s per run on this 2-core machine
@@ -180,9 +181,18 @@ fn roce(c: &mut Criterion) {
         "topology.switch_queue={kind: red, min_th: 5KB, max_th: 200KB, max_p: 0.01, w_q: 1, gentle: false, ecn: true}",
     ]);
     let irn_dcqcn = config("websearch-fattree.yaml", &dcqcn_lossy_sets);
+    // The TCP twin of the controlled runs: DCTCP on the same RED/ECN marking, so that both
+    // sides pay for the marking discipline.
+    let mut dctcp_sets = base.to_vec();
+    dctcp_sets.extend([
+        "tcp.congestion_control=dctcp",
+        "topology.switch_queue={kind: red, min_th: 5KB, max_th: 200KB, max_p: 0.01, w_q: 1, gentle: false, ecn: true}",
+    ]);
+    let dctcp = config("websearch-fattree.yaml", &dctcp_sets);
     for (name, cfg) in [
         ("websearch k=8 100G RoCE+PFC 1ms", &roce),
         ("websearch k=8 100G TCP lossy 1ms", &tcp),
+        ("websearch k=8 100G DCTCP RED lossy 1ms", &dctcp),
         ("websearch k=8 100G RoCE IRN lossy 1ms", &irn),
         ("websearch k=8 100G RoCE IRN DCQCN lossy 1ms", &irn_dcqcn),
         ("websearch k=8 100G RoCE+PFC DCQCN 1ms", &dcqcn),
