@@ -29,6 +29,9 @@ pub enum XoffRule {
         alpha: f64,
         /// The switch's lossless pool, bytes.
         pool: u64,
+        /// n when α = 2⁻ⁿ and the pool is below 2⁵³ bytes: then α × free is exactly
+        /// free >> n ([`XoffRule::dynamic`] sets it; an admission computes the threshold).
+        shift: Option<u32>,
     },
 }
 
@@ -43,13 +46,26 @@ pub struct LosslessPool {
 }
 
 impl XoffRule {
+    /// The dynamic rule with `alpha` over a pool of `pool` bytes. With α a power of two
+    /// (2⁻ⁿ, as 1/8 and 1/16 usually are) and every free count below 2⁵³, the product is
+    /// exact in `f64`, so its truncation is a shift: the same threshold without the float.
+    pub fn dynamic(alpha: f64, pool: u64) -> XoffRule {
+        let shift = (0..64u32)
+            .find(|&n| alpha == 1.0 / (1u64 << n) as f64)
+            .filter(|_| pool < 1 << 53);
+        XoffRule::Dynamic { alpha, pool, shift }
+    }
+
     /// The XOFF threshold now, given the switch's pool (read for the dynamic rule only).
     #[inline]
     pub fn threshold(&self, pool: &LosslessPool) -> u64 {
         match *self {
             XoffRule::Static(bytes) => bytes,
-            XoffRule::Dynamic { alpha, .. } => {
+            XoffRule::Dynamic { alpha, shift, .. } => {
                 let free = pool.sharable.saturating_sub(pool.used);
+                if let Some(n) = shift {
+                    return free >> n;
+                }
                 // Through i64 when the free bytes fit (always, in practice): one instruction
                 // each way instead of the u64 ⇄ f64 sequences, the same value (below 2^63 the
                 // conversions agree; a product below 0 saturates to 0 as `as u64` does).
@@ -203,10 +219,8 @@ mod tests {
     /// The dynamic threshold shrinks as the pool fills: α × (sharable − used).
     #[test]
     fn dynamic_threshold_follows_the_free_pool() {
-        let rule = XoffRule::Dynamic {
-            alpha: 0.125,
-            pool: 1_000_000,
-        };
+        let rule = XoffRule::dynamic(0.125, 1_000_000);
+        assert!(matches!(rule, XoffRule::Dynamic { shift: Some(3), .. }));
         let mut pool = LosslessPool {
             sharable: 800_000,
             used: 0,
@@ -217,5 +231,51 @@ mod tests {
         pool.used = 900_000;
         assert_eq!(rule.threshold(&pool), 0);
         assert_eq!(XoffRule::Static(7).threshold(&pool), 7);
+    }
+
+    /// A power-of-two α's shift gives the float product's threshold, bit for bit, for every
+    /// free count below 2⁵³; other α (and larger pools) keep the float.
+    #[test]
+    fn power_of_two_alpha_shifts_to_the_same_threshold() {
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        for n in 0..64u32 {
+            let alpha = 1.0 / (1u64 << n) as f64;
+            let pool = (1u64 << 53) - 1;
+            let fast = XoffRule::dynamic(alpha, pool);
+            assert!(matches!(fast, XoffRule::Dynamic { shift: Some(s), .. } if s == n));
+            let float = XoffRule::Dynamic {
+                alpha,
+                pool,
+                shift: None,
+            };
+            for k in 0..200 {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let free = match k {
+                    0 => 0,
+                    1 => 1,
+                    2 => pool,
+                    _ => (x >> 11) >> (x % 53),
+                };
+                let p = LosslessPool {
+                    sharable: free,
+                    used: 0,
+                };
+                assert_eq!(
+                    fast.threshold(&p),
+                    float.threshold(&p),
+                    "α = 2^-{n}, free {free}"
+                );
+            }
+        }
+        for alpha in [0.3, 1.5, 2.0, 0.0] {
+            assert!(matches!(
+                XoffRule::dynamic(alpha, 1 << 20),
+                XoffRule::Dynamic { shift: None, .. }
+            ));
+        }
+        assert!(matches!(
+            XoffRule::dynamic(0.125, 1 << 53),
+            XoffRule::Dynamic { shift: None, .. }
+        ));
     }
 }

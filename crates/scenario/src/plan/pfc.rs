@@ -86,10 +86,7 @@ pub fn plan(cfg: &Config, topology: &Topology) -> Result<Option<PfcPlan>, Config
     let pool_of_input: Vec<u32> = ports.iter().map(|s| pool_of_node[s.to as usize]).collect();
     let rule = match (&p.xoff, &p.dynamic) {
         (Some(x), _) => XoffRule::Static(x.0),
-        (None, Some(d)) => XoffRule::Dynamic {
-            alpha: d.alpha.value(),
-            pool: d.pool.0,
-        },
+        (None, Some(d)) => XoffRule::dynamic(d.alpha.value(), d.pool.0),
         (None, None) => unreachable!("checked: one of xoff and dynamic"),
     };
     let classes = p.priorities.len() as u64;
